@@ -214,10 +214,10 @@ type Destructure struct {
 	Body    Expr
 }
 
-func (*ValueDecl) declNode()    {}
-func (*TypeAlias) declNode()    {}
-func (*CustomType) declNode()   {}
-func (*ValueDecl) letBinding()  {}
+func (*ValueDecl) declNode()     {}
+func (*TypeAlias) declNode()     {}
+func (*CustomType) declNode()    {}
+func (*ValueDecl) letBinding()   {}
 func (*Destructure) letBinding() {}
 
 // ---- Expressions ----
