@@ -1,0 +1,142 @@
+package value
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Show renders v as Elm's Debug.toString does: `Just 3`, `{ a = 1 }`,
+// `[1,2]`, `(1,"a")`, `"s"` (quoted and escaped), `'c'`. Functions show as
+// `<function>`, tasks as `<task>`, opaque values as `<Kind>`.
+func Show(v Value) string {
+	var b strings.Builder
+	show(&b, v, false)
+	return b.String()
+}
+
+// ShowFloat renders a float as Elm (JavaScript) does: `1.5`, `3` for 3.0,
+// `1e+21`, `NaN`, `Infinity`.
+func ShowFloat(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	if a := math.Abs(f); a == 0 || (a >= 1e-7 && a < 1e21) {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+func show(b *strings.Builder, v Value, nested bool) {
+	switch x := v.(type) {
+	case int64:
+		b.WriteString(strconv.FormatInt(x, 10))
+	case float64:
+		b.WriteString(ShowFloat(x))
+	case string:
+		quote(b, x, '"')
+	case rune:
+		quote(b, string(x), '\'')
+	case bool:
+		if x {
+			b.WriteString("True")
+		} else {
+			b.WriteString("False")
+		}
+	case Unit:
+		b.WriteString("()")
+	case *List:
+		b.WriteByte('[')
+		for l := x; l != nil; l = l.Tail {
+			if l != x {
+				b.WriteByte(',')
+			}
+			show(b, l.Head, false)
+		}
+		b.WriteByte(']')
+	case Tuple:
+		b.WriteByte('(')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			show(b, e, false)
+		}
+		b.WriteByte(')')
+	case *Record:
+		if len(x.Names) == 0 {
+			b.WriteString("{}")
+			return
+		}
+		b.WriteString("{ ")
+		for i, n := range x.Names {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(n)
+			b.WriteString(" = ")
+			show(b, x.Values[i], false)
+		}
+		b.WriteString(" }")
+	case Ctor:
+		if nested && len(x.Args) > 0 {
+			b.WriteByte('(')
+		}
+		b.WriteString(x.Name)
+		for _, a := range x.Args {
+			b.WriteByte(' ')
+			show(b, a, true)
+		}
+		if nested && len(x.Args) > 0 {
+			b.WriteByte(')')
+		}
+	case *Dict:
+		if nested {
+			b.WriteByte('(')
+		}
+		b.WriteString("Dict.fromList ")
+		show(b, x.ToList(), false)
+		if nested {
+			b.WriteByte(')')
+		}
+	case Func:
+		b.WriteString("<function>")
+	case Task:
+		b.WriteString("<task>")
+	case Opaque:
+		b.WriteString("<" + x.Kind + ">")
+	default:
+		b.WriteString("<" + KindName(v) + ">")
+	}
+}
+
+func quote(b *strings.Builder, s string, q byte) {
+	b.WriteByte(q)
+	for _, r := range s {
+		switch r {
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\\':
+			b.WriteString(`\\`)
+		case rune(q):
+			b.WriteByte('\\')
+			b.WriteByte(q)
+		default:
+			if r < 0x20 || r == 0x7f {
+				b.WriteString(`\u{` + strconv.FormatInt(int64(r), 16) + `}`)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte(q)
+}
