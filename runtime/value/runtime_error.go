@@ -1,0 +1,47 @@
+package value
+
+import "errors"
+
+// RuntimeError is a failure of the program itself — a type error the checker
+// would have caught, a `case` that matched nothing, a kernel called with the
+// wrong kind of value — as opposed to a Sky failure carried by a Task. Task
+// combinators must pass it through untouched (never hand it to `onError` or
+// `mapError` as if it were a Sky Error); use IsRuntimeError to tell.
+type RuntimeError struct {
+	// Where is "file:line:col" of the expression that failed, or "".
+	Where string
+	// Message says what went wrong, naming the offending value.
+	Message string
+	// Snippet is the source line with a caret under Where, or "".
+	Snippet string
+}
+
+// Error renders "file:line:col: message" followed by the source snippet.
+func (e *RuntimeError) Error() string {
+	s := e.Message
+	if e.Where != "" {
+		s = e.Where + ": " + s
+	}
+	if e.Snippet != "" {
+		s += "\n\n" + e.Snippet
+	}
+	return s
+}
+
+// IsRuntimeError reports whether err is (or wraps) a *RuntimeError.
+func IsRuntimeError(err error) bool {
+	var re *RuntimeError
+	return errors.As(err, &re)
+}
+
+// AsFloat reads a Float argument. An Int is accepted too: until the type
+// checker lands, an integer literal in a Float position arrives as int64.
+func AsFloat(v Value) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int64:
+		return float64(x), true
+	}
+	return 0, false
+}
