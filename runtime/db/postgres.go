@@ -1,0 +1,177 @@
+package db
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"skydurable/runtime/task"
+)
+
+// defaultPostgresPoolSize is used when the DSN does not set pool_max_conns.
+const defaultPostgresPoolSize = 10
+
+// JSON type OIDs whose text is taken verbatim rather than decoded.
+const (
+	oidJSON  = 114
+	oidJSONB = 3802
+)
+
+// postgresBackend is a pgx connection pool.
+type postgresBackend struct {
+	pool *pgxpool.Pool
+}
+
+func openPostgres(ctx context.Context, dsn string) (backend, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		// pgx's parse errors already hide the password.
+		return nil, task.Errorf(task.InvalidInput,
+			"postgres: cannot parse the connection string: %w; hint: use postgres://user@host:5432/dbname", err)
+	}
+	if !strings.Contains(dsn, "pool_max_conns") {
+		cfg.MaxConns = defaultPostgresPoolSize
+	}
+	where := cfg.ConnConfig.Host + ":" + strconv.Itoa(int(cfg.ConnConfig.Port)) + "/" + cfg.ConnConfig.Database
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, task.Errorf(task.Unavailable, "postgres: cannot create a pool for %s: %w", where, err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		kind := task.Unavailable
+		if k, _ := classify(err); k == task.NotFound || k == task.PermissionDenied || k == task.Timeout {
+			kind = k
+		}
+		return nil, &task.Error{Kind: kind, Cause: err,
+			Message: "postgres: the server at " + where + " does not answer: " + err.Error() +
+				"; hint: is PostgreSQL running and does the database exist?"}
+	}
+	return &postgresBackend{pool: pool}, nil
+}
+
+func (b *postgresBackend) exec(ctx context.Context, st *statement, args []any) (int64, error) {
+	tag, err := b.pool.Exec(ctx, st.text, args...)
+	if err != nil {
+		return 0, err
+	}
+	return tag.RowsAffected(), nil
+}
+
+func (b *postgresBackend) query(ctx context.Context, st *statement, args []any) (rawRows, error) {
+	rs, err := b.pool.Query(ctx, st.text, args...)
+	if err != nil {
+		return nil, err
+	}
+	return newPgRows(rs), nil
+}
+
+func (b *postgresBackend) execRaw(ctx context.Context, script string) (int64, error) {
+	conn, err := b.pool.Acquire(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Release()
+	return execScriptPg(ctx, conn.Conn().PgConn(), script)
+}
+
+func (b *postgresBackend) begin(ctx context.Context) (txConn, error) {
+	tx, err := b.pool.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &postgresTx{tx: tx}, nil
+}
+
+func (b *postgresBackend) close() error {
+	b.pool.Close()
+	return nil
+}
+
+// execScriptPg runs a script through the simple protocol (which allows many
+// statements) and sums the rows each statement affected.
+func execScriptPg(ctx context.Context, c *pgconn.PgConn, script string) (int64, error) {
+	results, err := c.Exec(ctx, script).ReadAll()
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, r := range results {
+		if r.Err != nil {
+			return 0, r.Err
+		}
+		n += r.CommandTag.RowsAffected()
+	}
+	return n, nil
+}
+
+// postgresTx is a pgx transaction.
+type postgresTx struct {
+	tx pgx.Tx
+}
+
+func (t *postgresTx) exec(ctx context.Context, st *statement, args []any) (int64, error) {
+	tag, err := t.tx.Exec(ctx, st.text, args...)
+	if err != nil {
+		return 0, err
+	}
+	return tag.RowsAffected(), nil
+}
+
+func (t *postgresTx) query(ctx context.Context, st *statement, args []any) (rawRows, error) {
+	rs, err := t.tx.Query(ctx, st.text, args...)
+	if err != nil {
+		return nil, err
+	}
+	return readAll(newPgRows(rs))
+}
+
+func (t *postgresTx) execRaw(ctx context.Context, script string) (int64, error) {
+	return execScriptPg(ctx, t.tx.Conn().PgConn(), script)
+}
+
+func (t *postgresTx) commit(ctx context.Context) error   { return t.tx.Commit(ctx) }
+func (t *postgresTx) rollback(ctx context.Context) error { return t.tx.Rollback(ctx) }
+
+// pgRows adapts pgx.Rows to rawRows; json and jsonb columns keep their text.
+type pgRows struct {
+	rs   pgx.Rows
+	cols []string
+}
+
+func newPgRows(rs pgx.Rows) *pgRows {
+	fds := rs.FieldDescriptions()
+	cols := make([]string, len(fds))
+	for i, fd := range fds {
+		cols[i] = fd.Name
+	}
+	return &pgRows{rs: rs, cols: cols}
+}
+
+func (r *pgRows) Next() bool        { return r.rs.Next() }
+func (r *pgRows) Columns() []string { return r.cols }
+func (r *pgRows) Err() error        { return r.rs.Err() }
+func (r *pgRows) Close()            { r.rs.Close() }
+
+func (r *pgRows) Values() ([]any, error) {
+	vals, err := r.rs.Values()
+	if err != nil {
+		return nil, err
+	}
+	raw := r.rs.RawValues()
+	for i, fd := range r.rs.FieldDescriptions() {
+		if (fd.DataTypeOID != oidJSON && fd.DataTypeOID != oidJSONB) || i >= len(raw) || raw[i] == nil {
+			continue
+		}
+		b := raw[i]
+		if fd.DataTypeOID == oidJSONB && fd.Format == pgx.BinaryFormatCode && len(b) > 0 {
+			b = b[1:] // jsonb binary format: a version byte, then the text
+		}
+		vals[i] = string(b)
+	}
+	return vals, nil
+}
