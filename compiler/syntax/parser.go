@@ -1,0 +1,174 @@
+package syntax
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ParseFile parses one Sky source file. On syntax errors it returns the
+// partial File (declarations that parsed) and an ErrorList holding every
+// error found, sorted by position; it never panics.
+func ParseFile(filename string, src []byte) (f *File, err error) {
+	p := newParser(filename, src)
+	defer p.recoverInternal(&err)
+	f = p.parseFile()
+	return f, p.errs.result()
+}
+
+// ParseExpr parses a single expression (for tests and the REPL). The
+// expression may span lines; continuation lines must be indented past
+// column 1 only if the first line starts at column 1.
+func ParseExpr(src string) (e Expr, err error) {
+	p := newParser("", []byte(src))
+	defer p.recoverInternal(&err)
+	func() {
+		defer p.catch()
+		p.indent = 0
+		p.itemStart = p.i
+		e = p.parseExpr()
+		if p.tok.kind != tEOF {
+			p.unexpected("the end of the expression", "")
+		}
+	}()
+	if rerr := p.errs.result(); rerr != nil {
+		return nil, rerr
+	}
+	return e, nil
+}
+
+// parser is a recursive-descent parser over the token slice. Layout is
+// column based: see layout.go.
+type parser struct {
+	file string
+	src  []byte
+	toks []token
+	i    int
+	tok  token
+	docs []*DocComment
+	errs *errorSink
+
+	indent    int // a line-initial token continues the construct only if its column is greater
+	itemStart int // index of the token that starts the current aligned item (exempt from indent)
+	depth     int // nesting depth, bounded so hostile input cannot exhaust the stack
+}
+
+// bailout unwinds the parser to the nearest recovery point after an error.
+type bailout struct{}
+
+const maxDepth = 250
+
+func newParser(filename string, src []byte) *parser {
+	errs := &errorSink{src: src}
+	lx := newLexer(filename, src, Pos{File: filename, Line: 1, Col: 1}, len(src), errs)
+	p := &parser{file: filename, src: src, toks: lx.tokenize(), docs: lx.docs, errs: errs}
+	p.tok = p.toks[0]
+	return p
+}
+
+// recoverInternal turns an unexpected internal panic into an error, so a
+// parser bug surfaces as a message rather than a crash of the CLI.
+func (p *parser) recoverInternal(err *error) {
+	if r := recover(); r != nil {
+		if _, ok := r.(bailout); ok {
+			*err = p.errs.result()
+			return
+		}
+		p.errs.add(Error{Pos: p.tok.pos, Msg: fmt.Sprintf("internal parser error: %v", r),
+			Hint: "this is a bug in the Sky parser; please report it with this file"})
+		*err = p.errs.result()
+	}
+}
+
+// catch stops a bailout at a recovery point.
+func (p *parser) catch() {
+	if r := recover(); r != nil {
+		if _, ok := r.(bailout); !ok {
+			panic(r)
+		}
+	}
+}
+
+func (p *parser) next() token {
+	t := p.tok
+	if p.i < len(p.toks)-1 {
+		p.i++
+	}
+	p.tok = p.toks[p.i]
+	return t
+}
+
+func (p *parser) peek(n int) token {
+	if p.i+n < len(p.toks) {
+		return p.toks[p.i+n]
+	}
+	return p.toks[len(p.toks)-1]
+}
+
+// prevEnd is the end position of the last consumed token.
+func (p *parser) prevEnd() Pos {
+	if p.i == 0 {
+		return p.tok.pos
+	}
+	return p.toks[p.i-1].end
+}
+
+func (p *parser) span(start Pos) Span { return Span{start, p.prevEnd()} }
+
+// fail records an error at token t and unwinds to the recovery point.
+func (p *parser) fail(t token, msg, expected, hint string) {
+	p.errs.add(Error{Pos: t.pos, End: t.end, Msg: msg, Expected: expected, Found: t.describe(), Hint: hint})
+	panic(bailout{})
+}
+
+// unexpected reports the current token as out of place where `expected` was
+// wanted, with a layout hint when the token starts a line.
+func (p *parser) unexpected(expected, hint string) {
+	t := p.tok
+	msg := fmt.Sprintf("unexpected %s", t.describe())
+	if t.kind == tEOF {
+		msg = "the file ended unexpectedly"
+	}
+	if hint == "" && t.first && t.kind != tEOF && !p.fits() {
+		hint = fmt.Sprintf("this line starts at column %d, which ends the block above; indent it further to continue, or check that aligned lines (let bindings, case branches) start in the same column", t.pos.Col)
+	}
+	p.fail(t, msg, expected, hint)
+}
+
+// expect consumes a token of kind k (described as what) that fits the layout.
+func (p *parser) expect(k tokenKind, what, hint string) token {
+	if p.tok.kind == k && !p.fits() {
+		p.fail(p.tok, fmt.Sprintf("%s is not indented enough", what), "",
+			fmt.Sprintf("a line continuing a declaration or block must start to the right of column %d", p.indent))
+	}
+	if p.tok.kind != k {
+		p.unexpected(what, hint)
+	}
+	return p.next()
+}
+
+// expectCloser consumes a closing bracket; closers are accepted at any column.
+func (p *parser) expectCloser(k tokenKind, what string, open token) token {
+	if p.tok.kind != k {
+		p.unexpected(what, fmt.Sprintf("the %s at line %d, column %d is not closed yet", open.text, open.pos.Line, open.pos.Col))
+	}
+	return p.next()
+}
+
+// enter bounds recursion depth; call leave when done.
+func (p *parser) enter() {
+	p.depth++
+	if p.depth > maxDepth {
+		p.fail(p.tok, "this is nested too deeply", "", fmt.Sprintf("Sky allows at most %d levels of nesting; name some parts with let", maxDepth))
+	}
+}
+
+func (p *parser) leave() { p.depth-- }
+
+// moduleParts splits a tUpper token (A.B.C) into its module name.
+func moduleParts(t token) ModuleName {
+	var parts []string
+	if t.module != "" {
+		parts = strings.Split(t.module, ".")
+	}
+	return ModuleName{Span: t.span(), Parts: append(parts, t.name)}
+}

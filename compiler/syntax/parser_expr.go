@@ -1,0 +1,457 @@
+package syntax
+
+import "fmt"
+
+// assoc is an operator's associativity.
+type assoc int
+
+const (
+	assocLeft assoc = iota
+	assocRight
+	assocNone
+)
+
+// opInfo is an operator's precedence (higher binds tighter) and associativity.
+type opInfo struct {
+	prec  int
+	assoc assoc
+}
+
+// binaryOps is Sky's operator table (sky-language.md, "Operators").
+var binaryOps = map[string]opInfo{
+	">>": {9, assocLeft}, "<<": {9, assocRight},
+	"^": {8, assocRight},
+	"*": {7, assocLeft}, "/": {7, assocLeft}, "//": {7, assocLeft}, "%": {7, assocLeft},
+	"+": {6, assocLeft}, "-": {6, assocLeft},
+	"++": {5, assocRight}, "::": {5, assocRight},
+	"==": {4, assocNone}, "/=": {4, assocNone}, "<": {4, assocNone}, ">": {4, assocNone}, "<=": {4, assocNone}, ">=": {4, assocNone},
+	"&&": {3, assocRight},
+	"||": {2, assocRight},
+	"|>": {0, assocLeft}, "<|": {0, assocRight},
+}
+
+// isBinaryOp reports whether the current token is a known binary operator
+// that continues the expression.
+func (p *parser) isBinaryOp() bool {
+	if p.tok.kind != tOp || !p.fits() {
+		return false
+	}
+	_, ok := binaryOps[p.tok.name]
+	return ok
+}
+
+// parseExpr parses an expression: operands joined by binary operators,
+// resolved by the precedence table.
+func (p *parser) parseExpr() Expr {
+	p.enter()
+	defer p.leave()
+	operands := []Expr{p.parseOperand()}
+	var ops []token
+	for p.isBinaryOp() {
+		ops = append(ops, p.next())
+		operands = append(operands, p.parseOperand())
+	}
+	return p.resolveOps(operands, ops)
+}
+
+// resolveOps builds the tree for x0 op1 x1 op2 x2 … with a shunting-yard
+// pass, rejecting chained non-associative operators (`a < b < c`) and mixed
+// associativity at one precedence (`f <| x |> g`).
+func (p *parser) resolveOps(operands []Expr, ops []token) Expr {
+	if len(ops) == 0 {
+		return operands[0]
+	}
+	out := []Expr{operands[0]}
+	var stack []token
+	reduce := func() {
+		op := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		r, l := out[len(out)-1], out[len(out)-2]
+		out = out[:len(out)-2]
+		out = append(out, &BinOp{Span: Span{l.Range().Start, r.Range().End}, Op: op.name, OpSpan: op.span(), L: l, R: r})
+	}
+	for i, o2 := range ops {
+		i2 := binaryOps[o2.name]
+		for len(stack) > 0 {
+			o1 := stack[len(stack)-1]
+			i1 := binaryOps[o1.name]
+			if i1.prec > i2.prec || (i1.prec == i2.prec && i1.assoc == assocLeft && i2.assoc == assocLeft) {
+				reduce()
+				continue
+			}
+			if i1.prec == i2.prec && (i1.assoc == assocNone || i2.assoc == assocNone) {
+				p.fail(o2, fmt.Sprintf("the comparison `%s` cannot be chained with `%s`", o2.name, o1.name), "",
+					"comparison operators are non-associative; write `a < b && b < c`, or add parentheses")
+			}
+			if i1.prec == i2.prec && i1.assoc != i2.assoc {
+				p.fail(o2, fmt.Sprintf("`%s` and `%s` cannot be mixed without parentheses", o1.name, o2.name), "",
+					"they have the same precedence but opposite associativity; add parentheses to say which goes first")
+			}
+			break
+		}
+		stack = append(stack, o2)
+		out = append(out, operands[i+1])
+	}
+	for len(stack) > 0 {
+		reduce()
+	}
+	return out[0]
+}
+
+// parseOperand parses what may stand between binary operators: let, if,
+// case, a lambda, a negation or an application.
+func (p *parser) parseOperand() Expr {
+	if !p.fits() {
+		p.unexpected("an expression", "")
+	}
+	switch p.tok.kind {
+	case tLet:
+		return p.parseLet()
+	case tIf:
+		return p.parseIf()
+	case tCase:
+		return p.parseCase()
+	case tBackslash:
+		return p.parseLambda()
+	case tOp:
+		if p.tok.name == "-" && !p.tok.spaceAfter && p.startsTerm(p.peek(1)) {
+			minus := p.next()
+			x := p.parseTerm()
+			neg := &Neg{Span: Span{minus.pos, x.Range().End}, X: x}
+			return p.parseArgs(neg)
+		}
+		hint := ""
+		if p.tok.name == "-" {
+			hint = "negation is written `-x`, with no space between `-` and the value"
+		}
+		p.unexpected("an expression", hint)
+	}
+	if !p.startsTerm(p.tok) {
+		p.unexpected("an expression", "")
+	}
+	return p.parseArgs(p.parseTerm())
+}
+
+// parseArgs parses the arguments of an application of fn, if any. `f -1`
+// passes -1: a `-` with space before it and none after negates its operand.
+func (p *parser) parseArgs(fn Expr) Expr {
+	var args []Expr
+	for p.fits() {
+		if p.startsTerm(p.tok) {
+			args = append(args, p.parseTerm())
+			continue
+		}
+		if t := p.tok; t.kind == tOp && t.name == "-" && t.spaceBefore && !t.spaceAfter && p.startsTerm(p.peek(1)) {
+			p.next()
+			x := p.parseTerm()
+			args = append(args, &Neg{Span: Span{t.pos, x.Range().End}, X: x})
+			continue
+		}
+		break
+	}
+	if len(args) == 0 {
+		return fn
+	}
+	return &App{Span: Span{fn.Range().Start, args[len(args)-1].Range().End}, Fn: fn, Args: args}
+}
+
+// startsTerm reports whether t can begin an atomic expression.
+func (p *parser) startsTerm(t token) bool {
+	switch t.kind {
+	case tLower, tUpper, tInt, tFloat, tChar, tString, tMultiString, tLParen, tLBracket, tLBrace, tDotField:
+		return true
+	}
+	return false
+}
+
+// parseTerm parses an atom followed by any field accesses glued to it
+// (`r.a.b`, `(f x).name`).
+func (p *parser) parseTerm() Expr {
+	p.enter()
+	defer p.leave()
+	x := p.parseAtom()
+	for p.tok.kind == tDotField && !p.tok.spaceBefore {
+		f := p.next()
+		x = &Access{Span: Span{x.Range().Start, f.end}, Record: x, Field: Ident{Span: Span{Pos{File: f.pos.File, Line: f.pos.Line, Col: f.pos.Col + 1, Offset: f.pos.Offset + 1}, f.end}, Name: f.name}}
+	}
+	return x
+}
+
+func (p *parser) parseAtom() Expr {
+	t := p.tok
+	switch t.kind {
+	case tLower:
+		p.next()
+		return &Var{Span: t.span(), Module: t.module, Name: t.name}
+	case tUpper:
+		p.next()
+		return &Ctor{Span: t.span(), Module: t.module, Name: t.name}
+	case tInt:
+		p.next()
+		return &IntLit{Span: t.span(), Value: t.intVal, Raw: t.text}
+	case tFloat:
+		p.next()
+		return &FloatLit{Span: t.span(), Value: t.floatVal, Raw: t.text}
+	case tChar:
+		p.next()
+		return &CharLit{Span: t.span(), Value: t.charVal}
+	case tString:
+		p.next()
+		return &StringLit{Span: t.span(), Value: t.strVal}
+	case tMultiString:
+		p.next()
+		return p.interpolation(t)
+	case tDotField:
+		p.next()
+		return &Accessor{Span: t.span(), Field: t.name}
+	case tLParen:
+		return p.parseParen()
+	case tLBracket:
+		return p.parseList()
+	case tLBrace:
+		return p.parseRecord()
+	}
+	p.unexpected("an expression", "")
+	return nil
+}
+
+// parseParen parses `()`, `(+)`, `(e)` and tuples.
+func (p *parser) parseParen() Expr {
+	open := p.next()
+	if p.tok.kind == tRParen {
+		p.next()
+		return &Unit{Span: p.span(open.pos)}
+	}
+	if p.tok.kind == tOp && p.peek(1).kind == tRParen {
+		op := p.next()
+		if _, ok := binaryOps[op.name]; !ok {
+			p.fail(op, fmt.Sprintf("unknown operator `%s`", op.name), "a known operator", "")
+		}
+		p.next()
+		return &OpFunc{Span: p.span(open.pos), Op: op.name}
+	}
+	elems := []Expr{p.parseExpr()}
+	for p.tok.kind == tComma {
+		p.expect(tComma, "`,`", "")
+		elems = append(elems, p.parseExpr())
+	}
+	p.expectCloser(tRParen, "`)`", open)
+	if len(elems) == 1 {
+		return elems[0]
+	}
+	if len(elems) > 3 {
+		p.errs.add(Error{Pos: open.pos, End: p.prevEnd(), Msg: fmt.Sprintf("a tuple of %d elements is too large", len(elems)),
+			Hint: "tuples have 2 or 3 elements; use a record for more"})
+	}
+	return &Tuple{Span: p.span(open.pos), Elems: elems}
+}
+
+// parseList parses `[ a, b, c ]`.
+func (p *parser) parseList() Expr {
+	open := p.next()
+	var elems []Expr
+	if p.tok.kind != tRBracket {
+		elems = append(elems, p.parseExpr())
+		for p.tok.kind == tComma {
+			p.expect(tComma, "`,`", "")
+			elems = append(elems, p.parseExpr())
+		}
+	}
+	p.expectCloser(tRBracket, "`,` or `]`", open)
+	return &List{Span: p.span(open.pos), Elems: elems}
+}
+
+// parseRecord parses `{}`, `{ x = 1, y = 2 }` and `{ r | x = 2 }`.
+func (p *parser) parseRecord() Expr {
+	open := p.next()
+	if p.tok.kind == tRBrace {
+		p.next()
+		return &Record{Span: p.span(open.pos)}
+	}
+	var base *Var
+	if p.tok.kind == tLower && p.peek(1).kind == tPipe {
+		t := p.next()
+		if t.module != "" {
+			p.fail(t, "a record update needs a plain variable", "a name such as `model`", "bind the record with let first, then write `{ r | field = value }`")
+		}
+		base = &Var{Span: t.span(), Name: t.name}
+		p.next()
+	}
+	var fields []*FieldInit
+	for {
+		name := p.tok
+		if name.kind != tLower || name.module != "" {
+			p.unexpected("a field name", "record fields are written `{ name = value }`")
+		}
+		p.next()
+		p.expect(tEquals, "`=`", "record fields are written `{ name = value }`; use `:` only in record types")
+		v := p.parseExpr()
+		fields = append(fields, &FieldInit{Span: Span{name.pos, v.Range().End}, Name: Ident{Span: name.span(), Name: name.name}, Value: v})
+		if p.tok.kind != tComma {
+			break
+		}
+		p.next()
+	}
+	p.expectCloser(tRBrace, "`,` or `}`", open)
+	if base != nil {
+		return &RecordUpdate{Span: p.span(open.pos), Record: base, Fields: fields}
+	}
+	return &Record{Span: p.span(open.pos), Fields: fields}
+}
+
+// parseLambda parses `\p q -> body`.
+func (p *parser) parseLambda() Expr {
+	start := p.next()
+	var params []Pattern
+	for p.tok.kind != tArrow {
+		if !p.startsPatternAtom(p.tok) || !p.fits() {
+			p.unexpected("a parameter pattern or `->`", "a lambda is written `\\x y -> body`")
+		}
+		params = append(params, p.parsePatternAtom())
+	}
+	if len(params) == 0 {
+		p.unexpected("a parameter", "a lambda needs at least one parameter: `\\x -> body` (or `\\_ -> body`)")
+	}
+	p.expect(tArrow, "`->`", "")
+	body := p.parseExpr()
+	return &Lambda{Span: Span{start.pos, body.Range().End}, Params: params, Body: body}
+}
+
+// parseIf parses `if c then a else b`.
+func (p *parser) parseIf() Expr {
+	start := p.next()
+	cond := p.parseExpr()
+	p.expect(tThen, "`then`", "")
+	then := p.parseExpr()
+	p.expect(tElse, "`else`", "every `if` needs an `else` branch")
+	els := p.parseExpr()
+	return &If{Span: Span{start.pos, els.Range().End}, Cond: cond, Then: then, Else: els}
+}
+
+// parseCase parses `case e of` and its aligned branches.
+func (p *parser) parseCase() Expr {
+	start := p.next()
+	subject := p.parseExpr()
+	p.expect(tOf, "`of`", "")
+	var branches []*CaseBranch
+	p.alignedBlock("a case branch", func() {
+		pat := p.parsePattern()
+		p.expect(tArrow, "`->`", "a case branch is written `pattern -> expression`")
+		body := p.parseExpr()
+		branches = append(branches, &CaseBranch{Span: Span{pat.Range().Start, body.Range().End}, Pattern: pat, Body: body})
+	}, func() bool { return false })
+	return &Case{Span: Span{start.pos, p.prevEnd()}, Subject: subject, Branches: branches}
+}
+
+// parseLet parses `let` aligned bindings `in` body.
+func (p *parser) parseLet() Expr {
+	start := p.next()
+	var bindings []LetBinding
+	p.alignedBlock("a let binding", func() {
+		bindings = append(bindings, p.parseLetBinding())
+		if p.tok.kind != tIn && p.tok.kind != tEOF && !(p.tok.first && p.tok.pos.Col == p.indent) {
+			p.unexpected("`in` or the next binding", "let bindings must all start in the same column, and `in` ends the block")
+		}
+	}, func() bool { return p.tok.kind == tIn })
+	if p.tok.kind != tIn {
+		p.unexpected("`in`", "a `let` block is closed by `in` followed by an expression")
+	}
+	p.next()
+	body := p.parseExpr()
+	return &Let{Span: Span{start.pos, body.Range().End}, Bindings: bindings, Body: body}
+}
+
+// parseLetBinding parses one binding: `x : T` then `x = e`, `f a b = e`,
+// or a destructuring `( a, b ) = e`.
+func (p *parser) parseLetBinding() LetBinding {
+	if p.tok.kind == tLower && p.tok.module == "" {
+		var ann *Annotation
+		if p.peek(1).kind == tColon {
+			ann = p.parseAnnotation()
+			if !(p.tok.first && p.tok.pos.Col == p.indent) {
+				p.unexpected(fmt.Sprintf("the definition of `%s`", ann.Name.Name), "an annotation is followed by the definition, starting in the same column")
+			}
+			p.itemStart = p.i
+		}
+		return p.parseValueDecl(ann, nil)
+	}
+	pat := p.parsePattern()
+	p.expect(tEquals, "`=`", "")
+	body := p.parseExpr()
+	return &Destructure{Span: Span{pat.Range().Start, body.Range().End}, Pattern: pat, Body: body}
+}
+
+// interpolation turns a multi-line string token into a StringLit (no
+// interpolation) or an Interp whose expression parts are parsed from their
+// source ranges.
+func (p *parser) interpolation(t token) Expr {
+	if t.parts == nil {
+		return &StringLit{Span: t.span(), Value: t.strVal, Multiline: true}
+	}
+	n := &Interp{Span: t.span()}
+	for _, part := range t.parts {
+		if !part.expr {
+			n.Parts = append(n.Parts, &StringLit{Span: t.span(), Value: part.text, Multiline: true})
+			continue
+		}
+		if x := p.parseInterpolated(part); x != nil {
+			n.Parts = append(n.Parts, x)
+		}
+	}
+	return n
+}
+
+// parseInterpolated parses the source inside `{{ }}`: a name, a field access
+// or an application of names and fields.
+func (p *parser) parseInterpolated(part strPart) (x Expr) {
+	lx := newLexer(p.file, p.src, part.pos, part.end, p.errs)
+	sub := &parser{file: p.file, src: p.src, toks: lx.tokenize(), errs: p.errs, depth: p.depth}
+	sub.tok = sub.toks[0]
+	defer sub.catch()
+	if sub.tok.kind == tEOF {
+		sub.errs.add(Error{Pos: part.pos, Msg: "empty `{{}}` interpolation", Hint: "put a name between the braces, e.g. {{name}}"})
+		return nil
+	}
+	e := sub.parseExpr()
+	if sub.tok.kind != tEOF {
+		sub.unexpected("`}}`", "")
+	}
+	if !simpleInterpolation(e) {
+		sub.errs.add(Error{Pos: e.Range().Start, End: e.Range().End, Msg: "this interpolation is too complex",
+			Hint: "`{{…}}` takes a name, a field (`a.b`) or an application (`f x`); bind anything else with let first"})
+	}
+	return e
+}
+
+func simpleInterpolation(e Expr) bool {
+	switch e := e.(type) {
+	case *Var:
+		return true
+	case *Access:
+		return simpleInterpolation(e.Record)
+	case *App:
+		if !simpleInterpolation(e.Fn) {
+			return false
+		}
+		for _, a := range e.Args {
+			switch a.(type) {
+			case *Var, *Access, *IntLit, *FloatLit, *StringLit, *CharLit, *Ctor:
+				if !simpleInterpolation(a) && !isLiteral(a) {
+					return false
+				}
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func isLiteral(e Expr) bool {
+	switch e.(type) {
+	case *IntLit, *FloatLit, *StringLit, *CharLit, *Ctor:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,172 @@
+package syntax
+
+import "fmt"
+
+// parsePattern parses a full pattern: `p as name`, `x :: xs`, `Just x`,
+// or an atom.
+func (p *parser) parsePattern() Pattern {
+	p.enter()
+	defer p.leave()
+	pat := p.parseConsPattern()
+	for p.tok.kind == tAs && p.fits() {
+		p.next()
+		n := p.tok
+		if n.kind != tLower || n.module != "" {
+			p.unexpected("a name after `as`", "`as` names the whole pattern: `(x :: _) as list`")
+		}
+		p.next()
+		pat = &AliasPat{Span: Span{pat.Range().Start, n.end}, Pattern: pat, Name: Ident{Span: n.span(), Name: n.name}}
+	}
+	return pat
+}
+
+// parseConsPattern parses `head :: tail` (right-associative).
+func (p *parser) parseConsPattern() Pattern {
+	head := p.parseCtorPattern()
+	if p.tok.kind == tOp && p.tok.name == "::" && p.fits() {
+		p.next()
+		tail := p.parseConsPattern()
+		return &ConsPat{Span: Span{head.Range().Start, tail.Range().End}, Head: head, Tail: tail}
+	}
+	return head
+}
+
+// parseCtorPattern parses a constructor with argument patterns, or an atom.
+func (p *parser) parseCtorPattern() Pattern {
+	if !p.fits() {
+		p.unexpected("a pattern", "")
+	}
+	if p.tok.kind != tUpper {
+		return p.parsePatternAtom()
+	}
+	t := p.next()
+	cp := &CtorPat{Module: t.module, Name: t.name}
+	for p.fits() && p.startsPatternAtom(p.tok) {
+		cp.Args = append(cp.Args, p.parsePatternAtom())
+	}
+	cp.Span = p.span(t.pos)
+	return cp
+}
+
+// startsPatternAtom reports whether t can begin an atomic pattern.
+func (p *parser) startsPatternAtom(t token) bool {
+	switch t.kind {
+	case tUnderscore, tLower, tUpper, tInt, tFloat, tChar, tString, tMultiString, tLParen, tLBracket, tLBrace:
+		return true
+	case tOp:
+		next := p.peek(1)
+		return t.name == "-" && !t.spaceAfter && (next.kind == tInt || next.kind == tFloat)
+	}
+	return false
+}
+
+// parsePatternAtom parses `_`, a variable, an unapplied constructor, a
+// literal, `()`, `( p )`, a tuple, a list or a record pattern.
+func (p *parser) parsePatternAtom() Pattern {
+	p.enter()
+	defer p.leave()
+	t := p.tok
+	if !p.fits() {
+		p.unexpected("a pattern", "")
+	}
+	switch t.kind {
+	case tUnderscore:
+		p.next()
+		return &WildcardPat{Span: t.span()}
+	case tLower:
+		p.next()
+		if t.module != "" {
+			p.fail(t, fmt.Sprintf("`%s` cannot be used in a pattern", t.text), "a variable name or a constructor",
+				"patterns bind plain names; a qualified name like this must be a constructor (capitalised)")
+		}
+		return &VarPat{Span: t.span(), Name: t.name}
+	case tUpper:
+		p.next()
+		return &CtorPat{Span: t.span(), Module: t.module, Name: t.name}
+	case tInt:
+		p.next()
+		return &IntPat{Span: t.span(), Value: t.intVal, Raw: t.text}
+	case tFloat:
+		p.next()
+		return &FloatPat{Span: t.span(), Value: t.floatVal, Raw: t.text}
+	case tChar:
+		p.next()
+		return &CharPat{Span: t.span(), Value: t.charVal}
+	case tString:
+		p.next()
+		return &StringPat{Span: t.span(), Value: t.strVal}
+	case tMultiString:
+		p.next()
+		if t.parts != nil {
+			p.fail(t, "a pattern cannot contain an interpolated string", "a literal string", "remove the `{{…}}` part")
+		}
+		return &StringPat{Span: t.span(), Value: t.strVal}
+	case tOp:
+		if p.startsPatternAtom(t) {
+			p.next()
+			n := p.next()
+			if n.kind == tInt {
+				return &IntPat{Span: Span{t.pos, n.end}, Value: -n.intVal, Raw: "-" + n.text}
+			}
+			return &FloatPat{Span: Span{t.pos, n.end}, Value: -n.floatVal, Raw: "-" + n.text}
+		}
+	case tLParen:
+		return p.parseParenPattern()
+	case tLBracket:
+		open := p.next()
+		lp := &ListPat{}
+		if p.tok.kind != tRBracket {
+			lp.Elems = append(lp.Elems, p.parsePattern())
+			for p.tok.kind == tComma {
+				p.next()
+				lp.Elems = append(lp.Elems, p.parsePattern())
+			}
+		}
+		p.expectCloser(tRBracket, "`,` or `]`", open)
+		lp.Span = p.span(open.pos)
+		return lp
+	case tLBrace:
+		open := p.next()
+		rp := &RecordPat{}
+		for p.tok.kind != tRBrace {
+			n := p.tok
+			if n.kind != tLower || n.module != "" {
+				p.unexpected("a field name", "a record pattern lists field names: `{ name, age }`")
+			}
+			p.next()
+			rp.Fields = append(rp.Fields, Ident{Span: n.span(), Name: n.name})
+			if p.tok.kind != tComma {
+				break
+			}
+			p.next()
+		}
+		p.expectCloser(tRBrace, "`,` or `}`", open)
+		rp.Span = p.span(open.pos)
+		return rp
+	}
+	p.unexpected("a pattern", "")
+	return nil
+}
+
+// parseParenPattern parses `()`, `( p )` and tuple patterns.
+func (p *parser) parseParenPattern() Pattern {
+	open := p.next()
+	if p.tok.kind == tRParen {
+		p.next()
+		return &UnitPat{Span: p.span(open.pos)}
+	}
+	elems := []Pattern{p.parsePattern()}
+	for p.tok.kind == tComma {
+		p.next()
+		elems = append(elems, p.parsePattern())
+	}
+	p.expectCloser(tRParen, "`)`", open)
+	if len(elems) == 1 {
+		return elems[0]
+	}
+	if len(elems) > 3 {
+		p.errs.add(Error{Pos: open.pos, End: p.prevEnd(), Msg: fmt.Sprintf("a tuple pattern of %d elements is too large", len(elems)),
+			Hint: "tuples have 2 or 3 elements; use a record for more"})
+	}
+	return &TuplePat{Span: p.span(open.pos), Elems: elems}
+}
