@@ -6,9 +6,9 @@ import "fmt"
 type tokenKind int
 
 const (
-	tEOF tokenKind = iota
-	tLower         // x, Durable.step (module in token.module)
-	tUpper         // Just, Durable.FailSafe, and each module name
+	tEOF   tokenKind = iota
+	tLower           // x, Durable.step (module in token.module)
+	tUpper           // Just, Durable.FailSafe, and each module name
 	tInt
 	tFloat
 	tChar
