@@ -1,0 +1,205 @@
+// Package dbtest gives tests real, isolated databases: a fresh SQLite file or
+// a fresh PostgreSQL database per call, dropped when the test ends. A missing
+// PostgreSQL is a loud failure, never a skip: Main starts a private throwaway
+// server when none answers and the PostgreSQL binaries are installed.
+package dbtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"skydurable/runtime/db"
+)
+
+// EnvURL names the environment variable holding the PostgreSQL server URL
+// tests use; DefaultURL is used when it is unset.
+const (
+	EnvURL     = "SKY_TEST_DATABASE_URL"
+	DefaultURL = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+)
+
+// connectTimeout bounds each attempt to reach the server.
+const connectTimeout = 10 * time.Second
+
+// Drivers lists the drivers every conformance test runs on.
+func Drivers() []string { return []string{"sqlite", "postgres"} }
+
+// ServerURL is the PostgreSQL server tests use: $SKY_TEST_DATABASE_URL, else
+// DefaultURL.
+func ServerURL() string {
+	if u := strings.TrimSpace(os.Getenv(EnvURL)); u != "" {
+		return u
+	}
+	return DefaultURL
+}
+
+// Open returns a fresh, empty database of driver ("sqlite" or "postgres"),
+// closed (and for PostgreSQL dropped) when t ends.
+func Open(t testing.TB, driver string) *db.DB {
+	t.Helper()
+	dsn := URL(t, driver)
+	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
+	defer cancel()
+	d, err := db.Open(ctx, driver, dsn)
+	if err != nil {
+		t.Fatalf("dbtest: open %s: %v", driver, err)
+	}
+	// Registered after URL's cleanup, so it runs first: close, then drop.
+	t.Cleanup(func() { _ = d.Close() })
+	return d
+}
+
+// ForEachDriver runs fn as one subtest per driver ("sqlite", "postgres"),
+// each with its own fresh database.
+func ForEachDriver(t *testing.T, fn func(t *testing.T, driver string, d *db.DB)) {
+	t.Helper()
+	for _, driver := range Drivers() {
+		t.Run(driver, func(t *testing.T) {
+			fn(t, driver, Open(t, driver))
+		})
+	}
+}
+
+// URL returns a DSN for a fresh database, for tests that open their own pools
+// or hand the DSN to another process. name "sqlite" gives a file path in
+// t.TempDir(); any other name gives a fresh PostgreSQL database (its name
+// includes name as a label) that is dropped, with its connections, when t
+// ends.
+func URL(t testing.TB, name string) string {
+	t.Helper()
+	if name == "sqlite" {
+		return filepath.Join(t.TempDir(), "sky.db")
+	}
+	server := ServerURL()
+	dbName := "sky_t_" + label(name) + randomSuffix(t)
+	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
+	defer cancel()
+	if err := adminExec(ctx, server, "CREATE DATABASE "+dbName+" TEMPLATE template0"); err != nil {
+		t.Fatalf("dbtest: cannot create a PostgreSQL test database on %s: %v\n%s", redact(server), err, howToStart)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
+		defer cancel()
+		if err := adminExec(ctx, server, "DROP DATABASE IF EXISTS "+dbName+" WITH (FORCE)"); err != nil {
+			t.Errorf("dbtest: cannot drop test database %s: %v", dbName, err)
+		}
+	})
+	u, err := withDatabase(server, dbName)
+	if err != nil {
+		t.Fatalf("dbtest: %v", err)
+	}
+	return u
+}
+
+const howToStart = "hint: start PostgreSQL (e.g. `pg_ctlcluster 15 main start`), or set " + EnvURL +
+	" to a server URL, or call dbtest.Main from TestMain so a private server is started from the " +
+	"PostgreSQL binaries (apt-get install postgresql)"
+
+var labelUnsafe = regexp.MustCompile(`[^a-z0-9]+`)
+
+// label turns name into a short identifier fragment for a database name.
+func label(name string) string {
+	s := labelUnsafe.ReplaceAllString(strings.ToLower(name), "")
+	if len(s) > 16 {
+		s = s[:16]
+	}
+	if s == "" || s == "postgres" || s == "postgresql" {
+		return ""
+	}
+	return s + "_"
+}
+
+func randomSuffix(t testing.TB) string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatalf("dbtest: random database name: %v", err)
+	}
+	return hex.EncodeToString(b[:])
+}
+
+// adminExec runs one statement on the server's own database.
+func adminExec(ctx context.Context, server, sql string) error {
+	conn, err := pgx.Connect(ctx, server)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	_, err = conn.Exec(ctx, sql)
+	return err
+}
+
+// withDatabase returns server with its database replaced by name.
+func withDatabase(server, name string) (string, error) {
+	if strings.HasPrefix(server, "postgres://") || strings.HasPrefix(server, "postgresql://") {
+		u, err := url.Parse(server)
+		if err != nil {
+			return "", fmt.Errorf("%s is not a valid URL: %w", EnvURL, err)
+		}
+		u.Path = "/" + name
+		return u.String(), nil
+	}
+	return server + " dbname=" + name, nil
+}
+
+// redact hides a password in a server URL for messages.
+func redact(server string) string {
+	u, err := url.Parse(server)
+	if err != nil || u.User == nil {
+		return server
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// Answers reports whether a PostgreSQL server accepts connections at server.
+func Answers(ctx context.Context, server string) error {
+	conn, err := pgx.Connect(ctx, server)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	return conn.Ping(ctx)
+}
+
+// Main runs a package's tests (call it from TestMain). When no PostgreSQL
+// answers at ServerURL it starts a private server from the installed binaries
+// for the whole test process, points SKY_TEST_DATABASE_URL at it and removes
+// it afterwards. With neither a server nor binaries it exits with status 1
+// and says how to start PostgreSQL.
+func Main(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
+	err := Answers(ctx, ServerURL())
+	cancel()
+	if err != nil {
+		srv, startErr := StartPrivateServer(context.Background())
+		if startErr != nil {
+			fmt.Fprintf(os.Stderr, "dbtest: PostgreSQL does not answer at %s (%v) and a private server could not be started: %v\n%s\n",
+				redact(ServerURL()), err, startErr, howToStart)
+			return 1
+		}
+		defer func() {
+			if err := srv.Stop(); err != nil {
+				fmt.Fprintf(os.Stderr, "dbtest: stopping the private PostgreSQL server: %v\n", err)
+			}
+		}()
+		os.Setenv(EnvURL, srv.URL())
+	}
+	return m.Run()
+}

@@ -1,0 +1,102 @@
+package dbtest_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"skydurable/runtime/db"
+	"skydurable/runtime/db/dbtest"
+)
+
+func TestMain(m *testing.M) { dbtest.Main(m) }
+
+// TestPrivateServer starts a real throwaway cluster, uses it, stops it and
+// checks nothing is left behind.
+func TestPrivateServer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv, err := dbtest.StartPrivateServer(ctx)
+	if err != nil {
+		t.Fatalf("StartPrivateServer: %v", err)
+	}
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			srv.Stop()
+		}
+	})
+	d, err := db.Open(ctx, "postgres", srv.URL())
+	if err != nil {
+		t.Fatalf("open private server: %v", err)
+	}
+	if _, err := d.ExecRaw(ctx, "CREATE TABLE probe (n INT); INSERT INTO probe VALUES (41), (1)"); err != nil {
+		t.Fatalf("create table: %v", err)
+	}
+	var sum int64
+	if err := d.QueryRow(ctx, "SELECT SUM(n) FROM probe").Scan(&sum); err != nil || sum != 42 {
+		t.Fatalf("SUM = %d, %v; want 42", sum, err)
+	}
+	d.Close()
+	dir := srv.Dir()
+	stopped = true
+	if err := srv.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("cluster directory %s still exists after Stop (stat: %v)", dir, err)
+	}
+	short, cancel2 := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel2()
+	if err := dbtest.Answers(short, srv.URL()); err == nil {
+		t.Errorf("server at %s still answers after Stop", srv.URL())
+	}
+}
+
+// TestOpenIsolatedAndDropped checks each Open is a fresh database and that
+// the PostgreSQL one is dropped when its test ends.
+func TestOpenIsolatedAndDropped(t *testing.T) {
+	var pgName string
+	t.Run("inner", func(t *testing.T) {
+		dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+			ctx := context.Background()
+			if got := d.Dialect().String(); got != driver {
+				t.Fatalf("Dialect = %q, want %q", got, driver)
+			}
+			if _, err := d.Exec(ctx, "CREATE TABLE only_here (id INT)"); err != nil {
+				t.Fatalf("a fresh database must not have the table yet: %v", err)
+			}
+			if driver == "postgres" {
+				if err := d.QueryRow(ctx, "SELECT current_database()").Scan(&pgName); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	})
+	if !strings.HasPrefix(pgName, "sky_t_") {
+		t.Fatalf("test database name %q, want prefix sky_t_", pgName)
+	}
+	admin := dbtest.Open(t, "postgres")
+	var n int64
+	if err := admin.QueryRow(context.Background(), "SELECT COUNT(*) FROM pg_database WHERE datname = ?", pgName).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("database %s still exists after its test ended", pgName)
+	}
+}
+
+func TestURLGivesDistinctDatabases(t *testing.T) {
+	a, b := dbtest.URL(t, "postgres"), dbtest.URL(t, "worker")
+	if a == b {
+		t.Fatalf("URL returned the same DSN twice: %s", a)
+	}
+	if !strings.Contains(b, "sky_t_worker_") {
+		t.Errorf("URL(t, \"worker\") = %s, want the label in the database name", b)
+	}
+	if p := dbtest.URL(t, "sqlite"); !strings.HasSuffix(p, ".db") {
+		t.Errorf("URL(t, \"sqlite\") = %s, want a .db file path", p)
+	}
+}
