@@ -1,0 +1,18 @@
+package core
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestModulesDeclareTheirNames(t *testing.T) {
+	mods := Modules()
+	if len(mods) != 11 {
+		t.Errorf("got %d modules, want 11", len(mods))
+	}
+	for name, src := range mods {
+		if !strings.HasPrefix(src, "module "+name+" exposing") {
+			t.Errorf("%s: source starts %q, want `module %s exposing`", name, src[:min(len(src), 40)], name)
+		}
+	}
+}
