@@ -1,0 +1,27 @@
+# Sky Durable — the four things you do here.
+#   make run    the main job: the checkout saga on the embedded SQLite default
+#   make test   every test (SQLite and PostgreSQL; PostgreSQL must be reachable or installed)
+#   make bench  benchmarks and the load run; prints figures (see docs/benchmarks.md)
+#   make check  go vet + gofmt
+
+GO ?= go
+BIN := bin
+
+.PHONY: run test bench check sky
+
+sky:
+	$(GO) build -o $(BIN)/sky ./cmd/sky
+
+run:
+	$(GO) run ./examples/checkout-go
+
+test:
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 40m ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./...
+
+check:
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
