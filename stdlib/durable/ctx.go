@@ -1,0 +1,169 @@
+package durable
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"skydurable/runtime/db"
+)
+
+// Ctx is threaded through a workflow body (Sky's Durable.Ctx). It carries the
+// run id, the lease this worker holds, the journal loaded once at claim and
+// the cursor of the replay. Durable operations (Step, Sleep, AwaitSignal, ...)
+// must run one after another: the journal records their order.
+type Ctx struct {
+	e        *Engine
+	f        fence
+	workflow string
+	attempt  int
+	// claimNow is the clock reading of the claim and claimLocal the local
+	// monotonic time then; with the database clock, "now" inside the body
+	// is claimNow plus the local time elapsed since.
+	claimNow   time.Time
+	claimLocal time.Time
+
+	mu        sync.Mutex
+	journal   []JournalEntry
+	cursor    int
+	seen      map[string]bool
+	sleeps    int
+	suspended bool
+	lost      bool
+}
+
+func newCtx(e *Engine, cl claimed, token string, journal []JournalEntry) *Ctx {
+	return &Ctx{
+		e:          e,
+		f:          fence{runID: cl.id, token: token},
+		workflow:   cl.workflow,
+		attempt:    cl.attempts,
+		claimNow:   cl.now,
+		claimLocal: time.Now(),
+		journal:    journal,
+		seen:       map[string]bool{},
+	}
+}
+
+// RunID is the id of the run being advanced (Sky's Durable.runId).
+func (c *Ctx) RunID() string { return c.f.runID }
+
+// Workflow is the name of the run's workflow.
+func (c *Ctx) Workflow() string { return c.workflow }
+
+// Attempt is the 1-based attempt number of this claim.
+func (c *Ctx) Attempt() int { return c.attempt }
+
+// IdempotencyKey is runID + ":" + stepID: a deterministic key to pass to an
+// external service so it can deduplicate a step that re-runs after a crash
+// (Sky's Durable.idempotencyKey).
+func (c *Ctx) IdempotencyKey(stepID string) string { return c.f.runID + ":" + stepID }
+
+// DB is the run's database (Sky's Durable.conn). Statements made on it inside
+// a Step's task with the task's context join the step's transaction, so they
+// commit together with the step's journal row.
+func (c *Ctx) DB() *db.DB { return c.e.db }
+
+// now is the engine's clock as seen inside the body.
+func (c *Ctx) now() time.Time {
+	if c.e.clock != nil {
+		return c.e.clock()
+	}
+	return c.claimNow.Add(time.Since(c.claimLocal))
+}
+
+// enter checks that the body may take its next durable operation, id, of one
+// of kinds. It returns the journalled entry when the operation is replayed,
+// or nil when it is fresh (the caller then runs it and calls write+advance).
+func (c *Ctx) enter(id string, kinds ...EntryKind) (*JournalEntry, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.lost {
+		return nil, leaseLostError(c.f.runID)
+	}
+	if c.suspended {
+		return nil, suspendError(c.f.runID, "an earlier wait in this body suspended it")
+	}
+	if c.seen[id] {
+		return nil, duplicateStep(c.f.runID, id)
+	}
+	if c.cursor >= len(c.journal) {
+		return nil, nil
+	}
+	je := c.journal[c.cursor]
+	kindOK := false
+	for _, k := range kinds {
+		kindOK = kindOK || je.Kind == k
+	}
+	if je.StepID != id || !kindOK {
+		return nil, nonDeterminism(c.f.runID, c.cursor+1, id, kinds[0], je)
+	}
+	c.cursor++
+	c.seen[id] = true
+	return &je, nil
+}
+
+// entry prepares the journal entry of a fresh operation at the next position.
+func (c *Ctx) entry(id string, kind EntryKind, result string) JournalEntry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return JournalEntry{Seq: len(c.journal) + 1, StepID: id, Kind: kind, Result: result}
+}
+
+// write journals e on q (the pool or the step's transaction), fenced by the
+// lease, renewing it. A lost lease marks the Ctx lost.
+func (c *Ctx) write(ctx context.Context, q *db.DB, e JournalEntry) error {
+	return c.fenced(c.e.store.appendEntry(ctx, q, c.f, e, c.e.now()))
+}
+
+// fenced turns the store's errLeaseLost into the Ctx's lost state.
+func (c *Ctx) fenced(err error) error {
+	if err == nil || !IsLeaseLost(err) {
+		return err
+	}
+	c.mu.Lock()
+	c.lost = true
+	c.mu.Unlock()
+	return leaseLostError(c.f.runID)
+}
+
+// advance adds a committed entry to the in-memory journal.
+func (c *Ctx) advance(e JournalEntry) {
+	c.mu.Lock()
+	c.journal = append(c.journal, e)
+	c.cursor = len(c.journal)
+	c.seen[e.StepID] = true
+	c.mu.Unlock()
+	c.e.log.Info("durable step journalled", "run", c.f.runID, "workflow", c.workflow, "step", e.StepID, "kind", string(e.Kind), "seq", e.Seq, "attempt", c.attempt)
+}
+
+// suspend persists the wake condition (wake at wakeAt, zero = never; or
+// when signal arrives), releases the lease and returns the suspend sentinel.
+// From then on the Ctx refuses further durable operations.
+func (c *Ctx) suspend(ctx context.Context, wakeAt time.Time, signal, why string) error {
+	if err := c.fenced(c.e.store.suspend(ctx, c.f, wakeAt, signal, c.e.now())); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.suspended = true
+	c.mu.Unlock()
+	c.e.log.Info("durable run suspended", "run", c.f.runID, "workflow", c.workflow, "why", why, "wake_at", wakeAt, "signal", signal, "attempt", c.attempt)
+	return suspendError(c.f.runID, why)
+}
+
+// state reports whether the body suspended or lost its lease.
+func (c *Ctx) state() (suspended, lost bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.suspended, c.lost
+}
+
+// checkSize enforces the payload cap on a value about to be journalled.
+func (c *Ctx) checkSize(what, js string) error {
+	if len(js) > c.e.maxBytes {
+		return tooLarge(what+" of run "+quote(c.f.runID), len(js), c.e.maxBytes)
+	}
+	return nil
+}
+
+func quote(s string) string { return "\"" + s + "\"" }

@@ -1,0 +1,17 @@
+// Package durable is the journal engine behind Sky's Std.Durable: durable,
+// resumable workflows whose side-effecting steps run effectively once.
+//
+// A workflow is an ordinary task.Task built from a body func(*Ctx, I). Step
+// marks an effect boundary whose result is journalled; when the run resumes
+// (after a crash, a sleep or a signal) the body re-runs from the top and each
+// journalled step returns its recorded value instead of running again. Sleep
+// and AwaitSignal suspend the run by failing with the suspend sentinel
+// (IsSuspend); Poll, the runner, records the outcome: done, suspended,
+// failed (retried with backoff) or dead.
+//
+// Storage is three tables of the spec (_sky_durable_runs, _sky_durable_journal,
+// _sky_durable_signals) plus _sky_durable_snapshot, on PostgreSQL or SQLite
+// through runtime/db. All SQL lives in store_postgres.go and store_sqlite.go
+// behind the store interface. See docs/durable.md for the guarantees, the
+// schema and operations notes.
+package durable

@@ -1,0 +1,299 @@
+package durable
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"time"
+
+	"skydurable/runtime/codec"
+	"skydurable/runtime/db"
+	"skydurable/runtime/task"
+)
+
+// DefaultLease is how long a claim stays exclusive without progress.
+const DefaultLease = 30 * time.Minute
+
+// DefaultMaxPayloadBytes is the documented cap on any JSON the engine
+// stores: start input, step result, signal payload, output.
+const DefaultMaxPayloadBytes = 1 << 20
+
+// Options configure an Engine. The zero value is usable.
+type Options struct {
+	// Clock is the one clock for due times and leases. nil means the
+	// database clock on PostgreSQL (no skew between workers) and the
+	// system clock on SQLite. Tests inject a virtual clock.
+	Clock func() time.Time
+	// Lease is how long a claimed run stays exclusive; each journalled
+	// step renews it. Default DefaultLease.
+	Lease time.Duration
+	// MaxPayloadBytes caps every stored JSON text. Default
+	// DefaultMaxPayloadBytes.
+	MaxPayloadBytes int
+	// Logger receives lifecycle events. Default: discarded.
+	Logger *slog.Logger
+	// WorkerID names this worker in claimed_by and logs. Default:
+	// "<host>-<pid>-<random>".
+	WorkerID string
+	// Rand drives backoff jitter and lease tokens. Default: a PCG source
+	// seeded from the time and process id.
+	Rand *rand.Rand
+	// OnStatement, when set, is called once per SQL statement the engine
+	// sends, with an operation name ("claim", "append", ...) and the SQL.
+	// Tests and benchmarks count round trips with it.
+	OnStatement func(op, sql string)
+}
+
+// Engine runs durable workflows over one database. It holds no goroutines;
+// all work happens inside calls (Poll advances one run). An Engine is safe
+// for concurrent use; run several (in one process or many) for scale.
+type Engine struct {
+	db       *db.DB
+	store    store
+	clock    func() time.Time
+	lease    time.Duration
+	maxBytes int
+	log      *slog.Logger
+	worker   string
+
+	randMu sync.Mutex
+	rand   *rand.Rand
+}
+
+// New makes an Engine over d. Call Setup once before use.
+func New(d *db.DB, opts Options) *Engine {
+	e := &Engine{
+		db:       d,
+		store:    newStore(d, opts.OnStatement),
+		clock:    opts.Clock,
+		lease:    opts.Lease,
+		maxBytes: opts.MaxPayloadBytes,
+		log:      opts.Logger,
+		worker:   opts.WorkerID,
+		rand:     opts.Rand,
+	}
+	if e.clock == nil && d.Dialect() != db.Postgres {
+		e.clock = time.Now
+	}
+	if e.lease <= 0 {
+		e.lease = DefaultLease
+	}
+	if e.maxBytes <= 0 {
+		e.maxBytes = DefaultMaxPayloadBytes
+	}
+	if e.log == nil {
+		e.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if e.rand == nil {
+		e.rand = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(os.Getpid())))
+	}
+	if e.worker == "" {
+		host, _ := os.Hostname()
+		e.worker = fmt.Sprintf("%s-%d-%04x", host, os.Getpid(), e.randUint64()&0xffff)
+	}
+	return e
+}
+
+// DB is the database the engine works on.
+func (e *Engine) DB() *db.DB { return e.db }
+
+// WorkerID is the id this engine writes to claimed_by.
+func (e *Engine) WorkerID() string { return e.worker }
+
+// Setup creates the durable tables and indexes, or migrates an older schema
+// in place. It is idempotent and safe when many processes call it at once.
+func (e *Engine) Setup(ctx context.Context) error { return e.store.setup(ctx) }
+
+// now reads the injected clock; the zero time means "the database clock".
+func (e *Engine) now() time.Time {
+	if e.clock == nil {
+		return time.Time{}
+	}
+	return e.clock()
+}
+
+func (e *Engine) randFloat() float64 {
+	e.randMu.Lock()
+	defer e.randMu.Unlock()
+	return e.rand.Float64()
+}
+
+func (e *Engine) randUint64() uint64 {
+	e.randMu.Lock()
+	defer e.randMu.Unlock()
+	return e.rand.Uint64()
+}
+
+// checkJSON validates text as one JSON value within the size cap.
+func (e *Engine) checkJSON(what, text string) error {
+	if len(text) > e.maxBytes {
+		return tooLarge(what, len(text), e.maxBytes)
+	}
+	if !json.Valid([]byte(text)) {
+		return invalidJSON(what, text)
+	}
+	return nil
+}
+
+// Start starts a run of def with id runID. It is idempotent on the id: when
+// a run with that id exists it does nothing (the first input wins), unless
+// that run belongs to another workflow, which is a Conflict naming both.
+func Start[I, O any](ctx context.Context, e *Engine, def Def[I, O], runID string, input I) error {
+	js, err := def.in.Encode(input)
+	if err != nil {
+		return task.Errorf(task.InvalidInput, "durable: the input of run %q of workflow %q does not encode: %s", runID, def.name, errText(err))
+	}
+	return e.start(ctx, def.name, def.version, runID, js)
+}
+
+// StartJSON is Start for a type-erased workflow and an input already in
+// JSON (the CLI and the Sky binding use it).
+func (e *Engine) StartJSON(ctx context.Context, w Workflow, runID, input string) error {
+	return e.start(ctx, w.Name, w.Version, runID, input)
+}
+
+func (e *Engine) start(ctx context.Context, workflow string, version int, runID, input string) error {
+	if runID == "" {
+		return task.Errorf(task.InvalidInput, "durable: a run id must not be empty (workflow %q); hint: use a business key such as an order id", workflow)
+	}
+	if workflow == "" {
+		return task.Errorf(task.InvalidInput, "durable: run %q names no workflow", runID)
+	}
+	if err := e.checkJSON(fmt.Sprintf("the input of run %q", runID), input); err != nil {
+		return err
+	}
+	if version <= 0 {
+		version = 1
+	}
+	inserted, existing, err := e.store.insertRun(ctx, newRun{id: runID, workflow: workflow, version: version, input: input}, e.now())
+	if err != nil {
+		return err
+	}
+	if inserted {
+		e.log.Info("durable run started", "run", runID, "workflow", workflow, "worker", e.worker)
+		return nil
+	}
+	if existing != workflow {
+		return task.Errorf(task.Conflict,
+			"durable: cannot start run %q of workflow %q: that id already belongs to a run of workflow %q; hint: run ids are global, prefix them with the workflow name",
+			runID, workflow, existing)
+	}
+	return nil
+}
+
+// Signal delivers signal name with a JSON payload to run runID (Sky's
+// Durable.signal). The signal is a durable mailbox entry: it is kept until an
+// AwaitSignal of that name consumes it, even when sent before the run waits
+// or before the run exists (so the id is not checked). Sending again before
+// delivery replaces the payload; after delivery it is ignored. It wakes the
+// run only if the run waits for that name.
+func (e *Engine) Signal(ctx context.Context, runID, name, payload string) error {
+	if runID == "" || name == "" {
+		return task.Errorf(task.InvalidInput, "durable: a signal needs a run id and a name (got run %q, name %q)", runID, name)
+	}
+	if err := e.checkJSON(fmt.Sprintf("the payload of signal %q to run %q", name, runID), payload); err != nil {
+		return err
+	}
+	stored, err := e.store.putSignal(ctx, runID, name, payload, e.now())
+	if err != nil {
+		return err
+	}
+	if stored {
+		e.log.Info("durable signal stored", "run", runID, "signal", name)
+	} else {
+		e.log.Info("durable signal ignored: already delivered", "run", runID, "signal", name)
+	}
+	return nil
+}
+
+// SignalValue is Signal with a payload encoded by cd.
+func SignalValue[A any](ctx context.Context, e *Engine, runID, name string, cd codec.Codec[A], a A) error {
+	js, err := cd.Encode(a)
+	if err != nil {
+		return task.Errorf(task.InvalidInput, "durable: the payload of signal %q to run %q does not encode: %s", name, runID, errText(err))
+	}
+	return e.Signal(ctx, runID, name, js)
+}
+
+// Describe reads a run and its whole journal.
+func (e *Engine) Describe(ctx context.Context, runID string) (Run, []JournalEntry, error) {
+	r, err := e.store.readRun(ctx, runID)
+	if err == errRunNotFound {
+		return Run{}, nil, runNotFound(runID)
+	}
+	if err != nil {
+		return Run{}, nil, err
+	}
+	j, err := e.store.loadJournal(ctx, runID)
+	if err != nil {
+		return Run{}, nil, err
+	}
+	return r, j, nil
+}
+
+// List reads up to limit runs (default 100), newest first; a non-empty
+// status keeps only runs in that status.
+func (e *Engine) List(ctx context.Context, status Status, limit int) ([]Run, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	return e.store.listRuns(ctx, status, limit)
+}
+
+// Retry makes a failed or dead run due now, with its attempts reset and its
+// journal kept (journalled steps do not run again).
+func (e *Engine) Retry(ctx context.Context, runID string) error {
+	ok, err := e.store.retryRun(ctx, runID, e.now())
+	if err != nil || ok {
+		if ok {
+			e.log.Info("durable run retried", "run", runID)
+		}
+		return err
+	}
+	return e.refuse(ctx, runID, "retry", "only failed or dead runs can be retried")
+}
+
+// Cancel stops a run that has not finished: its status becomes cancelled
+// and a worker holding it loses its lease (it writes nothing more).
+func (e *Engine) Cancel(ctx context.Context, runID string) error {
+	ok, err := e.store.cancelRun(ctx, runID, e.now())
+	if err != nil || ok {
+		if ok {
+			e.log.Info("durable run cancelled", "run", runID)
+		}
+		return err
+	}
+	return e.refuse(ctx, runID, "cancel", "it has already finished")
+}
+
+// refuse explains why an operation on runID changed nothing.
+func (e *Engine) refuse(ctx context.Context, runID, op, why string) error {
+	r, err := e.store.readRun(ctx, runID)
+	if err == errRunNotFound {
+		return runNotFound(runID)
+	}
+	if err != nil {
+		return err
+	}
+	return task.Errorf(task.Conflict, "durable: cannot %s run %q: it is %s and %s", op, runID, r.Status, why)
+}
+
+// SaveSnapshot stores data (JSON) under id if seq is newer than the stored
+// snapshot's; it reports whether it wrote. App.withDurable builds on it.
+func (e *Engine) SaveSnapshot(ctx context.Context, id string, seq int64, data string) (bool, error) {
+	if err := e.checkJSON(fmt.Sprintf("snapshot %q", id), data); err != nil {
+		return false, err
+	}
+	return e.store.saveSnapshot(ctx, id, seq, data, e.now())
+}
+
+// LoadSnapshot reads the snapshot stored under id; found is false when
+// there is none.
+func (e *Engine) LoadSnapshot(ctx context.Context, id string) (seq int64, data string, found bool, err error) {
+	return e.store.loadSnapshot(ctx, id)
+}

@@ -1,0 +1,98 @@
+package durable
+
+import (
+	"errors"
+	"fmt"
+
+	"skydurable/runtime/codec"
+	"skydurable/runtime/task"
+)
+
+// SuspendTag is the Custom detail text of the suspend sentinel.
+const SuspendTag = "sky.durable.suspend"
+
+// LeaseLostTag is the Custom detail text of the error a Ctx returns once the
+// worker's lease on its run is gone.
+const LeaseLostTag = "sky.durable.leaseLost"
+
+// suspendError is the sentinel Sleep and AwaitSignal fail with when their
+// wake condition is not met. It is an ordinary *task.Error so it travels
+// through any Task chain (and into Sky as an Error value).
+func suspendError(runID, why string) *task.Error {
+	return task.Errorf(task.Unavailable, "durable run %q suspended: %s", runID, why).
+		WithDetails(task.Details{Tag: task.Custom, Text: SuspendTag})
+}
+
+// IsSuspend reports whether err is the suspend sentinel (Sky's
+// Durable.isSuspend). A body should let it propagate; swallowing it does not
+// change the outcome (the run stays suspended) but skips the rest of the body.
+func IsSuspend(err error) bool { return hasTag(err, SuspendTag) }
+
+// IsLeaseLost reports whether err says the worker lost its lease on the run
+// (another worker claimed it, or it was cancelled); the run is not failed.
+func IsLeaseLost(err error) bool { return hasTag(err, LeaseLostTag) }
+
+func hasTag(err error, tag string) bool {
+	var e *task.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	return e.Details != nil && e.Details.Tag == task.Custom && e.Details.Text == tag
+}
+
+// errLeaseLost is what the store returns when a fenced write matched no row.
+var errLeaseLost = task.New(task.Conflict, "durable: lease lost").
+	WithDetails(task.Details{Tag: task.Custom, Text: LeaseLostTag})
+
+func leaseLostError(runID string) *task.Error {
+	return task.Errorf(task.Conflict,
+		"durable run %q: this worker's lease is gone (its lease expired and a peer claimed the run, or it was cancelled); it writes nothing more for this run",
+		runID).WithDetails(task.Details{Tag: task.Custom, Text: LeaseLostTag})
+}
+
+// errRunNotFound is what the store returns for an unknown run id.
+var errRunNotFound = task.New(task.NotFound, "durable: no such run")
+
+func runNotFound(runID string) *task.Error {
+	return task.Errorf(task.NotFound,
+		"durable: no run with id %q; hint: check the id (`sky durable ls` lists runs) or start it first", runID)
+}
+
+// nonDeterminism is the error of a body that asked for another durable
+// operation than the journal recorded at the same position.
+func nonDeterminism(runID string, pos int, want string, wantKind EntryKind, got JournalEntry) *task.Error {
+	return task.Errorf(task.Unexpected,
+		"durable run %q is not deterministic: at journal position %d the body asked for %s %q but the journal recorded %s %q; "+
+			"hint: the code between steps must not depend on time, randomness or I/O, and a changed workflow needs a new version or a new run",
+		runID, pos, wantKind, want, got.Kind, got.StepID)
+}
+
+func duplicateStep(runID, stepID string) *task.Error {
+	return task.Errorf(task.InvalidInput,
+		"durable run %q: the step id %q is used twice in one body; hint: give every step, sleep and signal wait its own id", runID, stepID)
+}
+
+func badJournal(runID string, e JournalEntry, err error) *task.Error {
+	return task.Errorf(task.Decode,
+		"durable run %q: the journalled result of %s %q (position %d) does not decode: %v; "+
+			"hint: the codec changed since it was recorded; keep it compatible or start a new run",
+		runID, e.Kind, e.StepID, e.Seq, errText(err))
+}
+
+func tooLarge(what string, size, limit int) *task.Error {
+	return task.Errorf(task.InvalidInput,
+		"durable: %s is %d bytes, over the cap of %d bytes (Options.MaxPayloadBytes); hint: store large data in your own table and journal its key",
+		what, size, limit)
+}
+
+func invalidJSON(what, text string) *task.Error {
+	return task.Errorf(task.InvalidInput, "durable: %s is not valid JSON: %s", what, codec.Preview(text))
+}
+
+// errText is an error's message without a duplicated kind prefix.
+func errText(err error) string {
+	if e := task.As(err); e != nil {
+		return e.Message
+	}
+	return fmt.Sprint(err)
+}

@@ -1,0 +1,97 @@
+package durable
+
+import "time"
+
+// Status is the state of a run. The states form a small machine, enforced
+// by a CHECK constraint in both stores:
+//
+//	waiting ──claim──▶ running ──▶ waiting (suspended) | done | failed | dead
+//	failed  ──claim──▶ running          (a retry after backoff)
+//	dead    ──Retry──▶ waiting          (manual retry, journal kept)
+//	any unfinished ──Cancel──▶ cancelled
+type Status string
+
+// The run statuses.
+const (
+	// StatusWaiting is a run no worker holds: due at WakeAt, or parked on
+	// a signal.
+	StatusWaiting Status = "waiting"
+	// StatusRunning is a run a worker holds under a lease (or held, if the
+	// lease expired; a peer may then claim it).
+	StatusRunning Status = "running"
+	// StatusDone is a run whose body returned; Output is set.
+	StatusDone Status = "done"
+	// StatusFailed is a run whose last attempt failed; it is claimable
+	// again at WakeAt (after backoff).
+	StatusFailed Status = "failed"
+	// StatusDead is a run that used up its attempts; LastError says why.
+	StatusDead Status = "dead"
+	// StatusCancelled is a run stopped by Cancel.
+	StatusCancelled Status = "cancelled"
+)
+
+// Run is one durable run as stored, for inspection (Describe, List).
+type Run struct {
+	ID       string
+	Workflow string
+	// Version is the workflow version the run was started with.
+	Version int
+	Status  Status
+	// Input is the start input as JSON.
+	Input string
+	// Output is the result as JSON, set when Status is done ("" before).
+	Output string
+	// Attempts counts claims since the run last suspended cleanly; a
+	// crash mid-attempt counts too.
+	Attempts int
+	// WakeAt is when the run is next due; zero when it is parked on a
+	// signal with no deadline.
+	WakeAt time.Time
+	// WaitingSignal is the signal name the run is parked on, or "".
+	WaitingSignal string
+	LastError     string
+	// ClaimedAt is when the current lease was taken or last renewed; zero
+	// when no worker holds the run. ClaimedBy is that worker's id.
+	ClaimedAt time.Time
+	ClaimedBy string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// EntryKind says what a journal entry records.
+type EntryKind string
+
+// The journal entry kinds.
+const (
+	// KindStep is a step's result (Step, StepValue, Transaction).
+	KindStep EntryKind = "step"
+	// KindSleep is a timer: Result is {"wakeAt":<unix ms>}.
+	KindSleep EntryKind = "sleep"
+	// KindSignal is a consumed signal: Result is its payload.
+	KindSignal EntryKind = "signal"
+	// KindDeadline is the deadline of an AwaitSignalFor, as KindSleep.
+	KindDeadline EntryKind = "deadline"
+	// KindTimeout records that an AwaitSignalFor timed out (Result null).
+	KindTimeout EntryKind = "timeout"
+)
+
+// JournalEntry is one journal row: the Seq-th durable operation of a run.
+type JournalEntry struct {
+	Seq       int
+	StepID    string
+	Kind      EntryKind
+	Result    string
+	CreatedAt time.Time
+}
+
+// infinityMs stands for PostgreSQL's 'infinity' on SQLite (epoch ms).
+const infinityMs int64 = 1<<63 - 1
+
+// fromMs turns stored epoch milliseconds back into a time; 0 and the
+// infinity marker read as the zero time.
+func fromMs(ms int64) time.Time {
+	if ms <= 0 || ms == infinityMs {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}

@@ -1,0 +1,279 @@
+package durable
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"skydurable/runtime/codec"
+	"skydurable/runtime/db"
+	"skydurable/runtime/task"
+)
+
+// Step marks an effect boundary (Sky's Durable.step). The first time the run
+// reaches it, t runs and its result is journalled (encoded with cd); on every
+// later replay, in any worker, the journalled value is returned and t does
+// not run. A failure of t journals nothing (the run retries the step).
+//
+// Statements t makes on c.DB() with the context it is run with join one
+// lazily begun transaction, which commits together with the journal row: a
+// database effect inside a step is exactly-once.
+//
+// Cost: a replayed step makes no query; a fresh step makes one statement
+// (journal row + lease renewal) and one commit.
+func Step[A any](c *Ctx, cd codec.Codec[A], stepID string, t task.Task[A]) task.Task[A] {
+	return task.From(func(ctx context.Context) (A, error) {
+		var zero A
+		prev, err := c.enter(stepID, KindStep)
+		if err != nil {
+			return zero, err
+		}
+		if prev != nil {
+			return replay(c, cd, *prev)
+		}
+		stepCtx, lazy := db.WithLazyTx(ctx, c.e.db)
+		a, err := task.Run(stepCtx, t)
+		if err != nil {
+			rollback(ctx, lazy)
+			return zero, err
+		}
+		e, err := encodeEntry(c, cd, stepID, KindStep, a)
+		if err != nil {
+			rollback(ctx, lazy)
+			return zero, err
+		}
+		if !lazy.Started() {
+			if err := c.write(ctx, c.e.db, e); err != nil {
+				return zero, err
+			}
+			c.advance(e)
+			return a, nil
+		}
+		tx, err := lazy.Tx(stepCtx)
+		if err == nil {
+			err = c.write(ctx, tx, e)
+		}
+		if err != nil {
+			rollback(ctx, lazy)
+			return zero, err
+		}
+		if err := lazy.Commit(ctx); err != nil {
+			return zero, err
+		}
+		c.advance(e)
+		return a, nil
+	})
+}
+
+// StepValue journals a value computed once (Sky's Durable.stepValue): a
+// fresh id, the current time, a random number. Replays return the recorded
+// value without calling f.
+func StepValue[A any](c *Ctx, cd codec.Codec[A], stepID string, f func() A) task.Task[A] {
+	return Step(c, cd, stepID, task.Lazy(f))
+}
+
+// Transaction runs fn inside one database transaction together with the
+// step's journal row and lease check (Sky's Durable.transaction): either the
+// effect and the journal row both commit, or neither does. Replays return the
+// journalled value without calling fn.
+func Transaction[A any](c *Ctx, cd codec.Codec[A], stepID string, fn func(ctx context.Context, tx *db.DB) (A, error)) task.Task[A] {
+	return task.From(func(ctx context.Context) (A, error) {
+		var zero A
+		prev, err := c.enter(stepID, KindStep)
+		if err != nil {
+			return zero, err
+		}
+		if prev != nil {
+			return replay(c, cd, *prev)
+		}
+		var a A
+		var e JournalEntry
+		err = c.e.db.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+			var err error
+			if a, err = fn(ctx, tx); err != nil {
+				return err
+			}
+			if e, err = encodeEntry(c, cd, stepID, KindStep, a); err != nil {
+				return err
+			}
+			return c.write(ctx, tx, e)
+		})
+		if err != nil {
+			return zero, err
+		}
+		c.advance(e)
+		return a, nil
+	})
+}
+
+// replay decodes a journalled result.
+func replay[A any](c *Ctx, cd codec.Codec[A], e JournalEntry) (A, error) {
+	a, err := cd.Decode(e.Result)
+	if err != nil {
+		return a, badJournal(c.f.runID, e, err)
+	}
+	return a, nil
+}
+
+func encodeEntry[A any](c *Ctx, cd codec.Codec[A], stepID string, kind EntryKind, a A) (JournalEntry, error) {
+	js, err := cd.Encode(a)
+	if err != nil {
+		return JournalEntry{}, task.Errorf(task.InvalidInput, "durable run %q: the result of step %q does not encode: %s", c.f.runID, stepID, errText(err))
+	}
+	if err := c.checkSize(fmt.Sprintf("the result of step %q", stepID), js); err != nil {
+		return JournalEntry{}, err
+	}
+	return c.entry(stepID, kind, js), nil
+}
+
+func rollback(ctx context.Context, lazy *db.LazyTx) {
+	if lazy.Started() {
+		_ = lazy.Rollback(ctx) // the step's own error is the one to report
+	}
+}
+
+// Sleep suspends the run for ms milliseconds from the first time it reaches
+// this point (Sky's Durable.sleep). Its id is "sleep:<n>" for the n-th
+// anonymous sleep in the body; use SleepAs to name it.
+func Sleep(c *Ctx, ms int64) task.Task[struct{}] {
+	return task.From(func(ctx context.Context) (struct{}, error) {
+		c.mu.Lock()
+		c.sleeps++
+		id := "sleep:" + strconv.Itoa(c.sleeps)
+		c.mu.Unlock()
+		return task.Run(ctx, SleepAs(c, id, ms))
+	})
+}
+
+// SleepAs is Sleep with an explicit id. The wake time (first execution time
+// + ms) is journalled; the sleep returns only once the clock has passed it,
+// even if the run is woken earlier for another reason.
+func SleepAs(c *Ctx, sleepID string, ms int64) task.Task[struct{}] {
+	return task.From(func(ctx context.Context) (struct{}, error) {
+		wake, err := timer(ctx, c, sleepID, KindSleep, ms)
+		if err != nil {
+			return struct{}{}, err
+		}
+		if !c.now().Before(wake) {
+			return struct{}{}, nil
+		}
+		return struct{}{}, c.suspend(ctx, wake, "", fmt.Sprintf("sleep %q until %s", sleepID, wake.UTC().Format(time.RFC3339Nano)))
+	})
+}
+
+// timer returns the journalled wake time of a sleep or deadline, journalling
+// now+ms the first time.
+func timer(ctx context.Context, c *Ctx, id string, kind EntryKind, ms int64) (time.Time, error) {
+	prev, err := c.enter(id, kind)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if prev != nil {
+		var w struct {
+			WakeAt *int64 `json:"wakeAt"`
+		}
+		if err := json.Unmarshal([]byte(prev.Result), &w); err != nil || w.WakeAt == nil {
+			return time.Time{}, badJournal(c.f.runID, *prev, fmt.Errorf("expected {\"wakeAt\": <unix ms>}, found %s", codec.Preview(prev.Result)))
+		}
+		return time.UnixMilli(*w.WakeAt).UTC(), nil
+	}
+	if ms < 0 {
+		ms = 0
+	}
+	wake := c.now().Add(time.Duration(ms) * time.Millisecond)
+	e := c.entry(id, kind, fmt.Sprintf(`{"wakeAt":%d}`, wake.UnixMilli()))
+	if err := c.write(ctx, c.e.db, e); err != nil {
+		return time.Time{}, err
+	}
+	c.advance(e)
+	return time.UnixMilli(wake.UnixMilli()).UTC(), nil
+}
+
+// AwaitSignal waits for signal name (Sky's Durable.awaitSignal). A signal
+// already delivered to the run (even before it started) is consumed at once;
+// otherwise the run suspends until it arrives. The consumed payload is
+// journalled, so replays return the same value. A payload that does not
+// decode with cd fails the attempt and stays undelivered (send a corrected
+// one to replace it).
+func AwaitSignal[A any](c *Ctx, cd codec.Codec[A], name string) task.Task[A] {
+	return task.From(func(ctx context.Context) (A, error) {
+		var zero A
+		id := "signal:" + name
+		prev, err := c.enter(id, KindSignal)
+		if err != nil {
+			return zero, err
+		}
+		if prev != nil {
+			return replay(c, cd, *prev)
+		}
+		a, found, err := consume(ctx, c, cd, name, id)
+		if err != nil || found {
+			return a, err
+		}
+		return zero, c.suspend(ctx, time.Time{}, name, fmt.Sprintf("awaiting signal %q", name))
+	})
+}
+
+// AwaitSignalFor is AwaitSignal with a timeout in ms from the first time the
+// run reaches it: it yields the payload, or nil once the deadline passed with
+// no signal. The deadline and the outcome (payload or timeout) are journalled.
+func AwaitSignalFor[A any](c *Ctx, cd codec.Codec[A], name string, timeoutMs int64) task.Task[*A] {
+	return task.From(func(ctx context.Context) (*A, error) {
+		deadline, err := timer(ctx, c, "deadline:"+name, KindDeadline, timeoutMs)
+		if err != nil {
+			return nil, err
+		}
+		id := "signal:" + name
+		prev, err := c.enter(id, KindSignal, KindTimeout)
+		if err != nil {
+			return nil, err
+		}
+		if prev != nil {
+			if prev.Kind == KindTimeout {
+				return nil, nil
+			}
+			a, err := replay(c, cd, *prev)
+			return &a, err
+		}
+		a, found, err := consume(ctx, c, cd, name, id)
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			return &a, nil
+		}
+		if !c.now().Before(deadline) {
+			e := c.entry(id, KindTimeout, "null")
+			if err := c.write(ctx, c.e.db, e); err != nil {
+				return nil, err
+			}
+			c.advance(e)
+			return nil, nil
+		}
+		return nil, c.suspend(ctx, deadline, name, fmt.Sprintf("awaiting signal %q until %s", name, deadline.UTC().Format(time.RFC3339Nano)))
+	})
+}
+
+// consume takes the undelivered signal name, if any, decoding its payload
+// before it is marked delivered and journalled.
+func consume[A any](ctx context.Context, c *Ctx, cd codec.Codec[A], name, id string) (A, bool, error) {
+	var a A
+	e := c.entry(id, KindSignal, "")
+	found, err := c.e.store.consumeSignal(ctx, c.f, name, e, func(payload string) error {
+		var err error
+		if a, err = cd.Decode(payload); err != nil {
+			return task.Errorf(task.Decode,
+				"durable run %q: the payload of signal %q does not decode: %s; hint: send the signal again with the expected shape (an undelivered signal is replaced)",
+				c.f.runID, name, errText(err))
+		}
+		e.Result = payload
+		return nil
+	}, c.e.now())
+	if err = c.fenced(err); err != nil || !found {
+		return a, false, err
+	}
+	c.advance(e)
+	return a, true, nil
+}

@@ -1,0 +1,101 @@
+package durable
+
+import (
+	"context"
+	"time"
+
+	"skydurable/runtime/db"
+)
+
+// store is everything the engine asks of the database. Each dialect
+// implements it in one file (store_postgres.go, store_sqlite.go) holding all
+// of its SQL; engine logic never builds SQL. A zero now means "use the
+// database's own clock" and is only ever passed to the PostgreSQL store.
+//
+// Every write for a claimed run takes a fence (run id + lease token) and is
+// guarded by it in the same statement or transaction; a write whose fence no
+// longer matches reports errLeaseLost and changes nothing.
+type store interface {
+	// setup creates or migrates the tables, idempotently and safely when
+	// several processes call it at once.
+	setup(ctx context.Context) error
+	// insertRun inserts a new run; when the id exists it changes nothing
+	// and reports the existing run's workflow name.
+	insertRun(ctx context.Context, r newRun, now time.Time) (inserted bool, existingWorkflow string, err error)
+	// claimRun leases the most overdue claimable run whose workflow is in
+	// names, counting an attempt. ok is false when none is due.
+	claimRun(ctx context.Context, names []string, now time.Time, lease time.Duration, token, worker string) (c claimed, ok bool, err error)
+	// loadJournal reads a run's whole journal in sequence order.
+	loadJournal(ctx context.Context, runID string) ([]JournalEntry, error)
+	// appendEntry journals one entry on q (the pool or a transaction)
+	// and renews the lease, in one statement.
+	appendEntry(ctx context.Context, q *db.DB, f fence, e JournalEntry, now time.Time) error
+	// consumeSignal, in one transaction, finds the undelivered signal
+	// name, lets accept decode its payload (an accept error aborts and
+	// changes nothing), marks it delivered and journals e with the payload.
+	consumeSignal(ctx context.Context, f fence, name string, e JournalEntry, accept func(payload string) error, now time.Time) (found bool, err error)
+	// suspend releases the lease and parks the run until wakeAt (zero =
+	// never) or until signal name arrives (when name is not empty). An
+	// undelivered signal of that name makes the run due at once.
+	suspend(ctx context.Context, f fence, wakeAt time.Time, signal string, now time.Time) error
+	// complete records the output, marks the run done and releases it.
+	complete(ctx context.Context, f fence, output string, now time.Time) error
+	// fail records lastError and releases the run as failed (due again
+	// after backoff) or, when dead, as dead.
+	fail(ctx context.Context, f fence, lastError string, backoff time.Duration, dead bool, now time.Time) error
+	// putSignal stores a signal (replacing an undelivered one of the same
+	// name, ignoring a delivered one) and wakes the run if it waits for it.
+	putSignal(ctx context.Context, runID, name, payload string, now time.Time) (stored bool, err error)
+	// readRun reads one run; a missing run is errRunNotFound.
+	readRun(ctx context.Context, runID string) (Run, error)
+	// listRuns reads runs newest first, optionally of one status.
+	listRuns(ctx context.Context, status Status, limit int) ([]Run, error)
+	// retryRun makes a failed or dead run due now with attempts reset.
+	retryRun(ctx context.Context, runID string, now time.Time) (bool, error)
+	// cancelRun marks a run that is not finished as cancelled, revoking
+	// any lease.
+	cancelRun(ctx context.Context, runID string, now time.Time) (bool, error)
+	// saveSnapshot writes data under id when seq is newer than the stored
+	// one; loadSnapshot reads it back.
+	saveSnapshot(ctx context.Context, id string, seq int64, data string, now time.Time) (bool, error)
+	loadSnapshot(ctx context.Context, id string) (seq int64, data string, found bool, err error)
+}
+
+// fence identifies the lease a worker holds on a run.
+type fence struct {
+	runID string
+	token string
+}
+
+// newRun is a run about to be started.
+type newRun struct {
+	id       string
+	workflow string
+	version  int
+	input    string
+}
+
+// claimed is what a claim returns: enough to run the body.
+type claimed struct {
+	id        string
+	workflow  string
+	version   int
+	input     string
+	attempts  int
+	lastError string
+	now       time.Time // the clock reading the claim used
+}
+
+// statementHook is called once per SQL statement the store sends.
+type statementHook func(op, sql string)
+
+// newStore picks the store of d's dialect.
+func newStore(d *db.DB, hook statementHook) store {
+	if hook == nil {
+		hook = func(string, string) {}
+	}
+	if d.Dialect() == db.Postgres {
+		return &pgStore{d: d, hook: hook}
+	}
+	return &sqliteStore{d: d, hook: hook}
+}

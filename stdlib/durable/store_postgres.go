@@ -1,0 +1,449 @@
+package durable
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"skydurable/runtime/db"
+)
+
+// pgStore is the PostgreSQL store. Every statement takes the clock as its
+// first parameter: a time (the injected clock) or NULL, which means the
+// database's clock_timestamp(), so all workers share one clock.
+type pgStore struct {
+	d    *db.DB
+	hook statementHook
+}
+
+// pgSetupLock is the pg_advisory_xact_lock key that serialises Setup.
+const pgSetupLock = 7_362_201_555
+
+// pgSchema creates the tables of the spec with its exact column names and
+// types, then adds (in place, for an older schema) what the engine needs:
+// a lease token, the claimant, the workflow version, the journal order and
+// entry kind, the status CHECK and the claim index.
+const pgSchema = `
+CREATE TABLE IF NOT EXISTS _sky_durable_runs (
+  id             TEXT PRIMARY KEY,
+  workflow       TEXT NOT NULL,
+  status         TEXT NOT NULL,
+  input          TEXT NOT NULL,
+  output         TEXT,
+  attempts       INT  NOT NULL DEFAULT 0,
+  wake_at        TIMESTAMPTZ NOT NULL,
+  waiting_signal TEXT,
+  last_error     TEXT NOT NULL DEFAULT '',
+  claimed_at     TIMESTAMPTZ,
+  created_at     TIMESTAMPTZ NOT NULL,
+  updated_at     TIMESTAMPTZ NOT NULL
+);
+ALTER TABLE _sky_durable_runs ADD COLUMN IF NOT EXISTS version INT NOT NULL DEFAULT 1;
+ALTER TABLE _sky_durable_runs ADD COLUMN IF NOT EXISTS lease_token TEXT;
+ALTER TABLE _sky_durable_runs ADD COLUMN IF NOT EXISTS claimed_by TEXT NOT NULL DEFAULT '';
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = '_sky_durable_runs_status_ck') THEN
+    ALTER TABLE _sky_durable_runs ADD CONSTRAINT _sky_durable_runs_status_ck
+      CHECK (status IN ('waiting','running','done','failed','dead','cancelled'));
+  END IF;
+END $$;
+CREATE INDEX IF NOT EXISTS _sky_durable_runs_due ON _sky_durable_runs (wake_at)
+  WHERE status IN ('waiting','running','failed');
+CREATE INDEX IF NOT EXISTS _sky_durable_runs_created ON _sky_durable_runs (created_at);
+
+CREATE TABLE IF NOT EXISTS _sky_durable_journal (
+  run_id     TEXT NOT NULL,
+  step_id    TEXT NOT NULL,
+  result     TEXT NOT NULL,
+  created_at TIMESTAMPTZ NOT NULL,
+  PRIMARY KEY (run_id, step_id)
+);
+ALTER TABLE _sky_durable_journal ADD COLUMN IF NOT EXISTS kind TEXT NOT NULL DEFAULT 'step';
+ALTER TABLE _sky_durable_journal ADD COLUMN IF NOT EXISTS seq INT;
+UPDATE _sky_durable_journal j SET seq = n.rn
+  FROM (SELECT run_id, step_id, row_number() OVER (PARTITION BY run_id ORDER BY created_at, step_id) AS rn
+          FROM _sky_durable_journal) n
+ WHERE j.seq IS NULL AND j.run_id = n.run_id AND j.step_id = n.step_id;
+ALTER TABLE _sky_durable_journal ALTER COLUMN seq SET NOT NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS _sky_durable_journal_order ON _sky_durable_journal (run_id, seq);
+
+CREATE TABLE IF NOT EXISTS _sky_durable_signals (
+  run_id     TEXT NOT NULL,
+  name       TEXT NOT NULL,
+  payload    TEXT NOT NULL,
+  delivered  BOOLEAN NOT NULL DEFAULT FALSE,
+  created_at TIMESTAMPTZ NOT NULL,
+  PRIMARY KEY (run_id, name)
+);
+
+CREATE TABLE IF NOT EXISTS _sky_durable_snapshot (
+  id         TEXT PRIMARY KEY,
+  seq        BIGINT NOT NULL,
+  data       TEXT NOT NULL,
+  updated_at TIMESTAMPTZ NOT NULL
+);
+`
+
+func (s *pgStore) setup(ctx context.Context) error {
+	return s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+		s.hook("setup", "pg_advisory_xact_lock")
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(pgSetupLock)); err != nil {
+			return err
+		}
+		s.hook("setup", pgSchema)
+		_, err := tx.ExecRaw(ctx, pgSchema)
+		return err
+	})
+}
+
+// pgClock is the CTE every statement starts with.
+const pgClock = `WITH clock AS (SELECT COALESCE(CAST(? AS TIMESTAMPTZ), clock_timestamp()) AS now)`
+
+// clockArg is the first parameter of every statement: the injected time or
+// NULL for the database clock.
+func clockArg(now time.Time) any {
+	if now.IsZero() {
+		return nil
+	}
+	return now
+}
+
+func (s *pgStore) exec(ctx context.Context, q *db.DB, op, sql string, args ...any) (int64, error) {
+	s.hook(op, sql)
+	return q.Exec(ctx, sql, args...)
+}
+
+const pgInsertRun = pgClock + `
+INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at)
+SELECT ?, ?, ?, 'waiting', ?, 0, clock.now, '', clock.now, clock.now FROM clock
+ON CONFLICT (id) DO NOTHING`
+
+func (s *pgStore) insertRun(ctx context.Context, r newRun, now time.Time) (bool, string, error) {
+	// One round trip when the id is new.
+	n, err := s.exec(ctx, s.d, "start", pgInsertRun, clockArg(now), r.id, r.workflow, r.version, r.input)
+	if err != nil || n == 1 {
+		return n == 1, "", err
+	}
+	var existing string
+	s.hook("start", sqlRunWorkflow)
+	err = s.d.QueryRow(ctx, sqlRunWorkflow, r.id).Scan(&existing)
+	return false, existing, err
+}
+
+// Shared by both dialects: plain SQL with no dialect-specific syntax.
+const sqlRunWorkflow = `SELECT workflow FROM _sky_durable_runs WHERE id = ?`
+
+// pgClaim picks the most overdue claimable run with SKIP LOCKED and leases
+// it in one statement (one round trip, also for an empty poll).
+const pgClaim = pgClock + `,
+picked AS (
+  SELECT r.id FROM _sky_durable_runs r, clock
+   WHERE r.status IN ('waiting','running','failed')
+     AND r.wake_at <= clock.now
+     AND (r.claimed_at IS NULL OR r.claimed_at < clock.now - CAST(? AS BIGINT) * INTERVAL '1 millisecond')
+     AND r.workflow IN (SELECT jsonb_array_elements_text(CAST(? AS JSONB)))
+   ORDER BY r.wake_at
+   LIMIT 1
+   FOR UPDATE OF r SKIP LOCKED)
+UPDATE _sky_durable_runs r
+   SET status = 'running', attempts = r.attempts + 1, claimed_at = clock.now, updated_at = clock.now,
+       lease_token = ?, claimed_by = ?, waiting_signal = NULL
+  FROM picked, clock
+ WHERE r.id = picked.id
+RETURNING r.id, r.workflow, r.version, r.input, r.attempts, r.last_error, clock.now`
+
+func (s *pgStore) claimRun(ctx context.Context, names []string, now time.Time, lease time.Duration, token, worker string) (claimed, bool, error) {
+	namesJSON, _ := json.Marshal(names)
+	s.hook("claim", pgClaim)
+	rs, err := s.d.Query(ctx, pgClaim, clockArg(now), lease.Milliseconds(), string(namesJSON), token, worker)
+	if err != nil {
+		return claimed{}, false, err
+	}
+	defer rs.Close()
+	var c claimed
+	if !rs.Next() {
+		return claimed{}, false, rs.Err()
+	}
+	if err := rs.Scan(&c.id, &c.workflow, &c.version, &c.input, &c.attempts, &c.lastError, &c.now); err != nil {
+		return claimed{}, false, err
+	}
+	return c, true, rs.Err()
+}
+
+const sqlLoadJournal = `SELECT seq, step_id, kind, result, created_at FROM _sky_durable_journal WHERE run_id = ? ORDER BY seq`
+
+func (s *pgStore) loadJournal(ctx context.Context, runID string) ([]JournalEntry, error) {
+	s.hook("journal", sqlLoadJournal)
+	return queryAll(ctx, s.d, sqlLoadJournal, []any{runID}, func(scan func(...any) error) (JournalEntry, error) {
+		var e JournalEntry
+		var kind string
+		err := scan(&e.Seq, &e.StepID, &kind, &e.Result, &e.CreatedAt)
+		e.Kind = EntryKind(kind)
+		return e, err
+	})
+}
+
+// pgAppend renews the lease and inserts the journal row in one statement:
+// the INSERT reads from the UPDATE, so a lost lease inserts nothing.
+const pgAppend = pgClock + `,
+lease AS (
+  UPDATE _sky_durable_runs r SET claimed_at = clock.now, updated_at = clock.now
+    FROM clock
+   WHERE r.id = ? AND r.lease_token = ? AND r.status = 'running'
+  RETURNING r.id)
+INSERT INTO _sky_durable_journal (run_id, seq, step_id, kind, result, created_at)
+SELECT lease.id, ?, ?, ?, ?, clock.now FROM lease, clock`
+
+func (s *pgStore) appendEntry(ctx context.Context, q *db.DB, f fence, e JournalEntry, now time.Time) error {
+	n, err := s.exec(ctx, q, "append", pgAppend, clockArg(now), f.runID, f.token, e.Seq, e.StepID, string(e.Kind), e.Result)
+	return leaseChecked(n, err)
+}
+
+// leaseChecked maps a fenced write that matched no row to errLeaseLost.
+func leaseChecked(n int64, err error) error {
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return errLeaseLost
+	}
+	return nil
+}
+
+const pgLockRun = `SELECT id FROM _sky_durable_runs WHERE id = ? AND lease_token = ? AND status = 'running' FOR UPDATE`
+
+const sqlReadSignal = `SELECT payload FROM _sky_durable_signals WHERE run_id = ? AND name = ? AND delivered = FALSE`
+
+const sqlMarkDelivered = `UPDATE _sky_durable_signals SET delivered = TRUE WHERE run_id = ? AND name = ?`
+
+func (s *pgStore) consumeSignal(ctx context.Context, f fence, name string, e JournalEntry, accept func(string) error, now time.Time) (bool, error) {
+	found := false
+	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+		// Lock the run first: the signal row cannot then change under us.
+		if err := s.lockRun(ctx, tx, f); err != nil {
+			return err
+		}
+		var payload string
+		s.hook("signal", sqlReadSignal)
+		err := tx.QueryRow(ctx, sqlReadSignal, f.runID, name).Scan(&payload)
+		if isNoRows(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := accept(payload); err != nil {
+			return err
+		}
+		e.Result = payload
+		if err := s.appendEntry(ctx, tx, f, e, now); err != nil {
+			return err
+		}
+		if _, err := s.exec(ctx, tx, "signal", sqlMarkDelivered, f.runID, name); err != nil {
+			return err
+		}
+		found = true
+		return nil
+	})
+	return found, err
+}
+
+func (s *pgStore) lockRun(ctx context.Context, tx *db.DB, f fence) error {
+	s.hook("lock", pgLockRun)
+	rs, err := tx.Query(ctx, pgLockRun, f.runID, f.token)
+	if err != nil {
+		return err
+	}
+	defer rs.Close()
+	if !rs.Next() {
+		if err := rs.Err(); err != nil {
+			return err
+		}
+		return errLeaseLost
+	}
+	return nil
+}
+
+// pgSuspend parks the run. When it waits for a signal that is already
+// stored, it is due at once (the signal arrived while it was running).
+const pgSuspend = pgClock + `
+UPDATE _sky_durable_runs r
+   SET status = 'waiting', attempts = 0, claimed_at = NULL, lease_token = NULL, updated_at = clock.now,
+       waiting_signal = CAST(? AS TEXT),
+       wake_at = CASE
+         WHEN CAST(? AS TEXT) IS NOT NULL AND EXISTS (
+           SELECT 1 FROM _sky_durable_signals s WHERE s.run_id = r.id AND s.name = CAST(? AS TEXT) AND s.delivered = FALSE)
+         THEN clock.now
+         ELSE COALESCE(CAST(? AS TIMESTAMPTZ), 'infinity') END
+  FROM clock
+ WHERE r.id = ? AND r.lease_token = ? AND r.status = 'running'`
+
+func (s *pgStore) suspend(ctx context.Context, f fence, wakeAt time.Time, signal string, now time.Time) error {
+	var sig, wake any
+	if signal != "" {
+		sig = signal
+	}
+	if !wakeAt.IsZero() {
+		wake = wakeAt
+	}
+	if signal == "" {
+		n, err := s.exec(ctx, s.d, "suspend", pgSuspend, clockArg(now), sig, sig, sig, wake, f.runID, f.token)
+		return leaseChecked(n, err)
+	}
+	// Waiting for a signal: lock the run row first, so a Signal committing
+	// concurrently is either seen by the EXISTS (it committed before the
+	// lock was granted) or sees waiting_signal set (it runs after us).
+	return s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+		if err := s.lockRun(ctx, tx, f); err != nil {
+			return err
+		}
+		n, err := s.exec(ctx, tx, "suspend", pgSuspend, clockArg(now), sig, sig, sig, wake, f.runID, f.token)
+		return leaseChecked(n, err)
+	})
+}
+
+const pgComplete = pgClock + `
+UPDATE _sky_durable_runs r
+   SET status = 'done', output = ?, last_error = '', claimed_at = NULL, lease_token = NULL,
+       waiting_signal = NULL, updated_at = clock.now
+  FROM clock
+ WHERE r.id = ? AND r.lease_token = ? AND r.status = 'running'`
+
+func (s *pgStore) complete(ctx context.Context, f fence, output string, now time.Time) error {
+	n, err := s.exec(ctx, s.d, "complete", pgComplete, clockArg(now), output, f.runID, f.token)
+	return leaseChecked(n, err)
+}
+
+const pgFail = pgClock + `
+UPDATE _sky_durable_runs r
+   SET status = ?, last_error = ?, wake_at = clock.now + CAST(? AS BIGINT) * INTERVAL '1 millisecond',
+       claimed_at = NULL, lease_token = NULL, waiting_signal = NULL, updated_at = clock.now
+  FROM clock
+ WHERE r.id = ? AND r.lease_token = ? AND r.status = 'running'`
+
+func (s *pgStore) fail(ctx context.Context, f fence, lastError string, backoff time.Duration, dead bool, now time.Time) error {
+	status := StatusFailed
+	if dead {
+		status = StatusDead
+	}
+	n, err := s.exec(ctx, s.d, "fail", pgFail, clockArg(now), string(status), lastError, backoff.Milliseconds(), f.runID, f.token)
+	return leaseChecked(n, err)
+}
+
+const pgLockAnyRun = `SELECT id FROM _sky_durable_runs WHERE id = ? FOR UPDATE`
+
+const pgPutSignal = pgClock + `
+INSERT INTO _sky_durable_signals (run_id, name, payload, delivered, created_at)
+SELECT ?, ?, ?, FALSE, clock.now FROM clock
+ON CONFLICT (run_id, name) DO UPDATE SET payload = EXCLUDED.payload, created_at = EXCLUDED.created_at
+ WHERE _sky_durable_signals.delivered = FALSE`
+
+const pgWakeForSignal = pgClock + `
+UPDATE _sky_durable_runs r SET wake_at = clock.now, updated_at = clock.now
+  FROM clock
+ WHERE r.id = ? AND r.status = 'waiting' AND r.waiting_signal = ?`
+
+func (s *pgStore) putSignal(ctx context.Context, runID, name, payload string, now time.Time) (bool, error) {
+	stored := false
+	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+		// Lock the run row (if it exists) so a concurrent suspend either
+		// sees this signal or is seen by the wake-up below.
+		s.hook("signal", pgLockAnyRun)
+		rs, err := tx.Query(ctx, pgLockAnyRun, runID)
+		if err != nil {
+			return err
+		}
+		rs.Close()
+		n, err := s.exec(ctx, tx, "signal", pgPutSignal, clockArg(now), runID, name, payload)
+		if err != nil || n == 0 {
+			return err
+		}
+		stored = true
+		_, err = s.exec(ctx, tx, "signal", pgWakeForSignal, clockArg(now), runID, name)
+		return err
+	})
+	return stored, err
+}
+
+// pgRunColumns reads a run; 'infinity' reads as NULL (no wake time).
+const pgRunColumns = `id, workflow, version, status, input, COALESCE(output, ''), attempts,
+  CASE WHEN wake_at = 'infinity' THEN NULL ELSE wake_at END, COALESCE(waiting_signal, ''), last_error,
+  claimed_at, claimed_by, created_at, updated_at`
+
+const pgReadRun = `SELECT ` + pgRunColumns + ` FROM _sky_durable_runs WHERE id = ?`
+
+const pgListRuns = `SELECT ` + pgRunColumns + ` FROM _sky_durable_runs WHERE (? = '' OR status = ?) ORDER BY created_at DESC, id LIMIT ?`
+
+func (s *pgStore) readRun(ctx context.Context, runID string) (Run, error) {
+	s.hook("read", pgReadRun)
+	runs, err := scanRuns(ctx, s.d, pgReadRun, []any{runID}, pgRunScanner)
+	if err != nil {
+		return Run{}, err
+	}
+	if len(runs) == 0 {
+		return Run{}, errRunNotFound
+	}
+	return runs[0], nil
+}
+
+func (s *pgStore) listRuns(ctx context.Context, status Status, limit int) ([]Run, error) {
+	s.hook("list", pgListRuns)
+	return scanRuns(ctx, s.d, pgListRuns, []any{string(status), string(status), limit}, pgRunScanner)
+}
+
+func pgRunScanner(scan func(...any) error) (Run, error) {
+	var r Run
+	var status string
+	var wake, claimedAt *time.Time
+	err := scan(&r.ID, &r.Workflow, &r.Version, &status, &r.Input, &r.Output, &r.Attempts,
+		&wake, &r.WaitingSignal, &r.LastError, &claimedAt, &r.ClaimedBy, &r.CreatedAt, &r.UpdatedAt)
+	r.Status = Status(status)
+	if wake != nil {
+		r.WakeAt = *wake
+	}
+	if claimedAt != nil {
+		r.ClaimedAt = *claimedAt
+	}
+	return r, err
+}
+
+const pgRetry = pgClock + `
+UPDATE _sky_durable_runs r
+   SET status = 'waiting', attempts = 0, wake_at = clock.now, claimed_at = NULL, lease_token = NULL,
+       waiting_signal = NULL, updated_at = clock.now
+  FROM clock
+ WHERE r.id = ? AND r.status IN ('failed','dead')`
+
+func (s *pgStore) retryRun(ctx context.Context, runID string, now time.Time) (bool, error) {
+	n, err := s.exec(ctx, s.d, "retry", pgRetry, clockArg(now), runID)
+	return n == 1, err
+}
+
+const pgCancel = pgClock + `
+UPDATE _sky_durable_runs r
+   SET status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = clock.now
+  FROM clock
+ WHERE r.id = ? AND r.status IN ('waiting','running','failed')`
+
+func (s *pgStore) cancelRun(ctx context.Context, runID string, now time.Time) (bool, error) {
+	n, err := s.exec(ctx, s.d, "cancel", pgCancel, clockArg(now), runID)
+	return n == 1, err
+}
+
+const pgSaveSnapshot = pgClock + `
+INSERT INTO _sky_durable_snapshot (id, seq, data, updated_at)
+SELECT ?, ?, ?, clock.now FROM clock
+ON CONFLICT (id) DO UPDATE SET seq = EXCLUDED.seq, data = EXCLUDED.data, updated_at = EXCLUDED.updated_at
+ WHERE _sky_durable_snapshot.seq < EXCLUDED.seq`
+
+func (s *pgStore) saveSnapshot(ctx context.Context, id string, seq int64, data string, now time.Time) (bool, error) {
+	n, err := s.exec(ctx, s.d, "snapshot", pgSaveSnapshot, clockArg(now), id, seq, data)
+	return n == 1, err
+}
+
+const sqlLoadSnapshot = `SELECT seq, data FROM _sky_durable_snapshot WHERE id = ?`
+
+func (s *pgStore) loadSnapshot(ctx context.Context, id string) (int64, string, bool, error) {
+	s.hook("snapshot", sqlLoadSnapshot)
+	return loadSnapshot(ctx, s.d, id)
+}

@@ -1,0 +1,46 @@
+package durable
+
+import (
+	"context"
+	"errors"
+
+	"skydurable/runtime/db"
+)
+
+// queryAll runs a query and scans each row with scanRow.
+func queryAll[T any](ctx context.Context, q *db.DB, sql string, args []any, scanRow func(scan func(...any) error) (T, error)) ([]T, error) {
+	rs, err := q.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	var out []T
+	for rs.Next() {
+		v, err := scanRow(rs.Scan)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rs.Err()
+}
+
+// scanRuns reads runs with a dialect's row scanner.
+func scanRuns(ctx context.Context, q *db.DB, sql string, args []any, scanRow func(scan func(...any) error) (Run, error)) ([]Run, error) {
+	return queryAll(ctx, q, sql, args, scanRow)
+}
+
+func isNoRows(err error) bool { return errors.Is(err, db.ErrNoRows) }
+
+func loadSnapshot(ctx context.Context, q *db.DB, id string) (int64, string, bool, error) {
+	var seq int64
+	var data string
+	err := q.QueryRow(ctx, sqlLoadSnapshot, id).Scan(&seq, &data)
+	if isNoRows(err) {
+		return 0, "", false, nil
+	}
+	if err != nil {
+		return 0, "", false, err
+	}
+	return seq, data, true, nil
+}

@@ -1,0 +1,371 @@
+package durable
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"skydurable/runtime/db"
+)
+
+// sqliteStore is the SQLite store. Times are INTEGER Unix milliseconds
+// (infinityMs stands for 'infinity'); the clock is always passed in. SQLite
+// serialises writers, so a statement or transaction here needs no row locks.
+type sqliteStore struct {
+	d    *db.DB
+	hook statementHook
+}
+
+const sqliteTables = `
+CREATE TABLE IF NOT EXISTS _sky_durable_runs (
+  id             TEXT PRIMARY KEY,
+  workflow       TEXT NOT NULL,
+  status         TEXT NOT NULL CHECK (status IN ('waiting','running','done','failed','dead','cancelled')),
+  input          TEXT NOT NULL,
+  output         TEXT,
+  attempts       INTEGER NOT NULL DEFAULT 0,
+  wake_at        INTEGER NOT NULL,
+  waiting_signal TEXT,
+  last_error     TEXT NOT NULL DEFAULT '',
+  claimed_at     INTEGER,
+  created_at     INTEGER NOT NULL,
+  updated_at     INTEGER NOT NULL,
+  version        INTEGER NOT NULL DEFAULT 1,
+  lease_token    TEXT,
+  claimed_by     TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS _sky_durable_journal (
+  run_id     TEXT NOT NULL,
+  step_id    TEXT NOT NULL,
+  result     TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  kind       TEXT NOT NULL DEFAULT 'step',
+  seq        INTEGER,
+  PRIMARY KEY (run_id, step_id)
+);
+CREATE TABLE IF NOT EXISTS _sky_durable_signals (
+  run_id     TEXT NOT NULL,
+  name       TEXT NOT NULL,
+  payload    TEXT NOT NULL,
+  delivered  BOOLEAN NOT NULL DEFAULT FALSE,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (run_id, name)
+);
+CREATE TABLE IF NOT EXISTS _sky_durable_snapshot (
+  id         TEXT PRIMARY KEY,
+  seq        INTEGER NOT NULL,
+  data       TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+`
+
+// sqliteAddedColumns are the columns an older schema may lack.
+var sqliteAddedColumns = []struct{ table, column, ddl string }{
+	{"_sky_durable_runs", "version", `ALTER TABLE _sky_durable_runs ADD COLUMN version INTEGER NOT NULL DEFAULT 1`},
+	{"_sky_durable_runs", "lease_token", `ALTER TABLE _sky_durable_runs ADD COLUMN lease_token TEXT`},
+	{"_sky_durable_runs", "claimed_by", `ALTER TABLE _sky_durable_runs ADD COLUMN claimed_by TEXT NOT NULL DEFAULT ''`},
+	{"_sky_durable_journal", "kind", `ALTER TABLE _sky_durable_journal ADD COLUMN kind TEXT NOT NULL DEFAULT 'step'`},
+	{"_sky_durable_journal", "seq", `ALTER TABLE _sky_durable_journal ADD COLUMN seq INTEGER`},
+}
+
+// sqliteIndexes runs after the columns exist. The trigger renews a run's
+// lease whenever its worker journals an entry, so a fresh step is a single
+// INSERT statement on SQLite too.
+const sqliteIndexes = `
+UPDATE _sky_durable_journal SET seq = (
+  SELECT n.rn FROM (SELECT run_id, step_id, row_number() OVER (PARTITION BY run_id ORDER BY created_at, step_id) AS rn
+                      FROM _sky_durable_journal) n
+   WHERE n.run_id = _sky_durable_journal.run_id AND n.step_id = _sky_durable_journal.step_id)
+ WHERE seq IS NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS _sky_durable_journal_order ON _sky_durable_journal (run_id, seq);
+CREATE INDEX IF NOT EXISTS _sky_durable_runs_due ON _sky_durable_runs (wake_at)
+  WHERE status IN ('waiting','running','failed');
+CREATE INDEX IF NOT EXISTS _sky_durable_runs_created ON _sky_durable_runs (created_at);
+CREATE TRIGGER IF NOT EXISTS _sky_durable_journal_renews_lease AFTER INSERT ON _sky_durable_journal
+BEGIN
+  UPDATE _sky_durable_runs SET claimed_at = NEW.created_at, updated_at = NEW.created_at
+   WHERE id = NEW.run_id AND lease_token IS NOT NULL;
+END;
+`
+
+const sqliteHasColumn = `SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = ?`
+
+func (s *sqliteStore) setup(ctx context.Context) error {
+	return s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+		s.hook("setup", sqliteTables)
+		if _, err := tx.ExecRaw(ctx, sqliteTables); err != nil {
+			return err
+		}
+		for _, c := range sqliteAddedColumns {
+			var n int64
+			s.hook("setup", sqliteHasColumn)
+			if err := tx.QueryRow(ctx, sqliteHasColumn, c.table, c.column).Scan(&n); err != nil {
+				return err
+			}
+			if n == 0 {
+				s.hook("setup", c.ddl)
+				if _, err := tx.ExecRaw(ctx, c.ddl); err != nil {
+					return err
+				}
+			}
+		}
+		s.hook("setup", sqliteIndexes)
+		_, err := tx.ExecRaw(ctx, sqliteIndexes)
+		return err
+	})
+}
+
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+func (s *sqliteStore) exec(ctx context.Context, q *db.DB, op, sql string, args ...any) (int64, error) {
+	s.hook(op, sql)
+	return q.Exec(ctx, sql, args...)
+}
+
+const sqliteInsertRun = `
+INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at)
+VALUES (?, ?, ?, 'waiting', ?, 0, ?, '', ?, ?)
+ON CONFLICT (id) DO NOTHING`
+
+func (s *sqliteStore) insertRun(ctx context.Context, r newRun, now time.Time) (bool, string, error) {
+	n, err := s.exec(ctx, s.d, "start", sqliteInsertRun, r.id, r.workflow, r.version, r.input, ms(now), ms(now), ms(now))
+	if err != nil || n == 1 {
+		return n == 1, "", err
+	}
+	var existing string
+	s.hook("start", sqlRunWorkflow)
+	err = s.d.QueryRow(ctx, sqlRunWorkflow, r.id).Scan(&existing)
+	return false, existing, err
+}
+
+// sqliteClaim picks and leases the most overdue claimable run in one
+// statement (SQLite runs it under its single writer lock).
+const sqliteClaim = `
+UPDATE _sky_durable_runs
+   SET status = 'running', attempts = attempts + 1, claimed_at = ?, updated_at = ?,
+       lease_token = ?, claimed_by = ?, waiting_signal = NULL
+ WHERE id = (
+   SELECT id FROM _sky_durable_runs
+    WHERE status IN ('waiting','running','failed')
+      AND wake_at <= ?
+      AND (claimed_at IS NULL OR claimed_at < ?)
+      AND workflow IN (SELECT value FROM json_each(?))
+    ORDER BY wake_at
+    LIMIT 1)
+RETURNING id, workflow, version, input, attempts, last_error`
+
+func (s *sqliteStore) claimRun(ctx context.Context, names []string, now time.Time, lease time.Duration, token, worker string) (claimed, bool, error) {
+	namesJSON, _ := json.Marshal(names)
+	s.hook("claim", sqliteClaim)
+	rs, err := s.d.Query(ctx, sqliteClaim, ms(now), ms(now), token, worker, ms(now), ms(now.Add(-lease)), string(namesJSON))
+	if err != nil {
+		return claimed{}, false, err
+	}
+	defer rs.Close()
+	if !rs.Next() {
+		return claimed{}, false, rs.Err()
+	}
+	c := claimed{now: now}
+	if err := rs.Scan(&c.id, &c.workflow, &c.version, &c.input, &c.attempts, &c.lastError); err != nil {
+		return claimed{}, false, err
+	}
+	return c, true, rs.Err()
+}
+
+func (s *sqliteStore) loadJournal(ctx context.Context, runID string) ([]JournalEntry, error) {
+	s.hook("journal", sqlLoadJournal)
+	return queryAll(ctx, s.d, sqlLoadJournal, []any{runID}, func(scan func(...any) error) (JournalEntry, error) {
+		var e JournalEntry
+		var kind string
+		var created int64
+		err := scan(&e.Seq, &e.StepID, &kind, &e.Result, &created)
+		e.Kind = EntryKind(kind)
+		e.CreatedAt = fromMs(created)
+		return e, err
+	})
+}
+
+// sqliteAppend inserts the journal row only while the lease holds; the
+// trigger renews the lease in the same statement.
+const sqliteAppend = `
+INSERT INTO _sky_durable_journal (run_id, seq, step_id, kind, result, created_at)
+SELECT id, ?, ?, ?, ?, ? FROM _sky_durable_runs WHERE id = ? AND lease_token = ? AND status = 'running'`
+
+func (s *sqliteStore) appendEntry(ctx context.Context, q *db.DB, f fence, e JournalEntry, now time.Time) error {
+	n, err := s.exec(ctx, q, "append", sqliteAppend, e.Seq, e.StepID, string(e.Kind), e.Result, ms(now), f.runID, f.token)
+	return leaseChecked(n, err)
+}
+
+func (s *sqliteStore) consumeSignal(ctx context.Context, f fence, name string, e JournalEntry, accept func(string) error, now time.Time) (bool, error) {
+	found := false
+	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+		var payload string
+		s.hook("signal", sqlReadSignal)
+		err := tx.QueryRow(ctx, sqlReadSignal, f.runID, name).Scan(&payload)
+		if isNoRows(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := accept(payload); err != nil {
+			return err
+		}
+		e.Result = payload
+		if err := s.appendEntry(ctx, tx, f, e, now); err != nil {
+			return err
+		}
+		if _, err := s.exec(ctx, tx, "signal", sqlMarkDelivered, f.runID, name); err != nil {
+			return err
+		}
+		found = true
+		return nil
+	})
+	return found, err
+}
+
+const sqliteSuspend = `
+UPDATE _sky_durable_runs
+   SET status = 'waiting', attempts = 0, claimed_at = NULL, lease_token = NULL, updated_at = ?,
+       waiting_signal = ?,
+       wake_at = CASE
+         WHEN ? IS NOT NULL AND EXISTS (
+           SELECT 1 FROM _sky_durable_signals s
+            WHERE s.run_id = _sky_durable_runs.id AND s.name = ? AND s.delivered = FALSE)
+         THEN ?
+         ELSE ? END
+ WHERE id = ? AND lease_token = ? AND status = 'running'`
+
+func (s *sqliteStore) suspend(ctx context.Context, f fence, wakeAt time.Time, signal string, now time.Time) error {
+	var sig any
+	if signal != "" {
+		sig = signal
+	}
+	wake := infinityMs
+	if !wakeAt.IsZero() {
+		wake = ms(wakeAt)
+	}
+	n, err := s.exec(ctx, s.d, "suspend", sqliteSuspend, ms(now), sig, sig, sig, ms(now), wake, f.runID, f.token)
+	return leaseChecked(n, err)
+}
+
+const sqliteComplete = `
+UPDATE _sky_durable_runs
+   SET status = 'done', output = ?, last_error = '', claimed_at = NULL, lease_token = NULL,
+       waiting_signal = NULL, updated_at = ?
+ WHERE id = ? AND lease_token = ? AND status = 'running'`
+
+func (s *sqliteStore) complete(ctx context.Context, f fence, output string, now time.Time) error {
+	n, err := s.exec(ctx, s.d, "complete", sqliteComplete, output, ms(now), f.runID, f.token)
+	return leaseChecked(n, err)
+}
+
+const sqliteFail = `
+UPDATE _sky_durable_runs
+   SET status = ?, last_error = ?, wake_at = ?, claimed_at = NULL, lease_token = NULL,
+       waiting_signal = NULL, updated_at = ?
+ WHERE id = ? AND lease_token = ? AND status = 'running'`
+
+func (s *sqliteStore) fail(ctx context.Context, f fence, lastError string, backoff time.Duration, dead bool, now time.Time) error {
+	status := StatusFailed
+	if dead {
+		status = StatusDead
+	}
+	n, err := s.exec(ctx, s.d, "fail", sqliteFail, string(status), lastError, ms(now.Add(backoff)), ms(now), f.runID, f.token)
+	return leaseChecked(n, err)
+}
+
+const sqlitePutSignal = `
+INSERT INTO _sky_durable_signals (run_id, name, payload, delivered, created_at)
+VALUES (?, ?, ?, FALSE, ?)
+ON CONFLICT (run_id, name) DO UPDATE SET payload = excluded.payload, created_at = excluded.created_at
+ WHERE _sky_durable_signals.delivered = FALSE`
+
+const sqliteWakeForSignal = `
+UPDATE _sky_durable_runs SET wake_at = ?, updated_at = ?
+ WHERE id = ? AND status = 'waiting' AND waiting_signal = ?`
+
+func (s *sqliteStore) putSignal(ctx context.Context, runID, name, payload string, now time.Time) (bool, error) {
+	stored := false
+	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+		n, err := s.exec(ctx, tx, "signal", sqlitePutSignal, runID, name, payload, ms(now))
+		if err != nil || n == 0 {
+			return err
+		}
+		stored = true
+		_, err = s.exec(ctx, tx, "signal", sqliteWakeForSignal, ms(now), ms(now), runID, name)
+		return err
+	})
+	return stored, err
+}
+
+const sqliteRunColumns = `id, workflow, version, status, input, COALESCE(output, ''), attempts,
+  wake_at, COALESCE(waiting_signal, ''), last_error, COALESCE(claimed_at, 0), claimed_by, created_at, updated_at`
+
+const sqliteReadRun = `SELECT ` + sqliteRunColumns + ` FROM _sky_durable_runs WHERE id = ?`
+
+const sqliteListRuns = `SELECT ` + sqliteRunColumns + ` FROM _sky_durable_runs WHERE (? = '' OR status = ?) ORDER BY created_at DESC, id LIMIT ?`
+
+func sqliteRunScanner(scan func(...any) error) (Run, error) {
+	var r Run
+	var status string
+	var wake, claimedAt, created, updated int64
+	err := scan(&r.ID, &r.Workflow, &r.Version, &status, &r.Input, &r.Output, &r.Attempts,
+		&wake, &r.WaitingSignal, &r.LastError, &claimedAt, &r.ClaimedBy, &created, &updated)
+	r.Status = Status(status)
+	r.WakeAt, r.ClaimedAt, r.CreatedAt, r.UpdatedAt = fromMs(wake), fromMs(claimedAt), fromMs(created), fromMs(updated)
+	return r, err
+}
+
+func (s *sqliteStore) readRun(ctx context.Context, runID string) (Run, error) {
+	s.hook("read", sqliteReadRun)
+	runs, err := scanRuns(ctx, s.d, sqliteReadRun, []any{runID}, sqliteRunScanner)
+	if err != nil {
+		return Run{}, err
+	}
+	if len(runs) == 0 {
+		return Run{}, errRunNotFound
+	}
+	return runs[0], nil
+}
+
+func (s *sqliteStore) listRuns(ctx context.Context, status Status, limit int) ([]Run, error) {
+	s.hook("list", sqliteListRuns)
+	return scanRuns(ctx, s.d, sqliteListRuns, []any{string(status), string(status), limit}, sqliteRunScanner)
+}
+
+const sqliteRetry = `
+UPDATE _sky_durable_runs
+   SET status = 'waiting', attempts = 0, wake_at = ?, claimed_at = NULL, lease_token = NULL,
+       waiting_signal = NULL, updated_at = ?
+ WHERE id = ? AND status IN ('failed','dead')`
+
+func (s *sqliteStore) retryRun(ctx context.Context, runID string, now time.Time) (bool, error) {
+	n, err := s.exec(ctx, s.d, "retry", sqliteRetry, ms(now), ms(now), runID)
+	return n == 1, err
+}
+
+const sqliteCancel = `
+UPDATE _sky_durable_runs
+   SET status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = ?
+ WHERE id = ? AND status IN ('waiting','running','failed')`
+
+func (s *sqliteStore) cancelRun(ctx context.Context, runID string, now time.Time) (bool, error) {
+	n, err := s.exec(ctx, s.d, "cancel", sqliteCancel, ms(now), runID)
+	return n == 1, err
+}
+
+const sqliteSaveSnapshot = `
+INSERT INTO _sky_durable_snapshot (id, seq, data, updated_at) VALUES (?, ?, ?, ?)
+ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, data = excluded.data, updated_at = excluded.updated_at
+ WHERE _sky_durable_snapshot.seq < excluded.seq`
+
+func (s *sqliteStore) saveSnapshot(ctx context.Context, id string, seq int64, data string, now time.Time) (bool, error) {
+	n, err := s.exec(ctx, s.d, "snapshot", sqliteSaveSnapshot, id, seq, data, ms(now))
+	return n == 1, err
+}
+
+func (s *sqliteStore) loadSnapshot(ctx context.Context, id string) (int64, string, bool, error) {
+	s.hook("snapshot", sqlLoadSnapshot)
+	return loadSnapshot(ctx, s.d, id)
+}
