@@ -11,7 +11,8 @@ import (
 // a *value.Failure for any other error type) and come back as
 // value.FromError, so a handler sees exactly the value that was failed with.
 // A runtime error inside a callback (calling a non-function, a wrong result
-// kind) also ends the Task, as an Unexpected failure naming the problem.
+// kind) ends the Task as a *value.RuntimeError, which mapError and onError
+// pass through untouched: a bug is never handled as a Sky failure.
 
 func taskKernels() []value.Kernel {
 	return []value.Kernel{
@@ -35,7 +36,7 @@ func taskKernels() []value.Kernel {
 		{Name: "Task_lazy", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
 			f := a[0]
 			return value.Task{T: task.From(func(context.Context) (value.Value, error) {
-				return value.Apply(f, value.Unit{})
+				return apply(f, value.Unit{})
 			})}, nil
 		}},
 		{Name: "Task_run", Arity: 1, Fn: taskRun},
@@ -47,13 +48,30 @@ func taskKernels() []value.Kernel {
 func taskOf(fn string, f value.Value, arg value.Value) task.Task[value.Value] {
 	r, err := value.Apply(f, arg)
 	if err != nil {
-		return task.Fail[value.Value](err)
+		return task.Fail[value.Value](runtimeError(err))
 	}
 	t, ok := r.(value.Task)
 	if !ok {
-		return task.Fail[value.Value](value.BadArg(fn, "a function returning a Task", r))
+		return task.Fail[value.Value](runtimeError(value.BadArg(fn, "a function returning a Task", r)))
 	}
 	return t.T
+}
+
+// runtimeError marks an error met while running a Task as a program failure.
+func runtimeError(err error) error {
+	if value.IsRuntimeError(err) {
+		return err
+	}
+	return &value.RuntimeError{Message: err.Error()}
+}
+
+// apply is value.Apply for use inside a running Task.
+func apply(f value.Value, args ...value.Value) (value.Value, error) {
+	r, err := value.Apply(f, args...)
+	if err != nil {
+		return nil, runtimeError(err)
+	}
+	return r, nil
 }
 
 func taskAndThen(a []value.Value) (value.Value, error) {
@@ -78,7 +96,7 @@ func taskMap(a []value.Value) (value.Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		return value.Apply(f, v)
+		return apply(f, v)
 	})}, nil
 }
 
@@ -89,7 +107,10 @@ func taskMapError(a []value.Value) (value.Value, error) {
 		return nil, err
 	}
 	return value.Task{T: task.MapError(t.T, func(err error) error {
-		r, callErr := value.Apply(f, value.FromError(err))
+		if value.IsRuntimeError(err) {
+			return err
+		}
+		r, callErr := apply(f, value.FromError(err))
 		if callErr != nil {
 			return callErr
 		}
@@ -104,6 +125,9 @@ func taskOnError(a []value.Value) (value.Value, error) {
 		return nil, err
 	}
 	return value.Task{T: task.OnError(t.T, func(err error) task.Task[value.Value] {
+		if value.IsRuntimeError(err) {
+			return task.Fail[value.Value](err)
+		}
 		return taskOf("Task.onError", h, value.FromError(err))
 	})}, nil
 }
@@ -147,6 +171,9 @@ func taskRun(a []value.Value) (value.Value, error) {
 		return nil, err
 	}
 	v, err := task.Run(context.Background(), t.T)
+	if value.IsRuntimeError(err) {
+		return nil, err
+	}
 	if err != nil {
 		return value.Err(value.FromError(err)), nil
 	}

@@ -174,3 +174,17 @@ func TestIncrementTailCarriesPastVariantBits(t *testing.T) {
 		t.Errorf("increment = %s", got)
 	}
 }
+
+func TestRuntimeErrorsAreNotHandled(t *testing.T) {
+	notTask := fn(1, func([]value.Value) value.Value { return int64(3) })
+	broken := call(t, "Task_andThen", notTask, call(t, "Task_succeed", int64(1)))
+	handled := false
+	h := fn(1, func([]value.Value) value.Value { handled = true; return call(t, "Task_succeed", int64(0)) })
+	_, err := runTask(t, call(t, "Task_onError", h, call(t, "Task_mapError", double, broken)))
+	if !value.IsRuntimeError(err) || handled {
+		t.Errorf("a runtime error inside a Task: want it to pass mapError/onError untouched, got %v (handled=%v)", err, handled)
+	}
+	if _, err := callErr("Task_run", broken); !value.IsRuntimeError(err) {
+		t.Errorf("Task.run of a broken Task: want a runtime error, got %v", err)
+	}
+}
