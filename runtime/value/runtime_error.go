@@ -23,7 +23,7 @@ func (e *RuntimeError) Error() string {
 		s = e.Where + ": " + s
 	}
 	if e.Snippet != "" {
-		s += "\n\n" + e.Snippet
+		s += "\n" + e.Snippet
 	}
 	return s
 }

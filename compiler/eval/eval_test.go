@@ -1,0 +1,130 @@
+package eval
+
+import (
+	"strings"
+	"testing"
+
+	"skydurable/runtime/value"
+)
+
+// evalResult loads a module from src and returns Show of its `result`.
+func evalResult(t *testing.T, src string) (string, error) {
+	t.Helper()
+	var out []string
+	p, err := LoadSource("Main.sky", []byte(src), Options{Stdlib: testStdlib(&out)})
+	if err != nil {
+		return "", err
+	}
+	v, err := p.Value("result")
+	if err != nil {
+		return "", err
+	}
+	return value.Show(v), nil
+}
+
+func TestEvalSnippets(t *testing.T) {
+	cases := []struct {
+		name, src, want string
+	}{
+		{"arith", `result = 1 + 2 * 3 - 4 // 3`, "6"},
+		{"float widen", `result = 1 + 0.5`, "1.5"},
+		{"division", `result = ( 7 / 2, [ 7 // 2, 2 ^ 10, -7 // 2 ] )`, "(3.5,[3,1024,-3])"},
+		{"strings", `result = "a" ++ "b" ++ "c"`, `"abc"`},
+		{"lists", `result = 1 :: [ 2 ] ++ [ 3, 4 ]`, "[1,2,3,4]"},
+		{"compare", `result = [ 1 < 2, "b" >= "a", [ 1, 2 ] == [ 1, 2 ], Just 1 /= Nothing ]`, "[True,True,True,True]"},
+		{"logic", `result = (True && not False) || False`, "True"},
+		{"currying", "add a b = a + b\n\nresult = List3 (add 1) |> apply\n\ntype Wrap = List3 (Int -> Int)\n\napply (List3 f) = f 41", "42"},
+		{"partial and pipe", "add a b c = a + b + c\n\nresult = 3 |> add 1 2", "6"},
+		{"backward pipe", "double x = x * 2\n\nresult = double <| double <| 5", "20"},
+		{"compose", "inc x = x + 1\n\ndouble x = x * 2\n\nresult = ( (inc >> double) 3, (inc << double) 3 )", "(8,7)"},
+		{"op function", "result = ( (+) 1 2, (::) 1 [] )", "(3,[1])"},
+		{"lambda patterns", `result = (\( a, b ) { c } -> a + b + c) ( 1, 2 ) { c = 3 }`, "6"},
+		{"records", "r = { b = 2, a = 1 }\n\nresult = ( r.a, { r | b = 5 }, .b r )", "(1,{ a = 1, b = 5 },2)"},
+		{"record alias ctor", "type alias P = { name : String, age : Int }\n\nresult = P \"ann\" 3", `{ age = 3, name = "ann" }`},
+		{"custom ctor as function", "type T = Pair Int Int\n\napply f x = f x\n\nresult = apply (Pair 1) 2", "Pair 1 2"},
+		{"case", "f m =\n    case m of\n        Just (x :: _) ->\n            x\n\n        Just [] ->\n            -1\n\n        Nothing ->\n            0\n\nresult = [ f (Just [ 5, 6 ]), f (Just []), f Nothing ]", "[5,-1,0]"},
+		{"case literals", "f s =\n    case s of\n        \"a\" ->\n            1\n\n        _ ->\n            2\n\nresult = ( f \"a\", f \"z\" )", "(1,2)"},
+		{"alias pattern", "f x =\n    case x of\n        (( a, _ ) as p) ->\n            ( a, p )\n\nresult = f ( 1, 2 )", "(1,(1,2))"},
+		{"let mutual recursion", "result =\n    let\n        isEven n =\n            if n == 0 then True else isOdd (n - 1)\n\n        isOdd n =\n            if n == 0 then False else isEven (n - 1)\n    in\n    ( isEven 10, isOdd 7 )", "(True,True)"},
+		{"let out of order", "result =\n    let\n        b = a + 1\n\n        a = 1\n    in\n    b", "2"},
+		{"let destructure", "result =\n    let\n        ( x, y ) = ( 1, 2 )\n    in\n    x + y", "3"},
+		{"closures capture", "make n = \\x -> x + n\n\nresult =\n    let\n        add5 = make 5\n    in\n    add5 10", "15"},
+		{"tail loop 1e6", "loop n acc =\n    if n == 0 then\n        acc\n\n    else\n        loop (n - 1) (acc + 1)\n\nresult = loop 1000000 0", "1000000"},
+		{"let tail loop", "result =\n    let\n        go n acc =\n            case n of\n                0 ->\n                    acc\n\n                _ ->\n                    go (n - 1) (acc + n)\n    in\n    go 1000000 0", "500000500000"},
+		{"interpolation", "name = \"sky\"\n\nresult = \"\"\"hi {{name}}!\"\"\"", `"hi sky!"`},
+		{"prelude", "result = ( identity 3, fst ( 1, 2 ), modBy 3 -1 )", "(3,1,2)"},
+		{"char and unit", "result = ( 'x', () )", "('x',())"},
+		{"negation", "x = 3\n\nresult = -x", "-3"},
+		{"qualified ctor", "type T = A | B\n\nresult = [ A, B ]", "[A,B]"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := evalResult(t, c.src)
+			if err != nil {
+				t.Fatalf("error: %v", err)
+			}
+			if got != c.want {
+				t.Errorf("result = %s, want %s", got, c.want)
+			}
+		})
+	}
+}
+
+func TestRuntimeErrorMessages(t *testing.T) {
+	cases := []struct {
+		name, src, want string
+	}{
+		{"plus on a string", "result = \"a\" + 1",
+			"Main.sky:1:14: this `+` needs numbers, but the left side is \"a\"; hint: join Strings with `++`\n   |\n 1 | result = \"a\" + 1\n   |              ^"},
+		{"non-exhaustive case", "f x =\n    case x of\n        Just y ->\n            y\n\nresult = f Nothing",
+			"Main.sky:2:5: this `case` has no branch for Nothing; hint: add a branch for it, or a final `_ ->` branch\n   |\n 2 |     case x of\n   |     ^"},
+		{"missing field", "result = { a = 1 }.b",
+			"Main.sky:1:20: this record has no field `b`: { a = 1 }\n   |\n 1 | result = { a = 1 }.b\n   |                    ^"},
+		{"if needs bool", "result = if 1 then 2 else 3",
+			"Main.sky:1:13: this `if` condition must be a Bool, but it is 1\n   |\n 1 | result = if 1 then 2 else 3\n   |             ^"},
+		{"calling a non-function", "x = 3\n\nresult = x 1",
+			"Main.sky:3:10: cannot call 3: it is a Int, not a function (too many arguments?)\n   |\n 3 | result = x 1\n   |          ^"},
+		{"kernel error gets the call position", "result = modBy \"a\" 1",
+			"Main.sky:1:10: modBy needs Ints\n   |\n 1 | result = modBy \"a\" 1\n   |          ^"},
+		{"comparing functions", "f x = x\n\nresult = f == f",
+			"Main.sky:3:12: cannot compare functions with ==: <function>; hint: compare the values the functions produce\n   |\n 3 | result = f == f\n   |            ^"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := evalResult(t, c.src)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if got := err.Error(); got != c.want {
+				t.Errorf("error:\n%s\nwant:\n%s", got, c.want)
+			}
+		})
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	cases := []struct {
+		name, src, want string
+	}{
+		{"unknown variable", "result = foo", "Main.sky:1:10: I cannot find a `foo` variable"},
+		{"unknown module", "import Nope.Thing\n\nresult = 1", "cannot find module `Nope.Thing`"},
+		{"unknown kernel", "x = Ffi.kernel \"Nope\"\n\nresult = 1", `no Go kernel is registered under the name "Nope"`},
+		{"let cycle", "result =\n    let\n        a = b\n\n        b = a\n    in\n    a", "depend on each other in a cycle: `a` -> `b` -> `a`"},
+		{"unexposed", "import Sky.Core.Task as Task\n\nresult = Task.secret", "module Sky.Core.Task does not expose `secret`"},
+		{"ctor arity", "f x =\n    case x of\n        Just ->\n            1\n\n        _ ->\n            2\n\nresult = 1", "the constructor `Just` takes 1 argument(s), but this pattern gives 0"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := evalResult(t, c.src)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error:\n%s\nwant it to contain:\n%s", err, c.want)
+			}
+			if !IsLoadError(err) {
+				t.Errorf("IsLoadError = false for %T", err)
+			}
+		})
+	}
+}

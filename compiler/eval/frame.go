@@ -1,0 +1,137 @@
+package eval
+
+import (
+	"errors"
+
+	"skydurable/compiler/syntax"
+	"skydurable/runtime/value"
+)
+
+// code is a compiled expression: it computes its value in a frame. Names are
+// resolved once, at compile time, to a slot index and a frame depth.
+type code func(fr *frame) (value.Value, error)
+
+// frame holds the slots of one activation of a function (its parameters and
+// every let, case and pattern binding in its body); parent is the frame of
+// the enclosing function, where free variables live.
+type frame struct {
+	slots  []value.Value
+	parent *frame
+	// tail carries the arguments of a self tail call out of the body to the
+	// trampoline in lambda.invoke.
+	tail []value.Value
+}
+
+// errTailCall is returned by a self tail call in place of calling; the
+// enclosing lambda.invoke loops with frame.tail as the new arguments, so a
+// loop of a million iterations uses constant Go stack.
+var errTailCall = errors.New("internal: tail call escaped its function")
+
+// lambda is a compiled function body: a top-level or let function, or `\`.
+type lambda struct {
+	name   string // for messages; "" for an anonymous function
+	arity  int
+	nslots int
+	// direct is true when every parameter is a variable or `_`: arguments
+	// are copied into slots 0..arity-1 without matching.
+	direct bool
+	params []matcher
+	body   code
+	src    *source
+	pos    []syntax.Pos // position of each parameter pattern, for mismatches
+}
+
+// closure is a lambda together with the frame it was created in.
+type closure struct {
+	lam *lambda
+	env *frame
+}
+
+func (c *closure) Arity() int { return c.lam.arity }
+
+func (c *closure) Call(args []value.Value) (value.Value, error) { return c.lam.invoke(c.env, args) }
+
+func (l *lambda) invoke(env *frame, args []value.Value) (value.Value, error) {
+	for {
+		fr := &frame{slots: make([]value.Value, l.nslots), parent: env}
+		if l.direct {
+			copy(fr.slots, args)
+		} else {
+			for i, m := range l.params {
+				fr.slots[i] = args[i]
+				if !m(args[i], fr) {
+					return nil, l.src.errorAt(l.pos[i], "this argument pattern does not match "+value.Show(args[i])+
+						"; hint: a function parameter pattern must cover every value of its type (use `case` for the others)")
+				}
+			}
+		}
+		v, err := l.body(fr)
+		if err == errTailCall {
+			args = fr.tail
+			continue
+		}
+		return v, err
+	}
+}
+
+// kernelFunc is a Go kernel exposed as a Sky function.
+type kernelFunc struct{ k value.Kernel }
+
+func (f *kernelFunc) Arity() int { return f.k.Arity }
+
+func (f *kernelFunc) Call(args []value.Value) (value.Value, error) { return f.k.Fn(args) }
+
+// ctorFunc builds a custom-type value from its arguments.
+type ctorFunc struct {
+	name  string
+	arity int
+}
+
+func (f *ctorFunc) Arity() int { return f.arity }
+
+func (f *ctorFunc) Call(args []value.Value) (value.Value, error) {
+	return value.Ctor{Name: f.name, Args: append([]value.Value(nil), args...)}, nil
+}
+
+// recordFunc is a record alias used as a positional constructor: `R 1 2`
+// builds `{ a = 1, b = 2 }` for `type alias R = { a : Int, b : Int }`.
+type recordFunc struct {
+	names []string // sorted field names
+	perm  []int    // perm[i] is the slot in names of the i-th declared field
+}
+
+func (f *recordFunc) Arity() int { return len(f.perm) }
+
+func (f *recordFunc) Call(args []value.Value) (value.Value, error) {
+	vals := make([]value.Value, len(f.names))
+	for i, a := range args {
+		vals[f.perm[i]] = a
+	}
+	return &value.Record{Names: f.names, Values: vals}, nil
+}
+
+// accessorFunc is `.field`.
+type accessorFunc struct {
+	field string
+	src   *source
+	pos   syntax.Pos
+}
+
+func (f *accessorFunc) Arity() int { return 1 }
+
+func (f *accessorFunc) Call(args []value.Value) (value.Value, error) {
+	return f.src.access(f.pos, args[0], f.field)
+}
+
+// composeFunc is `f >> g` (first f, then g).
+type composeFunc struct{ first, then value.Value }
+
+func (f *composeFunc) Arity() int { return 1 }
+
+func (f *composeFunc) Call(args []value.Value) (value.Value, error) {
+	v, err := value.Apply(f.first, args[0])
+	if err != nil {
+		return nil, err
+	}
+	return value.Apply(f.then, v)
+}

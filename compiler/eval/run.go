@@ -1,0 +1,135 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"skydurable/runtime/task"
+	"skydurable/runtime/value"
+)
+
+// RunMain forces the entry module's `main : Task Error ()` under ctx. The
+// error is nil on success; otherwise the Task's failure (a *task.Error, or a
+// *value.Failure for a non-Error failure) or a *value.RuntimeError when the
+// program itself went wrong.
+func (p *Program) RunMain(ctx context.Context) error {
+	m, err := p.Value("main")
+	if err != nil {
+		return &Error{Msg: err.Error() + "; hint: a program defines `main : Task Error ()`"}
+	}
+	t, ok := m.(value.Task)
+	if !ok {
+		return &value.RuntimeError{Where: where(p.entry.values["main"].pos), Message: "`main` must be a Task, but it is " + value.Show(m) + "; hint: wrap a value with `Task.succeed`"}
+	}
+	p.ctx = ctx
+	_, err = task.Run(ctx, t.T)
+	return err
+}
+
+// TestReport is the outcome of RunTests.
+type TestReport struct {
+	Passed, Failed int
+}
+
+// RunTests runs the entry module's `tests : List Test` (Sky.Test) and prints
+// one line per test to w: `  ok    name` or `  FAIL  name` followed by the
+// failure message indented; then `N passed, M failed`. A test inside
+// `suite "s" [...]` is named `s / name`. A test body may return a TestResult
+// or a Task of one; a runtime error or a Task failure fails that test only.
+func (p *Program) RunTests(ctx context.Context, w io.Writer) (TestReport, error) {
+	var rep TestReport
+	v, err := p.Value("tests")
+	if err != nil {
+		return rep, &Error{Msg: err.Error() + "; hint: a test module defines `tests : List Test`"}
+	}
+	l, ok := v.(*value.List)
+	if !ok {
+		return rep, fmt.Errorf("`tests` must be a List Test, but it is %s", value.Show(v))
+	}
+	p.ctx = ctx
+	for _, t := range l.Slice() {
+		if err := p.runTest(ctx, w, "", t, &rep); err != nil {
+			return rep, err
+		}
+	}
+	fmt.Fprintf(w, "%d passed, %d failed\n", rep.Passed, rep.Failed)
+	return rep, nil
+}
+
+func (p *Program) runTest(ctx context.Context, w io.Writer, prefix string, t value.Value, rep *TestReport) error {
+	c, ok := t.(value.Ctor)
+	if !ok || len(c.Args) != 2 {
+		return fmt.Errorf("a test must be built with Sky.Test's `test` or `suite`, but got %s", value.Show(t))
+	}
+	name, _ := c.Args[0].(string)
+	full := prefix + name
+	switch c.Name {
+	case "Suite":
+		tests, _ := c.Args[1].(*value.List)
+		for _, sub := range tests.Slice() {
+			if err := p.runTest(ctx, w, full+" / ", sub, rep); err != nil {
+				return err
+			}
+		}
+		return nil
+	case "Test":
+		msg := testOutcome(ctx, c.Args[1])
+		if msg == "" {
+			rep.Passed++
+			fmt.Fprintf(w, "  ok    %s\n", full)
+			return nil
+		}
+		rep.Failed++
+		fmt.Fprintf(w, "  FAIL  %s\n%s\n", full, indent(msg, "        "))
+		return nil
+	}
+	return fmt.Errorf("a test must be `Test` or `Suite`, but got %s", value.Show(t))
+}
+
+// testOutcome runs one test body; "" means it passed, else the message.
+func testOutcome(ctx context.Context, body value.Value) string {
+	r, err := value.Apply(body, value.Unit{})
+	if err != nil {
+		return err.Error()
+	}
+	if t, ok := r.(value.Task); ok {
+		r, err = task.Run(ctx, t.T)
+		if err != nil {
+			if value.IsRuntimeError(err) {
+				return err.Error()
+			}
+			return "the test's task failed: " + failureText(err)
+		}
+	}
+	c, ok := r.(value.Ctor)
+	switch {
+	case ok && c.Name == "Pass":
+		return ""
+	case ok && c.Name == "Fail" && len(c.Args) == 1:
+		if s, ok := c.Args[0].(string); ok {
+			return s
+		}
+		return value.Show(c.Args[0])
+	}
+	return "a test must give a TestResult (Pass or Fail), but this one gave " + value.Show(r)
+}
+
+// failureText renders a Task failure: Sky's Error as "<Label>: <message>",
+// any other failure value as Debug.toString shows it.
+func failureText(err error) string {
+	var f *value.Failure
+	if errors.As(err, &f) {
+		return value.Show(f.V)
+	}
+	return task.As(err).Error()
+}
+
+// FailureText renders the failure of `main` for the CLI.
+func FailureText(err error) string { return failureText(err) }
+
+func indent(s, pad string) string {
+	return pad + strings.ReplaceAll(s, "\n", "\n"+pad)
+}
