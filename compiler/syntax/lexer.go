@@ -36,7 +36,7 @@ func (lx *lexer) tokenize() []token {
 		t := lx.next()
 		t.spaceBefore = space || len(toks) == 0
 		t.first = t.pos.Line != lx.lastLine || len(toks) == 0
-		lx.lastLine = t.pos.Line
+		lx.lastLine = t.end.Line
 		if n := len(toks); n > 0 {
 			toks[n-1].spaceAfter = t.spaceBefore
 		}

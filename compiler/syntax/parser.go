@@ -116,7 +116,11 @@ func (p *parser) span(start Pos) Span { return Span{start, p.prevEnd()} }
 
 // fail records an error at token t and unwinds to the recovery point.
 func (p *parser) fail(t token, msg, expected, hint string) {
-	p.errs.add(Error{Pos: t.pos, End: t.end, Msg: msg, Expected: expected, Found: t.describe(), Hint: hint})
+	found := ""
+	if expected != "" {
+		found = t.describe()
+	}
+	p.errs.add(Error{Pos: t.pos, End: t.end, Msg: msg, Expected: expected, Found: found, Hint: hint})
 	panic(bailout{})
 }
 
@@ -124,9 +128,16 @@ func (p *parser) fail(t token, msg, expected, hint string) {
 // wanted, with a layout hint when the token starts a line.
 func (p *parser) unexpected(expected, hint string) {
 	t := p.tok
-	msg := fmt.Sprintf("unexpected %s", t.describe())
+	msg := fmt.Sprintf("unexpected %s", strings.TrimPrefix(t.describe(), "the "))
 	if t.kind == tEOF {
 		msg = "the file ended unexpectedly"
+	}
+	switch {
+	case hint != "":
+	case t.kind == tArrow:
+		hint = "a `->` here often means a case branch that is not aligned with the branches above it, or a lambda missing its `\\`"
+	case t.kind == tEquals:
+		hint = "a `=` here often means a definition that is indented too far: top-level declarations start at column 1, and let bindings start in the column of the first binding"
 	}
 	if hint == "" && t.first && t.kind != tEOF && !p.fits() {
 		hint = fmt.Sprintf("this line starts at column %d, which ends the block above; indent it further to continue, or check that aligned lines (let bindings, case branches) start in the same column", t.pos.Col)

@@ -44,7 +44,11 @@ func (p *parser) topLevel(item func()) {
 		p.indent, p.itemStart = 1, p.i
 		item()
 		if p.tok.kind != tEOF && !p.atColumnOne() {
-			p.unexpected("a new declaration at column 1", "this may be a missing operator, a stray bracket, or a line that should be indented")
+			hint := "this may be a missing operator, a stray bracket, or a line that should be indented"
+			if p.tok.kind == tArrow || p.tok.kind == tEquals {
+				hint = "" // unexpected gives a more specific layout hint
+			}
+			p.unexpected("a new declaration at column 1", hint)
 		}
 		return true
 	}()
@@ -177,6 +181,10 @@ func (p *parser) parseDecl(lastEnd int) Decl {
 		var ann *Annotation
 		if p.peek(1).kind == tColon {
 			ann = p.parseAnnotation()
+			if n := p.tok; n.kind == tLower && n.module == "" && p.atColumnOne() && n.name != ann.Name.Name {
+				p.fail(n, fmt.Sprintf("the annotation for `%s` is followed by a definition of `%s`", ann.Name.Name, n.name), "",
+					fmt.Sprintf("an annotation must be immediately followed by its definition; if this is a typo, rename it to `%s`", ann.Name.Name))
+			}
 			if p.tok.kind == tEOF || !p.atColumnOne() || p.tok.kind != tLower || p.tok.name != ann.Name.Name {
 				p.errs.add(Error{Pos: ann.Name.Start, End: ann.Name.End,
 					Msg:  fmt.Sprintf("the type annotation for `%s` has no definition", ann.Name.Name),
@@ -201,7 +209,7 @@ func (p *parser) parseAnnotation() *Annotation {
 	name := p.next()
 	p.next() // :
 	t := p.parseType()
-	return &Annotation{Span: Span{name.pos, t.Range().End}, Name: Ident{Span: name.span(), Name: name.name}, Type: t}
+	return &Annotation{Span: Span{name.pos, p.prevEnd()}, Name: Ident{Span: name.span(), Name: name.name}, Type: t}
 }
 
 // parseValueDecl parses `name p1 p2 = body` (top level or in a let).
@@ -232,7 +240,7 @@ func (p *parser) parseValueDecl(ann *Annotation, doc *DocComment) *ValueDecl {
 	if ann != nil {
 		start = ann.Start
 	}
-	return &ValueDecl{Span: Span{start, body.Range().End}, Doc: doc, Annotation: ann,
+	return &ValueDecl{Span: Span{start, p.prevEnd()}, Doc: doc, Annotation: ann,
 		Name: Ident{Span: name.span(), Name: name.name}, Params: params, Body: body}
 }
 
@@ -264,7 +272,7 @@ func (p *parser) parseTypeAlias() *TypeAlias {
 	params := p.parseTypeParams()
 	p.expect(tEquals, "`=`", "a type alias is written `type alias Name = Type`")
 	t := p.parseType()
-	return &TypeAlias{Span: Span{start.pos, t.Range().End}, Name: name, Params: params, Type: t}
+	return &TypeAlias{Span: Span{start.pos, p.prevEnd()}, Name: name, Params: params, Type: t}
 }
 
 // parseCustomType parses `type Name a = A | B Int | C { x : Int }`.

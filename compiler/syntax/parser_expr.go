@@ -45,11 +45,17 @@ func (p *parser) isBinaryOp() bool {
 func (p *parser) parseExpr() Expr {
 	p.enter()
 	defer p.leave()
-	operands := []Expr{p.parseOperand()}
+	var operands []operand
+	parse := func() {
+		start := p.tok.pos
+		x := p.parseOperand()
+		operands = append(operands, operand{x, Span{start, p.prevEnd()}})
+	}
+	parse()
 	var ops []token
 	for p.isBinaryOp() {
 		ops = append(ops, p.next())
-		operands = append(operands, p.parseOperand())
+		parse()
 	}
 	return p.resolveOps(operands, ops)
 }
@@ -57,18 +63,19 @@ func (p *parser) parseExpr() Expr {
 // resolveOps builds the tree for x0 op1 x1 op2 x2 … with a shunting-yard
 // pass, rejecting chained non-associative operators (`a < b < c`) and mixed
 // associativity at one precedence (`f <| x |> g`).
-func (p *parser) resolveOps(operands []Expr, ops []token) Expr {
+func (p *parser) resolveOps(operands []operand, ops []token) Expr {
 	if len(ops) == 0 {
-		return operands[0]
+		return operands[0].x
 	}
-	out := []Expr{operands[0]}
+	out := []operand{operands[0]}
 	var stack []token
 	reduce := func() {
 		op := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		r, l := out[len(out)-1], out[len(out)-2]
 		out = out[:len(out)-2]
-		out = append(out, &BinOp{Span: Span{l.Range().Start, r.Range().End}, Op: op.name, OpSpan: op.span(), L: l, R: r})
+		sp := Span{l.span.Start, r.span.End}
+		out = append(out, operand{&BinOp{Span: sp, Op: op.name, OpSpan: op.span(), L: l.x, R: r.x}, sp})
 	}
 	for i, o2 := range ops {
 		i2 := binaryOps[o2.name]
@@ -95,7 +102,14 @@ func (p *parser) resolveOps(operands []Expr, ops []token) Expr {
 	for len(stack) > 0 {
 		reduce()
 	}
-	return out[0]
+	return out[0].x
+}
+
+// operand is an expression between operators with its extent including any
+// parentheses around it (which the node's own span omits).
+type operand struct {
+	x    Expr
+	span Span
 }
 
 // parseOperand parses what may stand between binary operators: let, if,
@@ -117,8 +131,8 @@ func (p *parser) parseOperand() Expr {
 		if p.tok.name == "-" && !p.tok.spaceAfter && p.startsTerm(p.peek(1)) {
 			minus := p.next()
 			x := p.parseTerm()
-			neg := &Neg{Span: Span{minus.pos, x.Range().End}, X: x}
-			return p.parseArgs(neg)
+			neg := &Neg{Span: Span{minus.pos, p.prevEnd()}, X: x}
+			return p.parseArgs(neg, minus.pos)
 		}
 		hint := ""
 		if p.tok.name == "-" {
@@ -129,12 +143,13 @@ func (p *parser) parseOperand() Expr {
 	if !p.startsTerm(p.tok) {
 		p.unexpected("an expression", "")
 	}
-	return p.parseArgs(p.parseTerm())
+	start := p.tok.pos
+	return p.parseArgs(p.parseTerm(), start)
 }
 
 // parseArgs parses the arguments of an application of fn, if any. `f -1`
 // passes -1: a `-` with space before it and none after negates its operand.
-func (p *parser) parseArgs(fn Expr) Expr {
+func (p *parser) parseArgs(fn Expr, start Pos) Expr {
 	var args []Expr
 	for p.fits() {
 		if p.startsTerm(p.tok) {
@@ -144,7 +159,7 @@ func (p *parser) parseArgs(fn Expr) Expr {
 		if t := p.tok; t.kind == tOp && t.name == "-" && t.spaceBefore && !t.spaceAfter && p.startsTerm(p.peek(1)) {
 			p.next()
 			x := p.parseTerm()
-			args = append(args, &Neg{Span: Span{t.pos, x.Range().End}, X: x})
+			args = append(args, &Neg{Span: Span{t.pos, p.prevEnd()}, X: x})
 			continue
 		}
 		break
@@ -152,7 +167,7 @@ func (p *parser) parseArgs(fn Expr) Expr {
 	if len(args) == 0 {
 		return fn
 	}
-	return &App{Span: Span{fn.Range().Start, args[len(args)-1].Range().End}, Fn: fn, Args: args}
+	return &App{Span: Span{start, p.prevEnd()}, Fn: fn, Args: args}
 }
 
 // startsTerm reports whether t can begin an atomic expression.
@@ -169,10 +184,11 @@ func (p *parser) startsTerm(t token) bool {
 func (p *parser) parseTerm() Expr {
 	p.enter()
 	defer p.leave()
+	start := p.tok.pos
 	x := p.parseAtom()
 	for p.tok.kind == tDotField && !p.tok.spaceBefore {
 		f := p.next()
-		x = &Access{Span: Span{x.Range().Start, f.end}, Record: x, Field: Ident{Span: Span{Pos{File: f.pos.File, Line: f.pos.Line, Col: f.pos.Col + 1, Offset: f.pos.Offset + 1}, f.end}, Name: f.name}}
+		x = &Access{Span: Span{start, f.end}, Record: x, Field: Ident{Span: Span{Pos{File: f.pos.File, Line: f.pos.Line, Col: f.pos.Col + 1, Offset: f.pos.Offset + 1}, f.end}, Name: f.name}}
 	}
 	return x
 }
@@ -286,7 +302,7 @@ func (p *parser) parseRecord() Expr {
 		p.next()
 		p.expect(tEquals, "`=`", "record fields are written `{ name = value }`; use `:` only in record types")
 		v := p.parseExpr()
-		fields = append(fields, &FieldInit{Span: Span{name.pos, v.Range().End}, Name: Ident{Span: name.span(), Name: name.name}, Value: v})
+		fields = append(fields, &FieldInit{Span: Span{name.pos, p.prevEnd()}, Name: Ident{Span: name.span(), Name: name.name}, Value: v})
 		if p.tok.kind != tComma {
 			break
 		}
@@ -314,7 +330,7 @@ func (p *parser) parseLambda() Expr {
 	}
 	p.expect(tArrow, "`->`", "")
 	body := p.parseExpr()
-	return &Lambda{Span: Span{start.pos, body.Range().End}, Params: params, Body: body}
+	return &Lambda{Span: Span{start.pos, p.prevEnd()}, Params: params, Body: body}
 }
 
 // parseIf parses `if c then a else b`.
@@ -325,7 +341,7 @@ func (p *parser) parseIf() Expr {
 	then := p.parseExpr()
 	p.expect(tElse, "`else`", "every `if` needs an `else` branch")
 	els := p.parseExpr()
-	return &If{Span: Span{start.pos, els.Range().End}, Cond: cond, Then: then, Else: els}
+	return &If{Span: Span{start.pos, p.prevEnd()}, Cond: cond, Then: then, Else: els}
 }
 
 // parseCase parses `case e of` and its aligned branches.
@@ -335,10 +351,11 @@ func (p *parser) parseCase() Expr {
 	p.expect(tOf, "`of`", "")
 	var branches []*CaseBranch
 	p.alignedBlock("a case branch", func() {
+		start := p.tok.pos
 		pat := p.parsePattern()
 		p.expect(tArrow, "`->`", "a case branch is written `pattern -> expression`")
 		body := p.parseExpr()
-		branches = append(branches, &CaseBranch{Span: Span{pat.Range().Start, body.Range().End}, Pattern: pat, Body: body})
+		branches = append(branches, &CaseBranch{Span: Span{start, p.prevEnd()}, Pattern: pat, Body: body})
 	}, func() bool { return false })
 	return &Case{Span: Span{start.pos, p.prevEnd()}, Subject: subject, Branches: branches}
 }
@@ -358,7 +375,7 @@ func (p *parser) parseLet() Expr {
 	}
 	p.next()
 	body := p.parseExpr()
-	return &Let{Span: Span{start.pos, body.Range().End}, Bindings: bindings, Body: body}
+	return &Let{Span: Span{start.pos, p.prevEnd()}, Bindings: bindings, Body: body}
 }
 
 // parseLetBinding parses one binding: `x : T` then `x = e`, `f a b = e`,
@@ -375,10 +392,11 @@ func (p *parser) parseLetBinding() LetBinding {
 		}
 		return p.parseValueDecl(ann, nil)
 	}
+	start := p.tok.pos
 	pat := p.parsePattern()
 	p.expect(tEquals, "`=`", "")
 	body := p.parseExpr()
-	return &Destructure{Span: Span{pat.Range().Start, body.Range().End}, Pattern: pat, Body: body}
+	return &Destructure{Span: Span{start, p.prevEnd()}, Pattern: pat, Body: body}
 }
 
 // interpolation turns a multi-line string token into a StringLit (no

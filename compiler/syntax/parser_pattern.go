@@ -7,6 +7,7 @@ import "fmt"
 func (p *parser) parsePattern() Pattern {
 	p.enter()
 	defer p.leave()
+	start := p.tok.pos
 	pat := p.parseConsPattern()
 	for p.tok.kind == tAs && p.fits() {
 		p.next()
@@ -15,18 +16,19 @@ func (p *parser) parsePattern() Pattern {
 			p.unexpected("a name after `as`", "`as` names the whole pattern: `(x :: _) as list`")
 		}
 		p.next()
-		pat = &AliasPat{Span: Span{pat.Range().Start, n.end}, Pattern: pat, Name: Ident{Span: n.span(), Name: n.name}}
+		pat = &AliasPat{Span: Span{start, n.end}, Pattern: pat, Name: Ident{Span: n.span(), Name: n.name}}
 	}
 	return pat
 }
 
 // parseConsPattern parses `head :: tail` (right-associative).
 func (p *parser) parseConsPattern() Pattern {
+	start := p.tok.pos
 	head := p.parseCtorPattern()
 	if p.tok.kind == tOp && p.tok.name == "::" && p.fits() {
 		p.next()
 		tail := p.parseConsPattern()
-		return &ConsPat{Span: Span{head.Range().Start, tail.Range().End}, Head: head, Tail: tail}
+		return &ConsPat{Span: Span{start, p.prevEnd()}, Head: head, Tail: tail}
 	}
 	return head
 }

@@ -7,11 +7,12 @@ import "fmt"
 func (p *parser) parseType() Type {
 	p.enter()
 	defer p.leave()
+	start := p.tok.pos
 	t := p.parseTypeApp()
 	if p.tok.kind == tArrow && p.fits() {
 		p.next()
 		r := p.parseType()
-		return &FuncType{Span: Span{t.Range().Start, r.Range().End}, Arg: t, Result: r}
+		return &FuncType{Span: Span{start, p.prevEnd()}, Arg: t, Result: r}
 	}
 	return t
 }
@@ -111,7 +112,7 @@ func (p *parser) parseRecordType() Type {
 		p.next()
 		p.expect(tColon, "`:`", "fields of a record type are written `name : Type`; use `=` only in record values")
 		ft := p.parseType()
-		rt.Fields = append(rt.Fields, &FieldType{Span: Span{name.pos, ft.Range().End}, Name: Ident{Span: name.span(), Name: name.name}, Type: ft})
+		rt.Fields = append(rt.Fields, &FieldType{Span: Span{name.pos, p.prevEnd()}, Name: Ident{Span: name.span(), Name: name.name}, Type: ft})
 		if p.tok.kind != tComma {
 			break
 		}
