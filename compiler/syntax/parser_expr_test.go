@@ -169,4 +169,3 @@ func containsMsg(list ErrorList, sub string) bool {
 	}
 	return false
 }
-
