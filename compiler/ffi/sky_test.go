@@ -1,0 +1,92 @@
+package ffi_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"skydurable/compiler/eval"
+	"skydurable/compiler/ffi"
+)
+
+// runSky loads main.sky (and any other files) into a temporary source root
+// with the real stdlib and returns `result` shown, or runs `tests`.
+func loadSky(t *testing.T, files map[string]string) *eval.Program {
+	t.Helper()
+	dir := t.TempDir()
+	for name, src := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prog, err := eval.Load(filepath.Join(dir, "Main.sky"), eval.Options{
+		Root:   dir,
+		Stdlib: eval.Stdlib{Modules: ffi.Modules(), Kernels: ffi.Kernels()},
+	})
+	if err != nil {
+		t.Fatalf("the program does not load:\n%v", err)
+	}
+	return prog
+}
+
+// runTests runs a Sky.Test module and fails the Go test on any Sky failure.
+func runSkyTests(t *testing.T, src string) {
+	t.Helper()
+	prog := loadSky(t, map[string]string{"Main.sky": src})
+	var out strings.Builder
+	rep, err := prog.RunTests(context.Background(), &out)
+	if err != nil {
+		t.Fatalf("running tests: %v\n%s", err, out.String())
+	}
+	if rep.Failed > 0 || rep.Passed == 0 {
+		t.Errorf("Sky tests: %d passed, %d failed:\n%s", rep.Passed, rep.Failed, out.String())
+	}
+}
+
+func TestCoreFromSky(t *testing.T) {
+	runSkyTests(t, `module Main exposing (tests)
+
+import Sky.Test exposing (..)
+import Sky.Core.List as List
+import Sky.Core.String as String
+import Sky.Core.Maybe as Maybe
+import Sky.Core.Result as Result
+import Sky.Core.Dict as Dict
+import Sky.Core.Error as Error
+import Sky.Core.Basics as Basics
+import Sky.Core.Task as Task
+
+
+tests : List Test
+tests =
+    [ test "prelude" (\_ -> equal 3 (clamp 0 3 (modBy 10 13)))
+    , test "order" (\_ -> equal LT (compare 1 2))
+    , test "basics qualified" (\_ -> equal 7 (Basics.max 3 7))
+    , test "fst snd" (\_ -> equal ( 1, "b" ) ( fst ( 1, 2 ), snd ( 1, "b" ) ))
+    , test "list" (\_ -> equal [ 2, 4 ] (List.filter (\x -> modBy 2 x == 0) (List.range 1 5)))
+    , test "list head" (\_ -> equal (Just 1) (List.head [ 1, 2 ]))
+    , test "string" (\_ -> equal "A-B" (String.join "-" (String.split "," (String.toUpper "a,b"))))
+    , test "maybe" (\_ -> equal 5 (Maybe.withDefault 5 Nothing))
+    , test "maybe isJust" (\_ -> isTrue (Maybe.isJust (Just 1)))
+    , test "result combine" (\_ -> equal (Ok [ 1, 2 ]) (Result.combine [ Ok 1, Ok 2 ]))
+    , test "result combine err" (\_ -> equal (Err "x") (Result.combine [ Ok 1, Err "x", Err "y" ]))
+    , test "dict" (\_ -> equal (Just 2) (Dict.get "b" (Dict.fromList [ ( "a", 1 ), ( "b", 2 ) ])))
+    , test "dict update" (\_ -> equal [ ( "a", 10 ) ] (Dict.toList (Dict.update "a" (Maybe.map (\v -> v * 10)) (Dict.singleton "a" 1))))
+    , test "error toString" (\_ -> equal "NotFound: not found" (Error.toString Error.notFound))
+    , test "errorToString" (\_ -> equal "IO: disk" (errorToString (Error.io "disk")))
+    , test "retryable" (\_ -> isTrue (Error.isRetryable Error.timeout))
+    , test "not retryable" (\_ -> isFalse (Error.isRetryable (Error.conflict "dup")))
+    , test "task run" (\_ -> equal (Ok 42) (Task.run (Task.map (\x -> x * 2) (Task.succeed 21))))
+    , test "task onError" (\_ -> ok (Task.run (Task.onError (\e -> Task.succeed (Error.message e)) (Task.fail (Error.io "x")))))
+    , test "task sequence" (\_ -> equal (Ok [ 1, 2 ]) (Task.run (Task.sequence [ Task.succeed 1, Task.succeed 2 ])))
+    , test "task fromResult" (\_ -> err (Task.run (Task.fromResult (Err Error.timeout))))
+    , suite "grouped" [ test "pass" (\_ -> pass) ]
+    ]
+`)
+}
