@@ -258,6 +258,17 @@ func (e *Engine) Retry(ctx context.Context, runID string) error {
 	return e.refuse(ctx, runID, "retry", "only failed or dead runs can be retried")
 }
 
+// Wake makes a waiting run due now, whatever it waits for. Timers stay
+// exact and signals stay awaited: a body that is still not ready suspends
+// again. Operators use it to nudge a run; tests use it to wake a run early.
+func (e *Engine) Wake(ctx context.Context, runID string) error {
+	ok, err := e.store.wakeRun(ctx, runID, e.now())
+	if err != nil || ok {
+		return err
+	}
+	return e.refuse(ctx, runID, "wake", "only waiting runs can be woken")
+}
+
 // Cancel stops a run that has not finished: its status becomes cancelled
 // and a worker holding it loses its lease (it writes nothing more).
 func (e *Engine) Cancel(ctx context.Context, runID string) error {

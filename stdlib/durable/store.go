@@ -52,6 +52,8 @@ type store interface {
 	listRuns(ctx context.Context, status Status, limit int) ([]Run, error)
 	// retryRun makes a failed or dead run due now with attempts reset.
 	retryRun(ctx context.Context, runID string, now time.Time) (bool, error)
+	// wakeRun makes a waiting run due now.
+	wakeRun(ctx context.Context, runID string, now time.Time) (bool, error)
 	// cancelRun marks a run that is not finished as cancelled, revoking
 	// any lease.
 	cancelRun(ctx context.Context, runID string, now time.Time) (bool, error)

@@ -419,6 +419,16 @@ func (s *pgStore) retryRun(ctx context.Context, runID string, now time.Time) (bo
 	return n == 1, err
 }
 
+const pgWake = pgClock + `
+UPDATE _sky_durable_runs r SET wake_at = clock.now, updated_at = clock.now
+  FROM clock
+ WHERE r.id = ? AND r.status = 'waiting'`
+
+func (s *pgStore) wakeRun(ctx context.Context, runID string, now time.Time) (bool, error) {
+	n, err := s.exec(ctx, s.d, "wake", pgWake, clockArg(now), runID)
+	return n == 1, err
+}
+
 const pgCancel = pgClock + `
 UPDATE _sky_durable_runs r
    SET status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = clock.now

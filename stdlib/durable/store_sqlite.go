@@ -345,6 +345,14 @@ func (s *sqliteStore) retryRun(ctx context.Context, runID string, now time.Time)
 	return n == 1, err
 }
 
+const sqliteWake = `
+UPDATE _sky_durable_runs SET wake_at = ?, updated_at = ? WHERE id = ? AND status = 'waiting'`
+
+func (s *sqliteStore) wakeRun(ctx context.Context, runID string, now time.Time) (bool, error) {
+	n, err := s.exec(ctx, s.d, "wake", sqliteWake, ms(now), ms(now), runID)
+	return n == 1, err
+}
+
 const sqliteCancel = `
 UPDATE _sky_durable_runs
    SET status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = ?
