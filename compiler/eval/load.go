@@ -36,6 +36,11 @@ type Options struct {
 // preludeName is the module every other module imports implicitly.
 const preludeName = "Sky.Core.Prelude"
 
+// defaultImports are the modules a user module may name by their last
+// segment without importing them, as Elm's default imports (`List.map`,
+// `String.fromInt`). Stdlib modules import what they use explicitly.
+var defaultImports = []string{"Sky.Core.Basics", "Sky.Core.List", "Sky.Core.Maybe", "Sky.Core.Result", "Sky.Core.String", "Sky.Core.Char", "Sky.Core.Tuple"}
+
 // loader finds, parses and orders the modules of one program.
 type loader struct {
 	opts    Options
@@ -123,6 +128,15 @@ func (l *loader) visit(m *Module) {
 			m.deps = append(m.deps, dep)
 		}
 	}
+	if !m.stdlib {
+		for _, name := range defaultImports {
+			if _, ok := l.opts.Stdlib.Modules[name]; ok {
+				if dep := l.find(name, nil, m); dep != nil {
+					m.defaults = append(m.defaults, dep)
+				}
+			}
+		}
+	}
 	m.loaded = true
 	l.order = append(l.order, m)
 }
@@ -143,6 +157,7 @@ func (l *loader) find(name string, imp *syntax.Import, from *Module) *Module {
 		if m == nil {
 			return nil
 		}
+		m.stdlib = true
 		l.visit(m)
 		return m
 	}

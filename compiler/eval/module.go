@@ -16,10 +16,12 @@ type Module struct {
 	// File is the parsed source.
 	File *syntax.File
 
-	src     *source
-	deps    []*Module // explicit imports, in source order
-	prelude *Module   // the implicit Prelude, nil for Prelude itself
-	loaded  bool
+	src      *source
+	deps     []*Module // explicit imports, in source order
+	prelude  *Module   // the implicit Prelude, nil for Prelude itself
+	defaults []*Module // default imports usable by last segment (user modules)
+	loaded   bool
+	stdlib   bool
 
 	values map[string]*global   // top-level values and functions
 	ctors  map[string]*ctorInfo // constructors (custom types and record aliases)

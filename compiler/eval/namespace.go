@@ -35,6 +35,7 @@ func newNamespace(m *Module, errs *ErrorList) *namespace {
 		full := imp.Module.String()
 		ns.quals[full] = append(ns.quals[full], dep)
 		if imp.Alias != nil {
+
 			ns.quals[imp.Alias.Name] = append(ns.quals[imp.Alias.Name], dep)
 		} else if last := imp.Module.Parts[len(imp.Module.Parts)-1]; last != full {
 			ns.quals[last] = append(ns.quals[last], dep)
@@ -48,6 +49,13 @@ func newNamespace(m *Module, errs *ErrorList) *namespace {
 		}
 		for _, it := range imp.Exposing.Items {
 			ns.exposeItem(dep, it, errs)
+		}
+	}
+	// A default import is only a fallback: an explicit import of the same
+	// qualifier wins.
+	for _, d := range m.defaults {
+		if _, taken := ns.quals[lastPart(d.Name)]; !taken {
+			ns.quals[lastPart(d.Name)] = []*Module{d}
 		}
 	}
 	return ns

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"skydurable/compiler/eval"
+	"skydurable/runtime/value"
+)
+
+func init() {
+	register(&command{
+		name:    "run",
+		usage:   "sky run [FILE]",
+		summary: "run a program's main (default: sky.toml's entry, else src/Main.sky)",
+		run:     runMain,
+	})
+}
+
+// runMain loads the program and forces `main`. A failing main prints
+// `Error: <Label>: <message>` and exits 1; so does a program that does not
+// load (after printing its errors).
+func runMain(ctx context.Context, args []string, s streams) int {
+	cfg, err := loadConfig(".")
+	if err != nil {
+		fmt.Fprintln(s.stderr, "sky:", err)
+		return exitFailure
+	}
+	if len(args) > 1 {
+		fmt.Fprintln(s.stderr, "usage: sky run [FILE]")
+		return exitNoBuild
+	}
+	file := "src/Main.sky"
+	if cfg.Entry != "" {
+		file = cfg.Entry
+	}
+	if len(args) == 1 {
+		file = args[0]
+	}
+	prog := loadProgram(file, cfg, s)
+	if prog == nil {
+		return exitFailure
+	}
+	if err := prog.RunMain(ctx); err != nil {
+		reportFailure(s, err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+// reportFailure prints why a program stopped: a runtime error with its
+// source position, or the Task failure as `Error: <Label>: <message>`.
+func reportFailure(s streams, err error) {
+	var re *value.RuntimeError
+	switch {
+	case errors.As(err, &re):
+		fmt.Fprintln(s.stderr, "Runtime error: "+re.Error())
+	case eval.IsLoadError(err):
+		fmt.Fprintln(s.stderr, err)
+	default:
+		fmt.Fprintln(s.stderr, "Error: "+eval.FailureText(err))
+	}
+}

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets the test binary act as the `sky` command inside scripts.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"sky": func() { os.Exit(runCLI(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs every testscripts/*.txtar end to end with the real sky
+// binary: each script holds a program, the commands, and the expected output.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "../../testscripts",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			// Keep scripts hermetic: no database or debug settings leak in.
+			env.Setenv("DATABASE_URL", "")
+			env.Setenv("SKY_LOG_DEBUG", "")
+			return nil
+		},
+	})
+}

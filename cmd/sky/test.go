@@ -1,0 +1,42 @@
+package main
+
+import (
+	"context"
+	"fmt"
+)
+
+func init() {
+	register(&command{
+		name:    "test",
+		usage:   "sky test FILE",
+		summary: "run the `tests : List Test` of a Sky.Test module",
+		run:     runTests,
+	})
+}
+
+// runTests prints one line per test and a summary; exit 0 when all pass, 1
+// when one fails, 2 when the module does not load.
+func runTests(ctx context.Context, args []string, s streams) int {
+	if len(args) != 1 {
+		fmt.Fprintln(s.stderr, "usage: sky test FILE")
+		return exitNoBuild
+	}
+	cfg, err := loadConfig(".")
+	if err != nil {
+		fmt.Fprintln(s.stderr, "sky:", err)
+		return exitNoBuild
+	}
+	prog := loadProgram(args[0], cfg, s)
+	if prog == nil {
+		return exitNoBuild
+	}
+	rep, err := prog.RunTests(ctx, s.stdout)
+	if err != nil {
+		fmt.Fprintln(s.stderr, err)
+		return exitNoBuild
+	}
+	if rep.Failed > 0 {
+		return exitFailure
+	}
+	return exitOK
+}
