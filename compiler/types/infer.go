@@ -1,0 +1,482 @@
+package types
+
+import (
+	"strings"
+
+	"skydurable/compiler/syntax"
+)
+
+// infer returns the type of expression x in environment e and records it.
+func (c *checker) infer(x syntax.Expr, e *env) Type {
+	t := c.inferExpr(x, e)
+	c.info.Types[x] = t
+	return t
+}
+
+func (c *checker) inferExpr(x syntax.Expr, e *env) Type {
+	switch x := x.(type) {
+	case *syntax.Var:
+		return c.inferVar(x, e)
+	case *syntax.Ctor:
+		return c.inferCtor(x)
+	case *syntax.IntLit:
+		return c.u.freshKind(Number)
+	case *syntax.FloatLit:
+		return tFloat
+	case *syntax.CharLit:
+		return tChar
+	case *syntax.StringLit:
+		return tString
+	case *syntax.Unit:
+		return tUnit
+	case *syntax.Interp:
+		for _, p := range x.Parts {
+			t := c.infer(p, e)
+			if m := c.u.unify(tString, t); m != nil {
+				c.mismatchError(p, m, tString, t, ctxText{
+					msg:      "This interpolated value in a multi-line string is not a String:",
+					found:    "It is:",
+					expected: "But `{{ }}` interpolation needs:",
+					hint:     "Convert it first, e.g. with `String.fromInt`.",
+				})
+			}
+		}
+		return tString
+	case *syntax.App:
+		return c.inferApp(x, e)
+	case *syntax.BinOp:
+		return c.inferBinOp(x, e)
+	case *syntax.OpFunc:
+		if t := c.operatorType(x.Op); t != nil {
+			return t
+		}
+		c.errorf(x, "UNKNOWN OPERATOR", "I do not recognize the operator ("+x.Op+"):", "", "")
+		return c.u.fresh()
+	case *syntax.Neg:
+		t := c.infer(x.X, e)
+		n := c.u.freshKind(Number)
+		if m := c.u.unify(n, t); m != nil {
+			c.mismatchError(x.X, m, n, t, ctxText{
+				msg:      "I cannot negate this value:",
+				found:    "It is:",
+				expected: "But negation (-) needs:",
+			})
+		}
+		return t
+	case *syntax.Lambda:
+		names := map[string]Scheme{}
+		var params []Type
+		for _, p := range x.Params {
+			params = append(params, c.inferPattern(p, names))
+			c.checkIrrefutable(p, "lambda parameter")
+		}
+		body := c.infer(x.Body, e.child(names))
+		return fn(append(params, body)...)
+	case *syntax.Let:
+		return c.inferLet(x, e)
+	case *syntax.Case:
+		return c.inferCase(x, e)
+	case *syntax.If:
+		return c.inferIf(x, e)
+	case *syntax.Tuple:
+		el := make([]Type, len(x.Elems))
+		for i, y := range x.Elems {
+			el[i] = c.infer(y, e)
+		}
+		return &Tuple{Elems: el}
+	case *syntax.List:
+		elem := Type(c.u.fresh())
+		for i, y := range x.Elems {
+			t := c.infer(y, e)
+			if i == 0 {
+				elem = t
+				continue
+			}
+			if m := c.u.unify(elem, t); m != nil {
+				c.mismatchError(y, m, elem, t, ctxText{
+					msg:      "The " + ordinal(i+1) + " element of this list does not match all the previous elements:",
+					found:    "The " + ordinal(i+1) + " element is:",
+					expected: "But all the previous elements in the list are:",
+					hint:     "Every element in a list must have the same type.",
+				})
+			}
+		}
+		return listOf(elem)
+	case *syntax.Record:
+		r := &Record{Fields: map[string]Type{}}
+		for _, f := range x.Fields {
+			if _, dup := r.Fields[f.Name.Name]; dup {
+				c.errorf(f.Name, "DUPLICATE FIELD", "This record defines the `"+f.Name.Name+"` field twice:", "",
+					"Remove one of the definitions.")
+			}
+			r.Fields[f.Name.Name] = c.infer(f.Value, e)
+		}
+		return r
+	case *syntax.RecordUpdate:
+		return c.inferUpdate(x, e)
+	case *syntax.Access:
+		return c.inferAccess(x, e)
+	case *syntax.Accessor:
+		a := c.u.fresh()
+		return &Fun{Arg: &Record{Fields: map[string]Type{x.Field: a}, Ext: c.u.fresh()}, Res: a}
+	}
+	return c.u.fresh()
+}
+
+// inferVar resolves a variable and instantiates its scheme.
+func (c *checker) inferVar(x *syntax.Var, e *env) Type {
+	if x.Module == "" {
+		if s, ok := e.lookup(x.Name); ok {
+			c.info.Refs[x] = Ref{Kind: RefLocal, Name: x.Name}
+			return c.u.instantiate(s)
+		}
+		if vi := c.mod.values[x.Name]; vi != nil {
+			return c.useValue(x, vi)
+		}
+		cands := c.sc.values[x.Name]
+		if len(cands) > 1 {
+			var mods []string
+			for _, v := range cands {
+				mods = append(mods, v.Module+"."+v.Name)
+			}
+			c.errorf(x, "AMBIGUOUS NAME", "This `"+x.Name+"` could refer to several imported values:\n\n"+
+				indent(strings.Join(mods, "\n")), "",
+				"Qualify it (e.g. `"+mods[0]+"`) or remove it from one of the exposing lists.")
+			return c.u.fresh()
+		}
+		if len(cands) == 1 {
+			return c.useValue(x, cands[0])
+		}
+		c.unknownValue(x, e)
+		return c.u.fresh()
+	}
+	mods := c.sc.quals[x.Module]
+	if len(mods) == 0 {
+		if x.Module == "Ffi" && x.Name == "kernel" {
+			c.errorf(x, "BAD KERNEL", "`Ffi.kernel` may only be the whole body of an annotated top-level binding:",
+				"", "Write `name : Type` then `name = Ffi.kernel \"Module_name\"`.")
+			return c.u.fresh()
+		}
+		c.unknownQualifier(x, x.Module)
+		return c.u.fresh()
+	}
+	for _, dm := range mods {
+		if vi := dm.expValues[x.Name]; vi != nil {
+			return c.useValue(x, vi)
+		}
+	}
+	c.unknownValue(x, e)
+	return c.u.fresh()
+}
+
+func (c *checker) useValue(x syntax.Node, vi *ValueInfo) Type {
+	c.info.Refs[x] = Ref{Kind: RefTopLevel, Module: vi.Module, Name: vi.Name}
+	if !vi.known {
+		return c.u.fresh()
+	}
+	return c.u.instantiate(vi.Scheme)
+}
+
+func (c *checker) unknownValue(x *syntax.Var, e *env) {
+	var cands []string
+	full := x.Name
+	if x.Module != "" {
+		full = x.Module + "." + x.Name
+	} else {
+		for s := e; s != nil; s = s.parent {
+			for n := range s.names {
+				cands = append(cands, n)
+			}
+		}
+		cands = append(cands, c.mod.order...)
+		for n := range c.sc.values {
+			cands = append(cands, n)
+		}
+	}
+	for q, ms := range c.sc.quals {
+		for _, dm := range ms {
+			for n := range dm.expValues {
+				cands = append(cands, q+"."+n)
+			}
+		}
+	}
+	msg := "I cannot find a `" + full + "` variable:"
+	if x.Module != "" {
+		msg = "The `" + x.Module + "` module does not expose a `" + x.Name + "` value:"
+	}
+	hint := didYouMean(full, cands)
+	if hint != "" {
+		hint = strings.Replace(hint, "Did you mean `", "Did you mean ", 1)
+		hint = strings.TrimSuffix(hint, "`?") + "?"
+	}
+	c.errorf(x, "NAMING ERROR", msg, "", hint)
+}
+
+// lookupCtor resolves a constructor name: a custom-type constructor, a
+// record alias used as a constructor, or True/False.
+func (c *checker) lookupCtor(n syntax.Node, module, name string) (*CtorInfo, *TypeInfo, bool) {
+	if module == "" {
+		if ct := c.mod.ctors[name]; ct != nil {
+			return ct, nil, true
+		}
+		if ti := c.mod.types[name]; ti != nil && ti.RecordCtor != nil {
+			return nil, ti, true
+		}
+		if cands := c.sc.ctors[name]; len(cands) > 0 {
+			if len(cands) > 1 {
+				c.errorf(n, "AMBIGUOUS NAME", "The constructor `"+name+"` is exposed by several imports:", "",
+					"Qualify it with its module alias.")
+			}
+			return cands[0], nil, true
+		}
+		for _, ti := range c.sc.types[name] {
+			if ti.RecordCtor != nil {
+				return nil, ti, true
+			}
+		}
+		if ct := builtinCtors[name]; ct != nil {
+			return ct, nil, true
+		}
+	} else {
+		mods := c.sc.quals[module]
+		if len(mods) == 0 {
+			c.unknownQualifier(n, module)
+			return nil, nil, false
+		}
+		for _, dm := range mods {
+			if ct := dm.expCtors[name]; ct != nil {
+				return ct, nil, true
+			}
+			if ti := dm.expTypes[name]; ti != nil && ti.RecordCtor != nil {
+				return nil, ti, true
+			}
+		}
+	}
+	var cands []string
+	for k := range c.mod.ctors {
+		cands = append(cands, k)
+	}
+	for k := range c.sc.ctors {
+		cands = append(cands, k)
+	}
+	for q, ms := range c.sc.quals {
+		for _, dm := range ms {
+			for k := range dm.expCtors {
+				cands = append(cands, q+"."+k)
+			}
+		}
+	}
+	cands = append(cands, "True", "False")
+	full := name
+	if module != "" {
+		full = module + "." + name
+	}
+	hint := didYouMean(full, cands)
+	if hint == "" {
+		hint = "If it is defined in another module, import it with `exposing (" + name + ")` or its type with `(..)`."
+	}
+	c.errorf(n, "NAMING ERROR", "I cannot find a `"+full+"` constructor:", "", hint)
+	return nil, nil, false
+}
+
+func recordCtorScheme(ti *TypeInfo) Scheme {
+	var args []Type
+	rec := unalias(ti.Body).(*Record)
+	for _, f := range ti.RecordCtor {
+		args = append(args, rec.Fields[f])
+	}
+	var params []Type
+	for _, v := range ti.ParamVars {
+		params = append(params, v)
+	}
+	self := &Alias{Module: ti.Module, Name: ti.Name, Args: params, Real: ti.Body}
+	return Scheme{Type: fn(append(args, self)...)}
+}
+
+func (c *checker) inferCtor(x *syntax.Ctor) Type {
+	ct, ti, ok := c.lookupCtor(x, x.Module, x.Name)
+	if !ok {
+		return c.u.fresh()
+	}
+	if ti != nil {
+		c.info.Refs[x] = Ref{Kind: RefRecordCtor, Module: ti.Module, Name: ti.Name}
+		return c.u.instantiate(recordCtorScheme(ti))
+	}
+	c.info.Refs[x] = Ref{Kind: RefCtor, Module: ct.Module, Name: ct.Name}
+	return c.u.instantiate(ct.Scheme)
+}
+
+// calleeName names the function of an application for messages.
+func calleeName(f syntax.Expr) string {
+	switch f := f.(type) {
+	case *syntax.Var:
+		if f.Module != "" {
+			return "`" + f.Module + "." + f.Name + "`"
+		}
+		return "`" + f.Name + "`"
+	case *syntax.Ctor:
+		if f.Module != "" {
+			return "`" + f.Module + "." + f.Name + "`"
+		}
+		return "`" + f.Name + "`"
+	}
+	return "this function"
+}
+
+func (c *checker) inferApp(x *syntax.App, e *env) Type {
+	ft := c.infer(x.Fn, e)
+	name := calleeName(x.Fn)
+	for i, a := range x.Args {
+		at := c.infer(a, e)
+		switch f := unalias(ft).(type) {
+		case *Fun:
+			if m := c.u.unify(f.Arg, at); m != nil {
+				c.mismatchError(a, m, f.Arg, at, ctxText{
+					msg:      "The " + ordinal(i+1) + " argument to " + name + " is not what I expect:",
+					found:    "This argument is:",
+					expected: "But " + name + " needs the " + ordinal(i+1) + " argument to be:",
+				})
+			}
+			ft = f.Res
+		case *Var:
+			if !f.Rigid {
+				res := c.u.fresh()
+				c.u.unify(f, &Fun{Arg: at, Res: res})
+				ft = res
+				continue
+			}
+			c.tooManyArgs(x, name, i, ft)
+			return c.u.fresh()
+		default:
+			c.tooManyArgs(x, name, i, ft)
+			return c.u.fresh()
+		}
+	}
+	return ft
+}
+
+func (c *checker) tooManyArgs(x *syntax.App, name string, given int, rest Type) {
+	fnType := c.info.Types[x.Fn]
+	pr := c.printer()
+	if given == 0 {
+		c.errorf(x.Fn, "TOO MANY ARGS", "You are giving "+plural(len(x.Args), "argument", "arguments")+
+			" to something that is not a function:", "It is a value of type:\n\n"+indent(pr.String(fnType)),
+			"Maybe you forgot some parentheses or a comma?")
+		return
+	}
+	c.errorf(x, "TOO MANY ARGS", "The "+name+" function expects "+plural(given, "argument", "arguments")+
+		", but it got "+plural(len(x.Args), "argument", "arguments")+" instead:",
+		"Its type is:\n\n"+indent(pr.String(fnType)),
+		"Remove the extra arguments, or add parentheses if one of them was meant to be a function call.")
+}
+
+func (c *checker) printer() *Printer {
+	return &Printer{Qualify: c.sc.qualify}
+}
+
+func (c *checker) inferIf(x *syntax.If, e *env) Type {
+	ct := c.infer(x.Cond, e)
+	if m := c.u.unify(tBool, ct); m != nil {
+		c.mismatchError(x.Cond, m, tBool, ct, ctxText{
+			msg:      "This `if` condition does not evaluate to a Bool value:",
+			found:    "This condition is:",
+			expected: "But I need this `if` condition to be a:",
+			hint:     "Sky does not have \"truthiness\": compare explicitly, e.g. `n /= 0` or `not (List.isEmpty xs)`.",
+		})
+	}
+	tt := c.infer(x.Then, e)
+	et := c.infer(x.Else, e)
+	if m := c.u.unify(tt, et); m != nil {
+		c.mismatchError(x.Else, m, tt, et, ctxText{
+			msg:      "The branches of this `if` produce different types of values:",
+			found:    "The `else` branch is:",
+			expected: "But the `then` branch is:",
+			hint:     "All branches of an `if` must produce the same type of value, so whichever branch is taken the result has one type.",
+		})
+	}
+	return tt
+}
+
+func (c *checker) inferCase(x *syntax.Case, e *env) Type {
+	st := c.infer(x.Subject, e)
+	var result Type
+	for i, br := range x.Branches {
+		names := map[string]Scheme{}
+		pt := c.inferPattern(br.Pattern, names)
+		if m := c.u.unify(st, pt); m != nil {
+			c.mismatchError(br.Pattern, m, st, pt, ctxText{
+				msg:      "The " + ordinal(i+1) + " pattern in this `case` does not match the value being examined:",
+				found:    "The pattern matches things of type:",
+				expected: "But the value in `case ... of` is:",
+			})
+		}
+		bt := c.infer(br.Body, e.child(names))
+		if result == nil {
+			result = bt
+			continue
+		}
+		if m := c.u.unify(result, bt); m != nil {
+			c.mismatchError(br.Body, m, result, bt, ctxText{
+				msg:      "The " + ordinal(i+1) + " branch of this `case` does not match all the previous branches:",
+				found:    "The " + ordinal(i+1) + " branch is:",
+				expected: "But all the previous branches result in:",
+				hint:     "All branches of a `case` must produce the same type of value.",
+			})
+		}
+	}
+	c.checkCase(x)
+	if result == nil {
+		return c.u.fresh()
+	}
+	return result
+}
+
+func (c *checker) inferUpdate(x *syntax.RecordUpdate, e *env) Type {
+	rt := c.infer(x.Record, e)
+	want := &Record{Fields: map[string]Type{}, Ext: c.u.fresh()}
+	for _, f := range x.Fields {
+		want.Fields[f.Name.Name] = c.infer(f.Value, e)
+	}
+	if m := c.u.unify(want, rt); m != nil {
+		if len(m.missing) > 0 && m.fieldsOf != nil {
+			c.missingField(x.Record, x.Record.Name, m.missing[0], m.fieldsOf, "update")
+			return rt
+		}
+		c.mismatchError(x, m, want, rt, ctxText{
+			msg:      "This record update is not what I expect:",
+			found:    "The record `" + x.Record.Name + "` is:",
+			expected: "But the update needs a record with at least:",
+			hint:     "A record update keeps each field's type; `{ r | x = v }` needs `v` to have the type `r.x` has.",
+		})
+	}
+	return rt
+}
+
+func (c *checker) inferAccess(x *syntax.Access, e *env) Type {
+	rt := c.infer(x.Record, e)
+	a := c.u.fresh()
+	want := &Record{Fields: map[string]Type{x.Field.Name: a}, Ext: c.u.fresh()}
+	if m := c.u.unify(want, rt); m != nil {
+		if r, ok := unalias(rt).(*Record); ok {
+			fields, _ := flatten(r)
+			c.missingField(x, describeExpr(x.Record), x.Field.Name, &Record{Fields: fields}, "access")
+			return a
+		}
+		c.mismatchError(x.Record, m, want, rt, ctxText{
+			msg:      "This is not a record, so it has no `" + x.Field.Name + "` field:",
+			found:    "It is:",
+			expected: "But I need a record with a `" + x.Field.Name + "` field:",
+		})
+	}
+	return a
+}
+
+func describeExpr(x syntax.Expr) string {
+	switch x := x.(type) {
+	case *syntax.Var:
+		return x.Name
+	case *syntax.Access:
+		return describeExpr(x.Record) + "." + x.Field.Name
+	}
+	return ""
+}

@@ -1,0 +1,118 @@
+package types
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"skydurable/compiler/syntax"
+)
+
+// defaultImports are the stdlib modules a user module may name by their
+// last segment without importing them (`List.map`, `String.fromInt`), as
+// Elm's default imports; the evaluator's loader uses the same list.
+var defaultImports = []string{"Sky.Core.Basics", "Sky.Core.List", "Sky.Core.Maybe", "Sky.Core.Result",
+	"Sky.Core.String", "Sky.Core.Char", "Sky.Core.Tuple"}
+
+// EntryModuleName is the module name of an entry file without a header.
+const EntryModuleName = "Main"
+
+// LoadProgram parses the entry file at path and, transitively, every module
+// it imports: stdlib modules from stdlib (module name → source), user
+// modules from root (module A.B is root/A/B.sky). An empty root means the
+// entry file's directory and a `src` directory beside it. A module that
+// cannot be found is left out (Check reports the import); a syntax error
+// stops loading and is returned.
+func LoadProgram(path, root string, stdlib map[string]string) (*Program, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the program %s: %w", path, err)
+	}
+	roots := []string{root}
+	if root == "" {
+		dir := filepath.Dir(path)
+		roots = []string{dir, filepath.Join(dir, "src")}
+	}
+	l := &progLoader{
+		prog:   &Program{Modules: map[string]*syntax.File{}, Sources: map[string]string{}},
+		stdlib: stdlib,
+		roots:  roots,
+	}
+	if err := l.add(path, src, ""); err != nil {
+		return nil, err
+	}
+	return l.prog, nil
+}
+
+// CheckFile loads the program whose entry is the file at path (see
+// LoadProgram) and checks it. The error is for a file that cannot be read
+// or parsed; type errors come back in the list.
+func CheckFile(path string, stdlib map[string]string) ([]Error, error) {
+	prog, err := LoadProgram(path, "", stdlib)
+	if err != nil {
+		return nil, err
+	}
+	_, errs := Check(prog)
+	return errs, nil
+}
+
+type progLoader struct {
+	prog   *Program
+	stdlib map[string]string
+	roots  []string
+}
+
+// add parses one file under module name (empty: from its header, or Main)
+// and loads what it imports.
+func (l *progLoader) add(path string, src []byte, name string) error {
+	f, err := syntax.ParseFile(path, src)
+	if err != nil {
+		return err
+	}
+	if name == "" {
+		name = EntryModuleName
+		if f.Module != nil {
+			name = f.Module.String()
+		}
+	}
+	l.prog.Modules[name] = f
+	l.prog.Sources[path] = string(src)
+	deps := []string{preludeName}
+	for _, imp := range f.Imports {
+		deps = append(deps, imp.Module.String())
+	}
+	if !isStdlibModule(name) {
+		deps = append(deps, defaultImports...)
+	}
+	for _, dep := range deps {
+		if _, done := l.prog.Modules[dep]; done || dep == name {
+			continue
+		}
+		if err := l.load(dep); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *progLoader) load(name string) error {
+	if src, ok := l.stdlib[name]; ok {
+		return l.add("<stdlib>/"+strings.ReplaceAll(name, ".", "/")+".sky", []byte(src), name)
+	}
+	rel := filepath.Join(strings.Split(name, ".")...) + ".sky"
+	for _, root := range l.roots {
+		p := filepath.Join(root, rel)
+		src, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("cannot read module %s from %s: %w", name, p, err)
+		}
+		return l.add(p, src, name)
+	}
+	return nil // Check reports the unknown import with a hint.
+}

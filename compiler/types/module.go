@@ -1,0 +1,244 @@
+package types
+
+import (
+	"strings"
+
+	"skydurable/compiler/syntax"
+)
+
+// TypeInfo describes a named type: a custom type with its constructors, or
+// a type alias with its definition.
+type TypeInfo struct {
+	Module string
+	Name   string
+	Params []string
+	// IsAlias is set for `type alias`; Body is then the definition in terms
+	// of ParamVars.
+	IsAlias   bool
+	Body      Type
+	ParamVars []*Var
+	// Ctors lists a custom type's constructors in declaration order.
+	Ctors []*CtorInfo
+	// RecordCtor is set for an alias of a closed record, which doubles as a
+	// positional constructor taking the fields in declaration order.
+	RecordCtor []string
+	decl       syntax.Decl
+	resolving  bool
+	resolved   bool
+}
+
+// CtorInfo describes one constructor of a custom type.
+type CtorInfo struct {
+	Module string
+	Name   string
+	Type   *TypeInfo
+	// Arity is the number of arguments the constructor takes.
+	Arity  int
+	Scheme Scheme
+	// Args are the argument types in terms of the type's parameter vars.
+	Args []Type
+}
+
+// ValueInfo describes a top-level value: its declaration and, once known,
+// its type scheme.
+type ValueInfo struct {
+	Module string
+	Name   string
+	Decl   *syntax.ValueDecl
+	Scheme Scheme
+	// Kernel is the kernel name of an `Ffi.kernel "Name"` binding.
+	Kernel string
+	known  bool
+}
+
+// moduleInfo is everything the checker knows about one module.
+type moduleInfo struct {
+	name   string
+	file   *syntax.File
+	source string
+	values map[string]*ValueInfo
+	types  map[string]*TypeInfo
+	ctors  map[string]*CtorInfo
+	// What other modules see: the exposed values, types and constructors,
+	// including names re-exported from the module's own imports.
+	expValues map[string]*ValueInfo
+	expTypes  map[string]*TypeInfo
+	expCtors  map[string]*CtorInfo
+	order     []string // value names in declaration order
+	scope     *scope
+}
+
+// scope is what names mean inside one module.
+type scope struct {
+	mod *moduleInfo
+	// unqualified imports (exposing lists), name → candidates from distinct
+	// modules; more than one means the name is ambiguous.
+	values map[string][]*ValueInfo
+	ctors  map[string][]*CtorInfo
+	types  map[string][]*TypeInfo
+	// quals maps a qualifier (alias, full module name, or last segment of a
+	// bare import) to the modules it may mean.
+	quals map[string][]*moduleInfo
+}
+
+// builtin type infos; Bool has its constructors for exhaustiveness.
+var builtinTypes = func() map[string]*TypeInfo {
+	m := map[string]*TypeInfo{}
+	for n, ar := range builtinArity {
+		ti := &TypeInfo{Name: n, resolved: true}
+		for i := 0; i < ar; i++ {
+			ti.Params = append(ti.Params, string(rune('a'+i)))
+		}
+		m[n] = ti
+	}
+	b := m["Bool"]
+	for _, n := range []string{"True", "False"} {
+		b.Ctors = append(b.Ctors, &CtorInfo{Name: n, Type: b, Scheme: Scheme{Type: tBool}})
+	}
+	return m
+}()
+
+var builtinCtors = map[string]*CtorInfo{
+	"True":  builtinTypes["Bool"].Ctors[0],
+	"False": builtinTypes["Bool"].Ctors[1],
+}
+
+func addUnique[T comparable](m map[string][]T, name string, v T) {
+	for _, x := range m[name] {
+		if x == v {
+			return
+		}
+	}
+	m[name] = append(m[name], v)
+}
+
+// buildScope resolves a module's imports against already-checked modules.
+func (c *checker) buildScope(m *moduleInfo) *scope {
+	sc := &scope{
+		mod:    m,
+		values: map[string][]*ValueInfo{},
+		ctors:  map[string][]*CtorInfo{},
+		types:  map[string][]*TypeInfo{},
+		quals:  map[string][]*moduleInfo{},
+	}
+	imports := m.file.Imports
+	if m.name != preludeName {
+		if _, ok := c.modules[preludeName]; ok {
+			imports = append([]*syntax.Import{{
+				Module:   syntax.ModuleName{Parts: []string{"Sky", "Core", "Prelude"}},
+				Exposing: &syntax.Exposing{All: true},
+			}}, imports...)
+		}
+	}
+	for _, imp := range imports {
+		name := imp.Module.String()
+		dep := c.modules[name]
+		if dep == nil {
+			continue // reported when loading
+		}
+		if imp.Alias != nil {
+			addUnique(sc.quals, imp.Alias.Name, dep)
+		} else {
+			addUnique(sc.quals, name, dep)
+			if n := len(imp.Module.Parts); n > 1 {
+				addUnique(sc.quals, imp.Module.Parts[n-1], dep)
+			}
+		}
+		if imp.Exposing == nil {
+			continue
+		}
+		if imp.Exposing.All {
+			for n, v := range dep.expValues {
+				addUnique(sc.values, n, v)
+			}
+			for n, t := range dep.expTypes {
+				addUnique(sc.types, n, t)
+			}
+			for n, ct := range dep.expCtors {
+				addUnique(sc.ctors, n, ct)
+			}
+			continue
+		}
+		for _, it := range imp.Exposing.Items {
+			switch it.Kind {
+			case syntax.ExposeValue, syntax.ExposeOperator:
+				v := dep.expValues[it.Name]
+				if v == nil {
+					c.notExposed(m, it.Span, dep, it.Name, false)
+					continue
+				}
+				addUnique(sc.values, it.Name, v)
+			case syntax.ExposeType:
+				t := dep.expTypes[it.Name]
+				if t == nil {
+					c.notExposed(m, it.Span, dep, it.Name, true)
+					continue
+				}
+				addUnique(sc.types, it.Name, t)
+				if it.Open {
+					for _, ct := range t.Ctors {
+						if dep.expCtors[ct.Name] == ct {
+							addUnique(sc.ctors, ct.Name, ct)
+						}
+					}
+				}
+			}
+		}
+	}
+	if !isStdlibModule(m.name) {
+		for _, name := range defaultImports {
+			dep := c.modules[name]
+			q := name[strings.LastIndexByte(name, '.')+1:]
+			if _, taken := sc.quals[q]; dep != nil && !taken {
+				sc.quals[q] = []*moduleInfo{dep}
+			}
+		}
+	}
+	return sc
+}
+
+func (c *checker) notExposed(m *moduleInfo, sp syntax.Span, dep *moduleInfo, name string, isType bool) {
+	var cands []string
+	if isType {
+		for n := range dep.expTypes {
+			cands = append(cands, n)
+		}
+	} else {
+		for n := range dep.expValues {
+			cands = append(cands, n)
+		}
+	}
+	hint := ""
+	if s := suggest(name, cands); len(s) > 0 {
+		hint = "Did you mean `" + s[0] + "`?"
+	}
+	c.errorAt(m, sp, "BAD IMPORT",
+		"The `"+dep.name+"` module does not expose `"+name+"`:", "", hint)
+}
+
+// qualify spells a type name as code in module m would refer to it.
+func (sc *scope) qualify(module, name string) string {
+	if sc == nil {
+		return name
+	}
+	if module == sc.mod.name {
+		return name
+	}
+	for _, t := range sc.types[name] {
+		if t.Module == module && len(sc.types[name]) == 1 {
+			return name
+		}
+	}
+	best := ""
+	for q, ms := range sc.quals {
+		for _, dm := range ms {
+			if dm.name == module && (best == "" || len(q) < len(best)) {
+				best = q
+			}
+		}
+	}
+	if best == "" {
+		return name
+	}
+	return best + "." + name
+}

@@ -1,0 +1,162 @@
+package types
+
+import (
+	"skydurable/compiler/syntax"
+)
+
+// operatorType returns a fresh instance of a binary operator's type, as
+// Elm types them; nil for an unknown operator.
+func (c *checker) operatorType(op string) Type {
+	u := &c.u
+	switch op {
+	case "+", "-", "*", "^":
+		n := u.freshKind(Number)
+		return fn(n, n, n)
+	case "/":
+		return fn(tFloat, tFloat, tFloat)
+	case "//", "%":
+		return fn(tInt, tInt, tInt)
+	case "++":
+		a := u.freshKind(Appendable)
+		return fn(a, a, a)
+	case "::":
+		a := u.fresh()
+		return fn(a, listOf(a), listOf(a))
+	case "==", "/=":
+		a := u.fresh()
+		return fn(a, a, tBool)
+	case "<", ">", "<=", ">=":
+		a := u.freshKind(Comparable)
+		return fn(a, a, tBool)
+	case "&&", "||":
+		return fn(tBool, tBool, tBool)
+	case "|>":
+		a, b := u.fresh(), u.fresh()
+		return fn(a, fn(a, b), b)
+	case "<|":
+		a, b := u.fresh(), u.fresh()
+		return fn(fn(a, b), a, b)
+	case ">>":
+		a, b, d := u.fresh(), u.fresh(), u.fresh()
+		return fn(fn(a, b), fn(b, d), fn(a, d))
+	case "<<":
+		a, b, d := u.fresh(), u.fresh(), u.fresh()
+		return fn(fn(b, d), fn(a, b), fn(a, d))
+	}
+	return nil
+}
+
+var opNames = map[string]string{
+	"+": "addition", "-": "subtraction", "*": "multiplication", "^": "exponentiation",
+	"/": "division", "//": "integer division", "%": "remainder",
+}
+
+func (c *checker) inferBinOp(x *syntax.BinOp, e *env) Type {
+	switch x.Op {
+	case "|>":
+		lt := c.infer(x.L, e)
+		rt := c.infer(x.R, e)
+		return c.pipe(x, x.R, rt, x.L, lt)
+	case "<|":
+		lt := c.infer(x.L, e)
+		rt := c.infer(x.R, e)
+		return c.pipe(x, x.L, lt, x.R, rt)
+	}
+	ot := c.operatorType(x.Op)
+	lt := c.infer(x.L, e)
+	rt := c.infer(x.R, e)
+	if ot == nil {
+		c.errorAt(c.mod, x.OpSpan, "UNKNOWN OPERATOR", "I do not recognize the operator ("+x.Op+"):", "", "")
+		return c.u.fresh()
+	}
+	f1 := ot.(*Fun)
+	f2 := f1.Res.(*Fun)
+	op := "(" + x.Op + ")"
+	hint := ""
+	if x.Op == "+" && (isCon(lt, "String") || isCon(rt, "String")) {
+		hint = "To append strings in Sky, use (++), as in `\"Hello, \" ++ name`."
+	}
+	switch x.Op {
+	case "==", "/=":
+		if m := c.u.unify(lt, rt); m != nil {
+			c.mismatchError(x.R, m, lt, rt, ctxText{
+				msg:      "I need both sides of " + op + " to be the same type:",
+				found:    "The right side of " + op + " is:",
+				expected: "But the left side is:",
+				hint:     "Values of different types can never be equal; convert one side first.",
+			})
+		}
+		return tBool
+	case "<", ">", "<=", ">=":
+		if m := c.u.unify(lt, rt); m != nil {
+			c.mismatchError(x.R, m, lt, rt, ctxText{
+				msg:      "I need both sides of " + op + " to be the same type:",
+				found:    "The right side of " + op + " is:",
+				expected: "But the left side is:",
+			})
+			return tBool
+		}
+		if m := c.u.unify(f1.Arg, lt); m != nil {
+			c.mismatchError(x.L, m, f1.Arg, lt, ctxText{
+				msg:      op + " only works on comparable values, and this is not one:",
+				found:    "It is:",
+				expected: "But " + op + " needs a:",
+				hint:     "Comparable types are Int, Float, Char, String, and lists and tuples of those.",
+			})
+		}
+		return tBool
+	}
+	if m := c.u.unify(f1.Arg, lt); m != nil {
+		c.mismatchError(x.L, m, f1.Arg, lt, ctxText{
+			msg:      "The left argument of " + op + " is not what I expect:",
+			found:    "The left argument is:",
+			expected: "But " + op + " needs its left argument to be:",
+			hint:     hint,
+		})
+		return c.u.fresh()
+	}
+	if m := c.u.unify(f2.Arg, rt); m != nil {
+		expected := "But " + op + " needs its right argument to be:"
+		if x.Op == "::" {
+			expected = "But (::) needs its right argument to be a list of the left argument's type:"
+		} else if f1.Arg == f2.Arg {
+			expected = "But the left argument of " + op + " is:"
+		}
+		c.mismatchError(x.R, m, f2.Arg, rt, ctxText{
+			msg:      "The right argument of " + op + " is not what I expect:",
+			found:    "The right argument is:",
+			expected: expected,
+			hint:     hint,
+		})
+		return c.u.fresh()
+	}
+	return f2.Res
+}
+
+// pipe checks `arg |> f` and `f <| arg`: f must be a function accepting arg.
+func (c *checker) pipe(x *syntax.BinOp, fnNode syntax.Expr, ft Type, argNode syntax.Expr, at Type) Type {
+	op := "(" + x.Op + ")"
+	switch f := unalias(ft).(type) {
+	case *Fun:
+		if m := c.u.unify(f.Arg, at); m != nil {
+			c.mismatchError(argNode, m, f.Arg, at, ctxText{
+				msg:      "This function cannot handle the argument sent through the " + op + " pipe:",
+				found:    "The argument is:",
+				expected: "But " + calleeName(fnNode) + " needs the argument to be:",
+				snippet:  fnNode,
+			})
+			return c.u.fresh()
+		}
+		return f.Res
+	case *Var:
+		if !f.Rigid {
+			res := c.u.fresh()
+			c.u.unify(f, &Fun{Arg: at, Res: res})
+			return res
+		}
+	}
+	pr := c.printer()
+	c.errorf(fnNode, "TOO MANY ARGS", "The right side of "+op+" is not a function, so nothing can be piped into it:",
+		"It is a value of type:\n\n"+indent(pr.String(ft)), "Did you give it one argument too many?")
+	return c.u.fresh()
+}

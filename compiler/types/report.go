@@ -1,0 +1,167 @@
+package types
+
+import (
+	"sort"
+	"strings"
+
+	"skydurable/compiler/syntax"
+)
+
+// ctxText words a type mismatch for the place it happened.
+type ctxText struct {
+	title    string
+	msg      string
+	found    string // label above the found type
+	expected string // label above the expected type
+	hint     string // a hint for this context, used when no better one applies
+	// snippet, when set, is the node to mark instead of the failing one.
+	snippet syntax.Node
+}
+
+// mismatchError reports that found (the type of node) is not expected.
+func (c *checker) mismatchError(node syntax.Node, m *mismatch, expected, found Type, cx ctxText) {
+	pr := c.printer()
+	exp := pr.String(expected)
+	fnd := pr.String(found)
+	detail := cx.found + "\n\n" + indent(fnd) + "\n\n" + cx.expected + "\n\n" + indent(exp)
+	if (m.expected != expected || m.found != found) && !m.infinite && len(m.missing) == 0 && len(m.extra) == 0 {
+		ie, ifd := pr.String(m.expected), pr.String(m.found)
+		if ie != exp || ifd != fnd {
+			if ie != ifd {
+				detail += "\n\nThe mismatch is here: `" + ifd + "` where `" + ie + "` was expected."
+			}
+		}
+	}
+	hint := c.mismatchHint(node, m, expected, found, pr)
+	if hint == "" {
+		hint = cx.hint
+	}
+	title := cx.title
+	if title == "" {
+		title = "TYPE MISMATCH"
+	}
+	if cx.snippet != nil {
+		node = cx.snippet
+	}
+	c.errorf(node, title, cx.msg, detail, hint)
+}
+
+// mismatchHint picks a hint for the common causes of a mismatch.
+func (c *checker) mismatchHint(node syntax.Node, m *mismatch, expected, found Type, pr *Printer) string {
+	if m.infinite {
+		return "I would need an infinite type here: a value is used as if it contained itself. " +
+			"Look for a function applied to itself, or a list put inside itself."
+	}
+	if len(m.missing) > 0 {
+		return "The record is missing the " + fieldList(m.missing) + ". It has " + fieldsOf(m.fieldsOf) + "."
+	}
+	if len(m.extra) > 0 {
+		return "The record has the " + fieldList(m.extra) + " that the expected type does not have; it expects " +
+			fieldsOf(m.fieldsOf) + "."
+	}
+	// A unit-taking function used as its result: `Time.now` for `Time.now ()`.
+	if f, ok := unalias(found).(*Fun); ok {
+		if t, ok := unalias(f.Arg).(*Tuple); ok && len(t.Elems) == 0 {
+			if _, efun := unalias(expected).(*Fun); !efun {
+				name := "this function"
+				if v, ok := node.(*syntax.Var); ok {
+					name = "`" + calleeName(v)[1:len(calleeName(v))-1] + "`"
+					return "You may have forgotten `()`: " + name + " takes a unit argument; call it as `" +
+						strings.Trim(name, "`") + " ()`."
+				}
+				return "You may have forgotten `()`: " + name + " takes a unit argument."
+			}
+		}
+		if _, efun := unalias(expected).(*Fun); !efun {
+			return "This is a function, but a value is expected here: maybe it is missing some arguments?"
+		}
+	}
+	if nestedTask(found) && !nestedTask(expected) {
+		return "This is a Task that produces another Task. Did you mean Task.andThen? " +
+			"Task.map with a function returning a Task nests them; Task.andThen chains them."
+	}
+	ie, ifd := unalias(m.expected), unalias(m.found)
+	if (isCon(ie, "Int") && isCon(ifd, "Float")) || (isCon(ie, "Float") && isCon(ifd, "Int")) {
+		return "Sky does not convert between Int and Float automatically: use `toFloat` to turn an Int into a " +
+			"Float, and `round`, `floor`, `ceiling` or `truncate` for the other way."
+	}
+	if m.kind == Number && isCon(ifd, "String") {
+		return "To append strings in Sky, use (++), as in `\"Hello, \" ++ name`."
+	}
+	if m.kind == Number {
+		return "Arithmetic works on `number` types only: Int and Float."
+	}
+	if m.kind == Appendable {
+		return "(++) appends Strings or Lists only; to put a number in a String, use `String.fromInt`."
+	}
+	if m.kind == Comparable || m.kind == CompAppend {
+		return "Comparable types are Int, Float, Char, String, and lists and tuples of those."
+	}
+	if (isCon(ie, "String") && isCon(ifd, "Int")) || (isCon(ie, "Int") && isCon(ifd, "String")) {
+		return "Use `String.fromInt` to turn an Int into a String, and `String.toInt` for the other way."
+	}
+	if m.rigid != nil {
+		return "Your type annotation uses the type variable `" + pr.String(m.rigid) + "`, which means any type " +
+			"can flow through, but the code needs a more specific type here. Make the annotation more specific, " +
+			"or the code more general."
+	}
+	if isMaybe(ifd) && !isMaybe(ie) {
+		return "This value is a Maybe: use a `case` (Just / Nothing) or `Maybe.withDefault` to get at what is inside."
+	}
+	return ""
+}
+
+func nestedTask(t Type) bool {
+	c, ok := unalias(t).(*Con)
+	if !ok || c.Module != "" || c.Name != "Task" || len(c.Args) != 2 {
+		return false
+	}
+	return isCon(c.Args[1], "Task")
+}
+
+func isMaybe(t Type) bool {
+	c, ok := unalias(t).(*Con)
+	return ok && c.Module == preludeName && c.Name == "Maybe"
+}
+
+func fieldList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = "`" + n + "`"
+	}
+	if len(q) == 1 {
+		return q[0] + " field"
+	}
+	return strings.Join(q, ", ") + " fields"
+}
+
+func fieldsOf(r *Record) string {
+	if r == nil || len(r.Fields) == 0 {
+		return "no fields"
+	}
+	var names []string
+	for n := range r.Fields {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return "these fields: " + strings.Join(names, ", ")
+}
+
+// missingField reports an access or update of a field the record lacks.
+func (c *checker) missingField(node syntax.Node, recName, field string, r *Record, what string) {
+	who := "This record"
+	if recName != "" {
+		who = "The `" + recName + "` record"
+	}
+	var names []string
+	for n := range r.Fields {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	detail := "It has " + fieldsOf(r) + "."
+	hint := didYouMean(field, names)
+	if hint == "" && what == "update" {
+		hint = "A record update can only change fields the record already has."
+	}
+	c.errorf(node, "TYPE MISMATCH", who+" does not have a `"+field+"` field:", detail, hint)
+}
