@@ -25,7 +25,8 @@ type RetryPolicy struct {
 	// Multiplier grows the wait after each failure (default 2).
 	Multiplier float64
 	// Jitter is the fraction of the wait that is randomised, in [0,1]
-	// (default 0.2): the wait is scaled by a factor in [1-Jitter, 1].
+	// (default 0.2; a negative value means none): the wait is scaled by
+	// a factor in [1-Jitter, 1].
 	Jitter float64
 }
 
@@ -48,8 +49,13 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 	if p.Multiplier < 1 {
 		p.Multiplier = d.Multiplier
 	}
-	if p.Jitter < 0 || p.Jitter > 1 {
+	switch {
+	case p.Jitter == 0:
 		p.Jitter = d.Jitter
+	case p.Jitter < 0:
+		p.Jitter = 0
+	case p.Jitter > 1:
+		p.Jitter = 1
 	}
 	return p
 }
