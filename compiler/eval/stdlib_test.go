@@ -60,6 +60,12 @@ map f t =
     andThen (\a -> succeed (f a)) t
 `
 
+const testStringModule = `module Sky.Core.String exposing (fromInt)
+
+fromInt =
+    Ffi.kernel "String_fromInt"
+`
+
 const testLogModule = `module Std.Log exposing (println)
 
 println =
@@ -104,6 +110,7 @@ func testStdlib(out *[]string) Stdlib {
 			}
 			return r, nil
 		}),
+		k("String_fromInt", 1, func(a []value.Value) (value.Value, error) { return fmt.Sprint(a[0]), nil }),
 		k("Task_succeed", 1, func(a []value.Value) (value.Value, error) { return value.Task{T: task.Succeed(a[0])}, nil }),
 		k("Task_fail", 1, func(a []value.Value) (value.Value, error) {
 			return value.Task{T: task.Fail[value.Value](value.ToError(a[0]))}, nil
@@ -149,6 +156,7 @@ func testStdlib(out *[]string) Stdlib {
 			"Sky.Core.Prelude": testPrelude,
 			"Sky.Core.Task":    testTaskModule,
 			"Std.Log":          testLogModule,
+			"Sky.Core.String":  testStringModule,
 			"Sky.Test":         testTestModule,
 		},
 		Kernels: table,
