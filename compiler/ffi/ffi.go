@@ -12,6 +12,7 @@ import (
 	"fmt"
 
 	"skydurable/runtime/value"
+	"skydurable/stdlib/codec"
 	"skydurable/stdlib/core"
 	"skydurable/stdlib/log"
 	skytest "skydurable/stdlib/test"
@@ -27,6 +28,7 @@ type part struct {
 func parts() []part {
 	return []part{
 		{"stdlib/core", core.Modules, core.Kernels},
+		{"stdlib/codec", codec.Modules, codec.Kernels},
 		{"stdlib/log", log.Modules, log.Kernels},
 		{"stdlib/test", skytest.Modules, skytest.Kernels},
 	}

@@ -44,6 +44,7 @@ func runSkyTests(t *testing.T, src string) {
 	if err != nil {
 		t.Fatalf("running tests: %v\n%s", err, out.String())
 	}
+	t.Logf("Sky tests:\n%s", out.String())
 	if rep.Failed > 0 || rep.Passed == 0 {
 		t.Errorf("Sky tests: %d passed, %d failed:\n%s", rep.Passed, rep.Failed, out.String())
 	}
@@ -87,6 +88,80 @@ tests =
     , test "task sequence" (\_ -> equal (Ok [ 1, 2 ]) (Task.run (Task.sequence [ Task.succeed 1, Task.succeed 2 ])))
     , test "task fromResult" (\_ -> err (Task.run (Task.fromResult (Err Error.timeout))))
     , suite "grouped" [ test "pass" (\_ -> pass) ]
+    ]
+`)
+}
+
+func TestCodecFromSky(t *testing.T) {
+	runSkyTests(t, `module Main exposing (tests)
+
+import Sky.Test exposing (..)
+import Std.Codec as Codec exposing (Codec)
+import Sky.Core.Result as Result
+import Sky.Core.Error as Error
+
+
+type alias Item =
+    { sku : String, qty : Int }
+
+
+type Payment
+    = Pending
+    | Paid Int
+    | Refunded Int String
+
+
+type Color
+    = Red
+    | Green
+
+
+itemCodec : Codec Item
+itemCodec =
+    Codec.object Item
+        |> Codec.field "sku" .sku Codec.string
+        |> Codec.field "qty" .qty Codec.int
+        |> Codec.buildObject
+
+
+paymentCodec : Codec Payment
+paymentCodec =
+    Codec.taggedUnion
+        [ Codec.var0 "Pending" Pending
+        , Codec.var1 "Paid" Paid Codec.int
+        , Codec.var2 "Refunded" Refunded Codec.int Codec.string
+        ]
+
+
+colorCodec : Codec Color
+colorCodec =
+    Codec.enum [ ( Red, "red" ), ( Green, "green" ) ]
+
+
+decodeMessage : Result Error a -> String
+decodeMessage result =
+    case result of
+        Ok _ ->
+            "no error"
+
+        Err e ->
+            Error.toString e
+
+
+tests : List Test
+tests =
+    [ test "toJson string" (\_ -> equal "\"ok\"" (Codec.toJson Codec.string "ok"))
+    , test "object round trip" (\_ -> equal (Ok (Item "a" 2)) (Codec.fromJson itemCodec (Codec.toJson itemCodec (Item "a" 2))))
+    , test "object json" (\_ -> equal "{\"sku\":\"a\",\"qty\":2}" (Codec.toJson itemCodec { sku = "a", qty = 2 }))
+    , test "list path" (\_ -> equal "Decode: $[1].qty: expected an integer, found \"x\"" (decodeMessage (Codec.fromJson (Codec.list itemCodec) "[{\"sku\":\"a\",\"qty\":1},{\"sku\":\"b\",\"qty\":\"x\"}]")))
+    , test "tagged union" (\_ -> equal "{\"tag\":\"Refunded\",\"args\":[5,\"late\"]}" (Codec.toJson paymentCodec (Refunded 5 "late")))
+    , test "tagged union back" (\_ -> equal (Ok (Paid 7)) (Codec.fromJson paymentCodec "{\"tag\":\"Paid\",\"args\":[7]}"))
+    , test "var0" (\_ -> equal (Ok Pending) (Codec.fromJson paymentCodec (Codec.toJson paymentCodec Pending)))
+    , test "enum" (\_ -> equal (Ok [ Red, Green ]) (Codec.fromJson (Codec.list colorCodec) "[\"red\",\"green\"]"))
+    , test "auto" (\_ -> equal (Ok { name = "x", retries = 3 }) (Codec.fromJson (Codec.auto { name = "d", retries = 3 }) "{\"name\":\"x\"}"))
+    , test "maybe" (\_ -> equal (Ok [ Nothing, Just 1 ]) (Codec.fromJson (Codec.list (Codec.maybe Codec.int)) "[null,1]"))
+    , test "map" (\_ -> equal "3" (Codec.toJson (Codec.map String.fromInt (\s -> Maybe.withDefault 0 (String.toInt s)) Codec.int) "3"))
+    , test "decode error kind" (\_ -> equal (Err Decode) (Result.mapError Error.kind (Codec.fromJson Codec.int "\"a\"")))
     ]
 `)
 }
