@@ -73,13 +73,15 @@ func (lx *lexer) charLit(t token) token {
 	return t
 }
 
+// simpleEscapes maps the character after a backslash to what it stands for.
+var simpleEscapes = map[rune]rune{'n': '\n', 't': '\t', 'r': '\r', '\\': '\\', '"': '"', '\'': '\''}
+
 // escape scans a backslash escape: \n \t \r \\ \" \' \u{HEX}.
 func (lx *lexer) escape() (rune, bool) {
 	start := lx.pos()
 	lx.advance() // backslash
 	c := lx.peekAt(0)
-	simple := map[rune]rune{'n': '\n', 't': '\t', 'r': '\r', '\\': '\\', '"': '"', '\'': '\''}
-	if v, ok := simple[c]; ok {
+	if v, ok := simpleEscapes[c]; ok {
 		lx.advance()
 		return v, true
 	}
