@@ -321,6 +321,9 @@ func (c *checker) unknownType(t *syntax.TypeCon) {
 }
 
 func (c *checker) unknownQualifier(n syntax.Node, q string) {
+	if c.sc.missing[q] {
+		return // the import itself was reported
+	}
 	var cands []string
 	for k := range c.sc.quals {
 		cands = append(cands, k)

@@ -48,6 +48,9 @@ func (e *Error) Render() string {
 	b.WriteString(strings.TrimRight(e.Message, "\n") + "\n\n")
 	if snip := e.snippet(); snip != "" {
 		b.WriteString(snip)
+		if e.Detail != "" || e.Hint != "" {
+			b.WriteString("\n")
+		}
 	}
 	if e.Detail != "" {
 		b.WriteString(strings.TrimRight(e.Detail, "\n") + "\n")
@@ -169,8 +172,8 @@ func suggest(name string, candidates []string) []string {
 		}
 		seen[c] = true
 		d := editDistance(strings.ToLower(name), strings.ToLower(c))
-		if strings.EqualFold(lastPart(name), lastPart(c)) {
-			d = 0
+		if d > 1 && strings.EqualFold(lastPart(name), lastPart(c)) {
+			d = 1
 		}
 		if d <= limit {
 			out = append(out, scored{c, d})

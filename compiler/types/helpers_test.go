@@ -30,6 +30,22 @@ func stdlibProgram(t testing.TB, extra map[string]string) *types.Program {
 	return prog
 }
 
+// addEntry parses src as the program's entry module (named by its header,
+// or Main) under the file name path.
+func addEntry(t testing.TB, prog *types.Program, path, src string) {
+	t.Helper()
+	f, err := syntax.ParseFile(path, []byte(src))
+	if err != nil {
+		t.Fatalf("parse %s: %v", path, err)
+	}
+	name := types.EntryModuleName
+	if f.Module != nil {
+		name = f.Module.String()
+	}
+	prog.Modules[name] = f
+	prog.Sources[path] = src
+}
+
 func TestStdlibChecksClean(t *testing.T) {
 	_, errs := types.Check(stdlibProgram(t, nil))
 	for _, e := range errs {

@@ -202,12 +202,15 @@ func (c *checker) unknownValue(x *syntax.Var, e *env) {
 	}
 	msg := "I cannot find a `" + full + "` variable:"
 	if x.Module != "" {
-		msg = "The `" + x.Module + "` module does not expose a `" + x.Name + "` value:"
+		msg = "The `" + x.Module + "` module does not expose `" + x.Name + "`:"
 	}
 	hint := didYouMean(full, cands)
 	if hint != "" {
 		hint = strings.Replace(hint, "Did you mean `", "Did you mean ", 1)
 		hint = strings.TrimSuffix(hint, "`?") + "?"
+	}
+	if x.Module != "" && c.sc.missing[x.Module] {
+		return // the import itself was reported
 	}
 	c.errorf(x, "NAMING ERROR", msg, "", hint)
 }
@@ -319,6 +322,8 @@ func calleeName(f syntax.Expr) string {
 			return "`" + f.Module + "." + f.Name + "`"
 		}
 		return "`" + f.Name + "`"
+	case *syntax.App:
+		return calleeName(f.Fn)
 	}
 	return "this function"
 }
@@ -339,9 +344,18 @@ func (c *checker) inferApp(x *syntax.App, e *env) Type {
 			}
 			ft = f.Res
 		case *Var:
-			if !f.Rigid {
+			if !f.Rigid && f.Kind == NoConstraint {
 				res := c.u.fresh()
-				c.u.unify(f, &Fun{Arg: at, Res: res})
+				want := &Fun{Arg: at, Res: res}
+				if m := c.u.unify(f, want); m != nil {
+					c.mismatchError(a, m, want, f, ctxText{
+						title:    "INFINITE TYPE",
+						msg:      "I am inferring a weird self-referential type for " + name + ":",
+						found:    "It would have to be both:",
+						expected: "and a function taking itself:",
+					})
+					return c.u.fresh()
+				}
 				ft = res
 				continue
 			}
@@ -399,6 +413,8 @@ func (c *checker) inferIf(x *syntax.If, e *env) Type {
 
 func (c *checker) inferCase(x *syntax.Case, e *env) Type {
 	st := c.infer(x.Subject, e)
+	errsBefore := len(c.errs)
+	patternsOK := true
 	var result Type
 	for i, br := range x.Branches {
 		names := map[string]Scheme{}
@@ -410,7 +426,11 @@ func (c *checker) inferCase(x *syntax.Case, e *env) Type {
 				expected: "But the value in `case ... of` is:",
 			})
 		}
+		if len(c.errs) > errsBefore {
+			patternsOK = false
+		}
 		bt := c.infer(br.Body, e.child(names))
+		errsBefore = len(c.errs)
 		if result == nil {
 			result = bt
 			continue
@@ -424,7 +444,9 @@ func (c *checker) inferCase(x *syntax.Case, e *env) Type {
 			})
 		}
 	}
-	c.checkCase(x)
+	if patternsOK {
+		c.checkCase(x)
+	}
 	if result == nil {
 		return c.u.fresh()
 	}

@@ -79,6 +79,9 @@ type scope struct {
 	// quals maps a qualifier (alias, full module name, or last segment of a
 	// bare import) to the modules it may mean.
 	quals map[string][]*moduleInfo
+	// missing holds qualifiers of imports that could not be found, so their
+	// uses are not reported again.
+	missing map[string]bool
 }
 
 // builtin type infos; Bool has its constructors for exhaustiveness.
@@ -115,11 +118,12 @@ func addUnique[T comparable](m map[string][]T, name string, v T) {
 // buildScope resolves a module's imports against already-checked modules.
 func (c *checker) buildScope(m *moduleInfo) *scope {
 	sc := &scope{
-		mod:    m,
-		values: map[string][]*ValueInfo{},
-		ctors:  map[string][]*CtorInfo{},
-		types:  map[string][]*TypeInfo{},
-		quals:  map[string][]*moduleInfo{},
+		mod:     m,
+		values:  map[string][]*ValueInfo{},
+		ctors:   map[string][]*CtorInfo{},
+		types:   map[string][]*TypeInfo{},
+		quals:   map[string][]*moduleInfo{},
+		missing: map[string]bool{},
 	}
 	imports := m.file.Imports
 	if m.name != preludeName {
@@ -134,7 +138,14 @@ func (c *checker) buildScope(m *moduleInfo) *scope {
 		name := imp.Module.String()
 		dep := c.modules[name]
 		if dep == nil {
-			continue // reported when loading
+			// Reported by importOrder; remember the names it would bind.
+			sc.missing[name] = true
+			if imp.Alias != nil {
+				sc.missing[imp.Alias.Name] = true
+			} else if n := len(imp.Module.Parts); n > 1 {
+				sc.missing[imp.Module.Parts[n-1]] = true
+			}
+			continue
 		}
 		if imp.Alias != nil {
 			addUnique(sc.quals, imp.Alias.Name, dep)

@@ -112,6 +112,7 @@ func (c *checker) inferBinOp(x *syntax.BinOp, e *env) Type {
 			found:    "The left argument is:",
 			expected: "But " + op + " needs its left argument to be:",
 			hint:     hint,
+			strong:   hint != "",
 		})
 		return c.u.fresh()
 	}
@@ -127,6 +128,7 @@ func (c *checker) inferBinOp(x *syntax.BinOp, e *env) Type {
 			found:    "The right argument is:",
 			expected: expected,
 			hint:     hint,
+			strong:   hint != "",
 		})
 		return c.u.fresh()
 	}
@@ -149,9 +151,18 @@ func (c *checker) pipe(x *syntax.BinOp, fnNode syntax.Expr, ft Type, argNode syn
 		}
 		return f.Res
 	case *Var:
-		if !f.Rigid {
+		if !f.Rigid && f.Kind == NoConstraint {
 			res := c.u.fresh()
-			c.u.unify(f, &Fun{Arg: at, Res: res})
+			want := &Fun{Arg: at, Res: res}
+			if m := c.u.unify(f, want); m != nil {
+				c.mismatchError(argNode, m, want, f, ctxText{
+					title:    "INFINITE TYPE",
+					msg:      "I am inferring a weird self-referential type for this pipe:",
+					found:    "The function would have to be both:",
+					expected: "and a function taking its own argument:",
+				})
+				return c.u.fresh()
+			}
 			return res
 		}
 	}

@@ -14,6 +14,8 @@ type ctxText struct {
 	found    string // label above the found type
 	expected string // label above the expected type
 	hint     string // a hint for this context, used when no better one applies
+	// strong makes hint win over the generic hints.
+	strong bool
 	// snippet, when set, is the node to mark instead of the failing one.
 	snippet syntax.Node
 }
@@ -33,7 +35,7 @@ func (c *checker) mismatchError(node syntax.Node, m *mismatch, expected, found T
 		}
 	}
 	hint := c.mismatchHint(node, m, expected, found, pr)
-	if hint == "" {
+	if hint == "" || cx.strong {
 		hint = cx.hint
 	}
 	title := cx.title
@@ -85,8 +87,9 @@ func (c *checker) mismatchHint(node syntax.Node, m *mismatch, expected, found Ty
 		return "Sky does not convert between Int and Float automatically: use `toFloat` to turn an Int into a " +
 			"Float, and `round`, `floor`, `ceiling` or `truncate` for the other way."
 	}
-	if m.kind == Number && isCon(ifd, "String") {
-		return "To append strings in Sky, use (++), as in `\"Hello, \" ++ name`."
+	if m.kind == Number && (isCon(ifd, "String") || isCon(ie, "String")) {
+		return "`number` stands for Int or Float, so it cannot be a String here. To append strings, use (++); " +
+			"to turn a number into a String, use `String.fromInt` or `String.fromFloat`."
 	}
 	if m.kind == Number {
 		return "Arithmetic works on `number` types only: Int and Float."
