@@ -10,16 +10,18 @@ func (c *compiler) app(at syntax.Node, fnExpr syntax.Expr, argExprs []syntax.Exp
 	args := c.exprs(argExprs, sc)
 	pos, src := at.Range().Start, c.src
 	if tail && c.isSelfCall(fnExpr, len(args), sc) {
+		lam := sc.fn.lam
 		return func(fr *frame) (value.Value, error) {
-			vals := make([]value.Value, len(args))
+			// The callee is this very function, so its env is ours.
+			next := newFrame(lam.nslots, fr.parent)
 			for i, a := range args {
 				v, err := a(fr)
 				if err != nil {
 					return nil, err
 				}
-				vals[i] = v
+				next.slots[i] = v
 			}
-			fr.tail = vals
+			fr.tail = next
 			return nil, errTailCall
 		}
 	}
@@ -45,6 +47,19 @@ func (c *compiler) app(at syntax.Node, fnExpr syntax.Expr, argExprs []syntax.Exp
 		if err != nil {
 			return nil, err
 		}
+		if cl, ok := f.(*closure); ok && cl.lam.arity == len(args) {
+			// A saturated call: evaluate the arguments straight into the
+			// callee's frame.
+			next := newFrame(cl.lam.nslots, cl.env)
+			for i, a := range args {
+				v, err := a(fr)
+				if err != nil {
+					return nil, err
+				}
+				next.slots[i] = v
+			}
+			return cl.lam.run(next)
+		}
 		vals := make([]value.Value, len(args))
 		for i, a := range args {
 			v, err := a(fr)
@@ -61,10 +76,6 @@ func (c *compiler) app(at syntax.Node, fnExpr syntax.Expr, argExprs []syntax.Exp
 // kernels; an error without a position gets the call's.
 func (s *source) call(pos syntax.Pos, f value.Value, args []value.Value) (value.Value, error) {
 	switch fn := f.(type) {
-	case *closure:
-		if fn.lam.arity == len(args) {
-			return fn.lam.invoke(fn.env, args)
-		}
 	case *kernelFunc:
 		if fn.k.Arity == len(args) {
 			v, err := fn.k.Fn(args)

@@ -94,7 +94,7 @@ func (c *compiler) topLevel(d *syntax.ValueDecl) {
 	sc := &scope{fn: fs}
 	body := c.expr(d.Body, sc, false)
 	g.init = func() (value.Value, error) {
-		return body(&frame{slots: make([]value.Value, fs.nslots)})
+		return body(newFrame(fs.nslots, nil))
 	}
 }
 
@@ -147,6 +147,7 @@ type fnScope struct {
 	selfGlobal  *global
 	selfBinding *binding
 	arity       int
+	lam         *lambda // the function being compiled
 }
 
 // scope is a block of names inside one function (parameters, a let, a case
@@ -200,6 +201,7 @@ func (c *compiler) lambda(name string, params []syntax.Pattern, body syntax.Expr
 	fs.nslots = len(params)
 	sc := &scope{fn: fs}
 	lam := &lambda{name: name, arity: len(params), direct: true, src: c.src}
+	fs.lam = lam
 	for i, p := range params {
 		switch p := p.(type) {
 		case *syntax.VarPat:
@@ -217,9 +219,8 @@ func (c *compiler) lambda(name string, params []syntax.Pattern, body syntax.Expr
 		lam.pos = make([]syntax.Pos, len(params))
 		for i, p := range params {
 			lam.pos[i] = p.Range().Start
-			if vp, ok := p.(*syntax.VarPat); ok {
-				slot := sc.vars[vp.Name].slot
-				lam.params[i] = func(v value.Value, fr *frame) bool { fr.slots[slot] = v; return true }
+			if _, ok := p.(*syntax.VarPat); ok {
+				lam.params[i] = matchAny // already in its slot
 				continue
 			}
 			lam.params[i] = c.pattern(p, sc)

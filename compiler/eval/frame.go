@@ -11,20 +11,34 @@ import (
 // resolved once, at compile time, to a slot index and a frame depth.
 type code func(fr *frame) (value.Value, error)
 
-// frame holds the slots of one activation of a function (its parameters and
-// every let, case and pattern binding in its body); parent is the frame of
-// the enclosing function, where free variables live.
+// frame holds the slots of one activation of a function (its parameters
+// first, then every let, case and pattern binding in its body); parent is the
+// frame of the enclosing function, where free variables live. Small frames
+// keep their slots inline, so a call costs one allocation.
 type frame struct {
 	slots  []value.Value
 	parent *frame
-	// tail carries the arguments of a self tail call out of the body to the
-	// trampoline in lambda.invoke.
-	tail []value.Value
+	// tail carries the next frame of a self tail call out of the body to
+	// the trampoline in lambda.run.
+	tail   *frame
+	inline [inlineSlots]value.Value
+}
+
+const inlineSlots = 6
+
+func newFrame(nslots int, parent *frame) *frame {
+	fr := &frame{parent: parent}
+	if nslots <= inlineSlots {
+		fr.slots = fr.inline[:nslots]
+	} else {
+		fr.slots = make([]value.Value, nslots)
+	}
+	return fr
 }
 
 // errTailCall is returned by a self tail call in place of calling; the
-// enclosing lambda.invoke loops with frame.tail as the new arguments, so a
-// loop of a million iterations uses constant Go stack.
+// enclosing lambda.run loops on frame.tail, so a loop of a million
+// iterations uses constant Go stack.
 var errTailCall = errors.New("internal: tail call escaped its function")
 
 // lambda is a compiled function body: a top-level or let function, or `\`.
@@ -32,8 +46,8 @@ type lambda struct {
 	name   string // for messages; "" for an anonymous function
 	arity  int
 	nslots int
-	// direct is true when every parameter is a variable or `_`: arguments
-	// are copied into slots 0..arity-1 without matching.
+	// direct is true when every parameter is a variable or `_`, which then
+	// live in slots 0..arity-1 with no matching.
 	direct bool
 	params []matcher
 	body   code
@@ -49,25 +63,26 @@ type closure struct {
 
 func (c *closure) Arity() int { return c.lam.arity }
 
-func (c *closure) Call(args []value.Value) (value.Value, error) { return c.lam.invoke(c.env, args) }
+func (c *closure) Call(args []value.Value) (value.Value, error) {
+	fr := newFrame(c.lam.nslots, c.env)
+	copy(fr.slots, args)
+	return c.lam.run(fr)
+}
 
-func (l *lambda) invoke(env *frame, args []value.Value) (value.Value, error) {
+// run executes the body in fr, whose slots 0..arity-1 hold the arguments.
+func (l *lambda) run(fr *frame) (value.Value, error) {
 	for {
-		fr := &frame{slots: make([]value.Value, l.nslots), parent: env}
-		if l.direct {
-			copy(fr.slots, args)
-		} else {
+		if !l.direct {
 			for i, m := range l.params {
-				fr.slots[i] = args[i]
-				if !m(args[i], fr) {
-					return nil, l.src.errorAt(l.pos[i], "this argument pattern does not match "+value.Show(args[i])+
+				if !m(fr.slots[i], fr) {
+					return nil, l.src.errorAt(l.pos[i], "this argument pattern does not match "+value.Show(fr.slots[i])+
 						"; hint: a function parameter pattern must cover every value of its type (use `case` for the others)")
 				}
 			}
 		}
 		v, err := l.body(fr)
 		if err == errTailCall {
-			args = fr.tail
+			fr = fr.tail
 			continue
 		}
 		return v, err
