@@ -291,6 +291,9 @@ func (c *checker) lookupType(t *syntax.TypeCon) *TypeInfo {
 			return ti
 		}
 	}
+	if ti := builtinTypes[t.Name]; ti != nil {
+		return ti // `Dict.Dict`, `Task.Task`: the builtin types
+	}
 	c.unknownType(t)
 	return nil
 }

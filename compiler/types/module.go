@@ -181,6 +181,10 @@ func (c *checker) buildScope(m *moduleInfo) *scope {
 				addUnique(sc.values, it.Name, v)
 			case syntax.ExposeType:
 				t := dep.expTypes[it.Name]
+				if t == nil && builtinTypes[it.Name] != nil {
+					// `import Sky.Core.Dict exposing (Dict)`: the builtin.
+					continue
+				}
 				if t == nil {
 					c.notExposed(m, it.Span, dep, it.Name, true)
 					continue
@@ -227,29 +231,31 @@ func (c *checker) notExposed(m *moduleInfo, sp syntax.Span, dep *moduleInfo, nam
 		"The `"+dep.name+"` module does not expose `"+name+"`:", "", hint)
 }
 
-// qualify spells a type name as code in module m would refer to it.
+// qualify spells a type name as code in module m would refer to it: bare
+// when that name means this type here, otherwise with an import alias (or
+// the full module name) so two different types never print alike.
 func (sc *scope) qualify(module, name string) string {
-	if sc == nil {
+	if sc == nil || module == "" {
 		return name
 	}
 	if module == sc.mod.name {
 		return name
 	}
-	for _, t := range sc.types[name] {
-		if t.Module == module && len(sc.types[name]) == 1 {
+	if _, shadowed := sc.mod.types[name]; !shadowed {
+		if ts := sc.types[name]; len(ts) == 1 && ts[0].Module == module {
 			return name
 		}
 	}
 	best := ""
 	for q, ms := range sc.quals {
 		for _, dm := range ms {
-			if dm.name == module && (best == "" || len(q) < len(best)) {
+			if dm.name == module && (best == "" || len(q) < len(best) || (len(q) == len(best) && q < best)) {
 				best = q
 			}
 		}
 	}
 	if best == "" {
-		return name
+		best = module
 	}
 	return best + "." + name
 }
