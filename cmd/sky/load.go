@@ -1,11 +1,52 @@
 package main
 
-import "skydurable/compiler/eval"
+import (
+	"fmt"
 
-// loadProgram loads the program at file with the project's config; on a
-// load or compile error it prints the errors to stderr and returns nil.
-func loadProgram(file string, cfg config, s streams) *eval.Program {
-	prog, err := eval.Load(file, eval.Options{Root: cfg.Root, Stdlib: standardLibrary(cfg)})
+	"skydurable/compiler/eval"
+	"skydurable/compiler/types"
+)
+
+// loadOptions are the flags run and test share.
+type loadOptions struct {
+	// unchecked skips the type checker (`--unchecked`): the program runs
+	// and type errors surface as runtime errors. For debugging the
+	// evaluator and the checker, not for programs.
+	unchecked bool
+}
+
+// parseLoadFlags takes the leading flags off args.
+func parseLoadFlags(args []string) (loadOptions, []string, error) {
+	var o loadOptions
+	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' {
+		switch args[0] {
+		case "--unchecked", "-unchecked":
+			o.unchecked = true
+		default:
+			return o, nil, fmt.Errorf("unknown flag %s", args[0])
+		}
+		args = args[1:]
+	}
+	return o, args, nil
+}
+
+// loadProgram type-checks the program at file, then loads it; on a syntax,
+// type, load or compile error it prints the errors to stderr and returns
+// nil. A program that does not check never runs.
+func loadProgram(file string, cfg config, o loadOptions, s streams) *eval.Program {
+	lib := standardLibrary(cfg)
+	if !o.unchecked {
+		checked, err := types.LoadProgram(file, cfg.Root, lib.Modules)
+		if err != nil {
+			fmt.Fprintln(s.stderr, err)
+			return nil
+		}
+		if _, errs := types.Check(checked); len(errs) > 0 {
+			fmt.Fprintln(s.stderr, types.RenderAll(errs))
+			return nil
+		}
+	}
+	prog, err := eval.Load(file, eval.Options{Root: cfg.Root, Stdlib: lib})
 	if err != nil {
 		// A top-level constant is computed at load, so a runtime error
 		// can surface here; it is reported like one from main.

@@ -12,23 +12,24 @@ import (
 func init() {
 	register(&command{
 		name:    "run",
-		usage:   "sky run [FILE]",
+		usage:   "sky run [--unchecked] [FILE]",
 		summary: "run a program's main (default: sky.toml's entry, else src/Main.sky)",
 		run:     runMain,
 	})
 }
 
-// runMain loads the program and forces `main`. A failing main prints
-// `Error: <Label>: <message>` and exits 1; so does a program that does not
-// load (after printing its errors).
+// runMain checks and loads the program and forces `main`. A failing main
+// prints `Error: <Label>: <message>` and exits 1; so does a program that does
+// not parse, check or load (after printing its errors).
 func runMain(ctx context.Context, args []string, s streams) int {
 	cfg, err := loadConfig(".")
 	if err != nil {
 		fmt.Fprintln(s.stderr, "sky:", err)
 		return exitFailure
 	}
-	if len(args) > 1 {
-		fmt.Fprintln(s.stderr, "usage: sky run [FILE]")
+	o, args, err := parseLoadFlags(args)
+	if err != nil || len(args) > 1 {
+		fmt.Fprintln(s.stderr, "usage: sky run [--unchecked] [FILE]")
 		return exitNoBuild
 	}
 	file := "src/Main.sky"
@@ -38,7 +39,7 @@ func runMain(ctx context.Context, args []string, s streams) int {
 	if len(args) == 1 {
 		file = args[0]
 	}
-	prog := loadProgram(file, cfg, s)
+	prog := loadProgram(file, cfg, o, s)
 	if prog == nil {
 		return exitFailure
 	}

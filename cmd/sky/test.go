@@ -8,17 +8,18 @@ import (
 func init() {
 	register(&command{
 		name:    "test",
-		usage:   "sky test FILE",
+		usage:   "sky test [--unchecked] FILE",
 		summary: "run the `tests : List Test` of a Sky.Test module",
 		run:     runTests,
 	})
 }
 
 // runTests prints one line per test and a summary; exit 0 when all pass, 1
-// when one fails, 2 when the module does not load.
+// when one fails, 2 when the module does not parse, check or load.
 func runTests(ctx context.Context, args []string, s streams) int {
-	if len(args) != 1 {
-		fmt.Fprintln(s.stderr, "usage: sky test FILE")
+	o, args, err := parseLoadFlags(args)
+	if err != nil || len(args) != 1 {
+		fmt.Fprintln(s.stderr, "usage: sky test [--unchecked] FILE")
 		return exitNoBuild
 	}
 	cfg, err := loadConfig(".")
@@ -26,7 +27,7 @@ func runTests(ctx context.Context, args []string, s streams) int {
 		fmt.Fprintln(s.stderr, "sky:", err)
 		return exitNoBuild
 	}
-	prog := loadProgram(args[0], cfg, s)
+	prog := loadProgram(args[0], cfg, o, s)
 	if prog == nil {
 		return exitNoBuild
 	}
