@@ -1,0 +1,275 @@
+package db_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"skydurable/runtime/db"
+	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/task"
+)
+
+// count returns the number of rows in table, read outside any transaction.
+func count(t *testing.T, d *db.DB, table string) int64 {
+	t.Helper()
+	var n int64
+	if err := d.QueryRow(context.Background(), "SELECT COUNT(*) FROM "+table).Scan(&n); err != nil {
+		t.Fatalf("count %s: %v", table, err)
+	}
+	return n
+}
+
+func TestWithTransaction(t *testing.T) {
+	errBoom := errors.New("boom")
+	cases := []struct {
+		name    string
+		body    func(ctx context.Context, d, tx *db.DB) error
+		wantErr error
+		want    int64
+	}{
+		{"commit", func(ctx context.Context, d, tx *db.DB) error {
+			_, err := tx.Exec(ctx, "INSERT INTO tx VALUES (?)", 1)
+			return err
+		}, nil, 1},
+		{"rollback on error", func(ctx context.Context, d, tx *db.DB) error {
+			if _, err := tx.Exec(ctx, "INSERT INTO tx VALUES (?)", 1); err != nil {
+				return err
+			}
+			return errBoom
+		}, errBoom, 0},
+		{"nested join commits together", func(ctx context.Context, d, tx *db.DB) error {
+			return tx.WithTransaction(ctx, func(ctx context.Context, inner *db.DB) error {
+				if !inner.InTransaction() {
+					return errors.New("inner DB is not transaction-bound")
+				}
+				_, err := inner.Exec(ctx, "INSERT INTO tx VALUES (?), (?)", 1, 2)
+				return err
+			})
+		}, nil, 2},
+		{"nested failure rolls back the outer", func(ctx context.Context, d, tx *db.DB) error {
+			if _, err := tx.Exec(ctx, "INSERT INTO tx VALUES (?)", 1); err != nil {
+				return err
+			}
+			return tx.WithTransaction(ctx, func(ctx context.Context, inner *db.DB) error {
+				if _, err := inner.Exec(ctx, "INSERT INTO tx VALUES (?)", 2); err != nil {
+					return err
+				}
+				return errBoom
+			})
+		}, errBoom, 0},
+		{"pool DB with the tx context joins", func(ctx context.Context, d, tx *db.DB) error {
+			if _, err := d.Exec(ctx, "INSERT INTO tx VALUES (?)", 1); err != nil {
+				return err
+			}
+			return d.WithTransaction(ctx, func(ctx context.Context, inner *db.DB) error {
+				_, err := inner.Exec(ctx, "INSERT INTO tx VALUES (?)", 2)
+				if err == nil {
+					err = errBoom
+				}
+				return err
+			})
+		}, errBoom, 0},
+		{"reads inside see own writes, outside do not", func(ctx context.Context, d, tx *db.DB) error {
+			if _, err := tx.Exec(ctx, "INSERT INTO tx VALUES (?)", 1); err != nil {
+				return err
+			}
+			rows, err := tx.QueryMaps(ctx, "SELECT k FROM tx")
+			if err != nil || len(rows) != 1 {
+				return fmt.Errorf("inside: %v rows, %v; want 1", rows, err)
+			}
+			outside, err := d.QueryMaps(context.Background(), "SELECT k FROM tx")
+			if err != nil || len(outside) != 0 {
+				return fmt.Errorf("outside: %v rows, %v; want 0 before commit", outside, err)
+			}
+			return nil
+		}, nil, 1},
+	}
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				ctx := context.Background()
+				mustExec(t, d, "DROP TABLE IF EXISTS tx")
+				mustExec(t, d, "CREATE TABLE tx (k INT)")
+				err := d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error { return c.body(ctx, d, tx) })
+				if !errors.Is(err, c.wantErr) {
+					t.Fatalf("WithTransaction = %v, want %v", err, c.wantErr)
+				}
+				if got := count(t, d, "tx"); got != c.want {
+					t.Errorf("%d rows after the transaction, want %d", got, c.want)
+				}
+			})
+		}
+	})
+}
+
+func TestWithTransactionPanicRollsBack(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		ctx := context.Background()
+		mustExec(t, d, "CREATE TABLE p (k INT)")
+		func() {
+			defer func() {
+				if r := recover(); r != "kaboom" {
+					t.Errorf("recovered %v, want the original panic", r)
+				}
+			}()
+			_ = d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+				if _, err := tx.Exec(ctx, "INSERT INTO p VALUES (1)"); err != nil {
+					t.Fatal(err)
+				}
+				panic("kaboom")
+			})
+		}()
+		if n := count(t, d, "p"); n != 0 {
+			t.Errorf("%d rows after a panicking transaction, want 0", n)
+		}
+		// The connection is usable again (on SQLite: the writer was released).
+		mustExec(t, d, "INSERT INTO p VALUES (2)")
+	})
+}
+
+func TestTransactionDBAfterCommitFails(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		ctx := context.Background()
+		mustExec(t, d, "CREATE TABLE a (k INT)")
+		var leaked *db.DB
+		if err := d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error { leaked = tx; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		_, err := leaked.Exec(ctx, "INSERT INTO a VALUES (1)")
+		if err == nil || kindOf(t, err) != task.InvalidInput || !contains(err.Error(), "already ended") {
+			t.Errorf("Exec on a finished transaction: %v; want InvalidInput \"already ended\"", err)
+		}
+	})
+}
+
+func TestLazyTx(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		ctx := context.Background()
+		mustExec(t, d, "CREATE TABLE lz (k INT)")
+
+		t.Run("never started is no transaction", func(t *testing.T) {
+			_, l := db.WithLazyTx(ctx, d)
+			mustExec(t, d, "INSERT INTO lz VALUES (1)") // plain ctx: not in the lazy tx
+			if l.Started() {
+				t.Fatal("Started() = true though nothing ran under its context")
+			}
+			if err := l.Rollback(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if n := count(t, d, "lz"); n != 1 {
+				t.Errorf("%d rows, want 1 (the row written outside the lazy tx survives its rollback)", n)
+			}
+		})
+
+		t.Run("started then rolled back", func(t *testing.T) {
+			mustExec(t, d, "DELETE FROM lz")
+			lctx, l := db.WithLazyTx(ctx, d)
+			if _, err := d.Exec(lctx, "INSERT INTO lz VALUES (?)", 1); err != nil {
+				t.Fatal(err)
+			}
+			if !l.Started() {
+				t.Fatal("Started() = false after a statement ran under its context")
+			}
+			if n := count(t, d, "lz"); n != 0 {
+				t.Errorf("uncommitted lazy write visible outside: %d rows", n)
+			}
+			if err := l.Rollback(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if n := count(t, d, "lz"); n != 0 {
+				t.Errorf("%d rows after Rollback, want 0", n)
+			}
+			_, err := d.Exec(lctx, "INSERT INTO lz VALUES (2)")
+			if err == nil || kindOf(t, err) != task.InvalidInput {
+				t.Errorf("statement under a finished lazy tx: %v; want InvalidInput", err)
+			}
+		})
+
+		t.Run("started then committed, across call kinds", func(t *testing.T) {
+			mustExec(t, d, "DELETE FROM lz")
+			lctx, l := db.WithLazyTx(ctx, d)
+			// The first statement runs under a derived context that ends
+			// before the commit: the transaction must outlive it.
+			short, cancel := context.WithCancel(lctx)
+			if _, err := d.ExecRaw(short, "INSERT INTO lz VALUES (1)"); err != nil {
+				t.Fatal(err)
+			}
+			cancel()
+			if err := d.WithTransaction(lctx, func(ctx context.Context, tx *db.DB) error {
+				_, err := tx.Exec(ctx, "INSERT INTO lz VALUES (?)", 2)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			txdb, err := l.Tx(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var inside int64
+			if err := txdb.QueryRow(ctx, "SELECT COUNT(*) FROM lz").Scan(&inside); err != nil || inside != 2 {
+				t.Fatalf("inside the lazy tx: %d rows, %v; want 2", inside, err)
+			}
+			if n := count(t, d, "lz"); n != 0 {
+				t.Errorf("uncommitted lazy writes visible outside: %d rows", n)
+			}
+			if err := l.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if n := count(t, d, "lz"); n != 2 {
+				t.Errorf("%d rows after Commit, want 2", n)
+			}
+		})
+
+		t.Run("Tx begins it", func(t *testing.T) {
+			_, l := db.WithLazyTx(ctx, d)
+			tx, err := l.Tx(ctx)
+			if err != nil || !l.Started() || !tx.InTransaction() {
+				t.Fatalf("Tx: %v, Started=%v", err, l.Started())
+			}
+			if err := l.Rollback(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+
+		for _, commit := range []bool{true, false} {
+			t.Run(fmt.Sprintf("parallel goroutines share it, commit=%v", commit), func(t *testing.T) {
+				mustExec(t, d, "DELETE FROM lz")
+				lctx, l := db.WithLazyTx(ctx, d)
+				const workers = 16
+				var wg sync.WaitGroup
+				errs := make(chan error, workers)
+				for i := range workers {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						if _, err := d.Exec(lctx, "INSERT INTO lz VALUES (?)", i); err != nil {
+							errs <- err
+							return
+						}
+						if _, err := d.QueryMaps(lctx, "SELECT k FROM lz WHERE k = ?", i); err != nil {
+							errs <- err
+						}
+					}()
+				}
+				wg.Wait()
+				close(errs)
+				for err := range errs {
+					t.Errorf("worker: %v", err)
+				}
+				end, want := l.Rollback, int64(0)
+				if commit {
+					end, want = l.Commit, workers
+				}
+				if err := end(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if n := count(t, d, "lz"); n != want {
+					t.Errorf("%d rows, want %d", n, want)
+				}
+			})
+		}
+	})
+}
