@@ -14,6 +14,7 @@ import (
 	"skydurable/runtime/value"
 	"skydurable/stdlib/codec"
 	"skydurable/stdlib/core"
+	skydb "skydurable/stdlib/db"
 	"skydurable/stdlib/log"
 	skytest "skydurable/stdlib/test"
 )
@@ -29,6 +30,7 @@ func parts() []part {
 	return []part{
 		{"stdlib/core", core.Modules, core.Kernels},
 		{"stdlib/codec", codec.Modules, codec.Kernels},
+		{"stdlib/db", skydb.Modules, skydb.Kernels},
 		{"stdlib/log", log.Modules, log.Kernels},
 		{"stdlib/test", skytest.Modules, skytest.Kernels},
 	}

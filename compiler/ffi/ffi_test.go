@@ -108,7 +108,7 @@ func TestTheDocumentedModulesAreAllThere(t *testing.T) {
 	for _, name := range []string{
 		"Sky.Core.Prelude", "Sky.Core.Basics", "Sky.Core.Task", "Sky.Core.Error", "Sky.Core.Result",
 		"Sky.Core.Maybe", "Sky.Core.List", "Sky.Core.String", "Sky.Core.Dict", "Sky.Core.Time",
-		"Sky.Core.Uuid", "Std.Log", "Sky.Test", "Std.Codec",
+		"Sky.Core.Uuid", "Std.Log", "Sky.Test", "Std.Codec", "Std.Db", "Std.Db.Store",
 	} {
 		if _, ok := mods[name]; !ok {
 			t.Errorf("stdlib module %s is missing", name)

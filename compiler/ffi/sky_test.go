@@ -165,3 +165,42 @@ tests =
     ]
 `)
 }
+
+func TestDbFromSky(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.db")
+	runSkyTests(t, strings.ReplaceAll(`module Main exposing (tests)
+
+import Sky.Test exposing (..)
+import Sky.Core.Task as Task
+import Sky.Core.Dict as Dict
+import Std.Codec as Codec
+import Std.Db as Db exposing (Db, SqlValue(..))
+import Std.Db.Store as Store
+import Sky.Core.Error as Error
+
+
+type alias User =
+    { name : String, age : Int }
+
+
+withDb : (Db -> Task Error a) -> Task Error a
+withDb body =
+    Db.open "sqlite" "PATH"
+        |> Task.andThen
+            (\db ->
+                Db.execRaw db "CREATE TABLE IF NOT EXISTS users (name TEXT PRIMARY KEY, age INTEGER)"
+                    |> Task.andThen (\_ -> Db.exec db "DELETE FROM users" [])
+                    |> Task.andThen (\_ -> Db.exec db "INSERT INTO users (name, age) VALUES (?, ?), (?, ?)" [ SqlString "Ada", SqlInt 36, SqlString "Bob", SqlNull ])
+                    |> Task.andThen (\_ -> body db)
+            )
+
+
+tests : List Test
+tests =
+    [ test "query" (\_ -> withDb (\db -> Db.query db "SELECT name, age FROM users ORDER BY name" []) |> Task.map (\rows -> equal [ "36", "" ] (List.map (\r -> Dict.get "age" r |> Maybe.withDefault "?") rows)))
+    , test "selectRaw" (\_ -> withDb (\db -> Store.selectRaw db (Codec.auto { name = "", age = 0 }) "SELECT name, age FROM users WHERE age IS NOT NULL" []) |> Task.map (equal [ User "Ada" 36 ]))
+    , test "rollback" (\_ -> withDb (\db -> Db.withTransaction db (\tx -> Db.exec tx "DELETE FROM users" [] |> Task.andThen (\_ -> Task.fail (Error.conflict "no"))) |> Task.onError (\_ -> Db.query db "SELECT name FROM users" [])) |> Task.map (\rows -> equal 2 (List.length rows)))
+    , test "conflict" (\_ -> withDb (\db -> Db.exec db "INSERT INTO users (name) VALUES (?)" [ SqlString "Ada" ]) |> Task.map (\_ -> fail "inserted a duplicate") |> Task.onError (\e -> Task.succeed (equal Conflict (Error.kind e))))
+    ]
+`, "PATH", path))
+}
