@@ -52,8 +52,6 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 	switch {
 	case p.Jitter == 0:
 		p.Jitter = d.Jitter
-	case p.Jitter < 0:
-		p.Jitter = 0
 	case p.Jitter > 1:
 		p.Jitter = 1
 	}
@@ -72,7 +70,9 @@ func (p RetryPolicy) Backoff(attempt int, r float64) time.Duration {
 	if d > float64(p.MaxBackoff) || math.IsInf(d, 0) || math.IsNaN(d) {
 		d = float64(p.MaxBackoff)
 	}
-	d *= 1 - p.Jitter*r
+	if p.Jitter > 0 {
+		d *= 1 - p.Jitter*r
+	}
 	return time.Duration(d)
 }
 

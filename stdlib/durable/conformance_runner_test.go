@@ -1,0 +1,252 @@
+package durable
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"skydurable/runtime/db"
+	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/task"
+)
+
+func TestRetriesWithBackoff(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		policy := RetryPolicy{MaxAttempts: 3, InitialBackoff: time.Second, Multiplier: 2, MaxBackoff: time.Minute, Jitter: -1}
+		cnt := newCounter()
+		flaky := RegisterWith(policy, "flaky", str, str, func(c *Ctx, in string) task.Task[string] {
+			return Step(c, str, "call", task.From(func(context.Context) (string, error) {
+				if n := cnt.hit(in); n <= 2 || in == "never" {
+					return "", task.Errorf(task.Network, "%s: try %d failed", in, n)
+				}
+				return "ok", nil
+			}))
+		})
+		wf := flaky.Erase()
+
+		t.Run("fails twice then succeeds after backoff", func(t *testing.T) {
+			h.start(flaky, "twice", "twice")
+			for i, backoff := range []time.Duration{time.Second, 2 * time.Second} {
+				if !h.poll(h.e, wf) {
+					t.Fatalf("attempt %d: no work", i+1)
+				}
+				r := h.wantStatus("twice", StatusFailed)
+				if !r.WakeAt.Equal(h.clock.Now().Add(backoff)) || r.Attempts != i+1 {
+					t.Fatalf("attempt %d: wake_at %v attempts %d, want now+%v and %d", i+1, r.WakeAt, r.Attempts, backoff, i+1)
+				}
+				wantContains(t, r.LastError, fmt.Sprintf("try %d failed", i+1))
+				h.clock.Advance(backoff - time.Millisecond)
+				if h.poll(h.e, wf) {
+					t.Fatalf("attempt %d: claimed before its backoff elapsed", i+1)
+				}
+				h.clock.Advance(time.Millisecond)
+			}
+			h.drain(h.e, wf)
+			if r := h.wantStatus("twice", StatusDone); r.Output != `"ok"` || r.LastError != "" || r.Attempts != 3 {
+				t.Errorf("output %s last_error %q attempts %d", r.Output, r.LastError, r.Attempts)
+			}
+		})
+
+		t.Run("always fails: dead after the limit with the last error", func(t *testing.T) {
+			h.start(flaky, "doomed", "never")
+			for i := 0; i < 10; i++ {
+				h.drain(h.e, wf)
+				h.clock.Advance(time.Minute)
+			}
+			r := h.wantStatus("doomed", StatusDead)
+			wantContains(t, r.LastError, "Network", "never: try 3 failed")
+			if cnt.get("never") != 3 {
+				t.Errorf("the step ran %d times, want 3", cnt.get("never"))
+			}
+		})
+
+		t.Run("a panicking body is a failure, not a crash of the worker", func(t *testing.T) {
+			boom := RegisterWith(RetryPolicy{MaxAttempts: 1}, "boom", str, str, func(c *Ctx, in string) task.Task[string] {
+				return task.From(func(context.Context) (string, error) { panic("kaboom") })
+			})
+			h.start(boom, "boom", "x")
+			h.drain(h.e, boom.Erase())
+			wantContains(t, h.wantStatus("boom", StatusDead).LastError, "panicked", "kaboom")
+		})
+	})
+}
+
+// TestRoundTrips counts the statements the engine sends: an empty poll is
+// one, a fresh plain step one, a replayed step none.
+func TestRoundTrips(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		def := Register("trips", str, str, func(c *Ctx, in string) task.Task[string] {
+			return task.AndThen(Step(c, str, "a", task.Succeed("A")), func(string) task.Task[string] {
+				return task.AndThen(Sleep(c, 1000), func(struct{}) task.Task[string] {
+					return task.AndThen(Step(c, str, "b", task.Succeed("B")), func(string) task.Task[string] {
+						return Step(c, str, "c", task.Succeed("C"))
+					})
+				})
+			})
+		})
+		wf := def.Erase()
+		h.takeOps()
+		if h.poll(h.e, wf) {
+			t.Fatal("work before start")
+		}
+		if diff := cmp.Diff([]string{"claim"}, h.takeOps()); diff != "" {
+			t.Errorf("empty poll (-want +got):\n%s", diff)
+		}
+		h.start(def, "r1", "x")
+		if diff := cmp.Diff([]string{"start"}, h.takeOps()); diff != "" {
+			t.Errorf("start (-want +got):\n%s", diff)
+		}
+		h.poll(h.e, wf)
+		// claim, load the journal, step a, sleep's timer, suspend.
+		if diff := cmp.Diff([]string{"claim", "journal", "append", "append", "suspend"}, h.takeOps()); diff != "" {
+			t.Errorf("first poll (-want +got):\n%s", diff)
+		}
+		h.clock.Advance(time.Second)
+		h.poll(h.e, wf)
+		// Replaying a and the sleep costs nothing; b and c one statement each.
+		if diff := cmp.Diff([]string{"claim", "journal", "append", "append", "complete"}, h.takeOps()); diff != "" {
+			t.Errorf("resuming poll (-want +got):\n%s", diff)
+		}
+		h.wantStatus("r1", StatusDone)
+	})
+}
+
+func TestSetupIsIdempotentAndConcurrent(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		var wg sync.WaitGroup
+		errs := make([]error, 4)
+		for i := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = h.engine(fmt.Sprint("setup-", i)).Setup(h.ctx)
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("concurrent setup %d: %v", i, err)
+			}
+		}
+		_, err := d.Exec(h.ctx, `INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at, updated_at) VALUES ('x', 'w', 'sleeping', '1', 0, 0, 0)`)
+		if err == nil {
+			t.Error("the status CHECK constraint accepted 'sleeping'")
+		}
+	})
+}
+
+// TestSetupMigratesTheSpecSchema creates the tables exactly as the spec
+// lists them, with a run and a journal row, and checks Setup upgrades them in
+// place and the run then resumes from its journal.
+func TestSetupMigratesTheSpecSchema(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		ctx := context.Background()
+		ts := "TIMESTAMPTZ"
+		if driver == "sqlite" {
+			ts = "INTEGER"
+		}
+		old := fmt.Sprintf(`
+CREATE TABLE _sky_durable_runs (id TEXT PRIMARY KEY, workflow TEXT NOT NULL, status TEXT NOT NULL, input TEXT NOT NULL,
+  output TEXT, attempts INT NOT NULL DEFAULT 0, wake_at %[1]s NOT NULL, waiting_signal TEXT, last_error TEXT NOT NULL DEFAULT '',
+  claimed_at %[1]s, created_at %[1]s NOT NULL, updated_at %[1]s NOT NULL);
+CREATE TABLE _sky_durable_journal (run_id TEXT NOT NULL, step_id TEXT NOT NULL, result TEXT NOT NULL, created_at %[1]s NOT NULL,
+  PRIMARY KEY (run_id, step_id));
+CREATE TABLE _sky_durable_signals (run_id TEXT NOT NULL, name TEXT NOT NULL, payload TEXT NOT NULL,
+  delivered BOOLEAN NOT NULL DEFAULT FALSE, created_at %[1]s NOT NULL, PRIMARY KEY (run_id, name));`, ts)
+		if _, err := d.ExecRaw(ctx, old); err != nil {
+			t.Fatal(err)
+		}
+		clock := newVirtualClock()
+		var t0, t1 any = clock.Now(), clock.Now().Add(time.Second)
+		if driver == "sqlite" {
+			t0, t1 = clock.Now().UnixMilli(), clock.Now().Add(time.Second).UnixMilli()
+		}
+		mustExec := func(sql string, args ...any) {
+			if _, err := d.Exec(ctx, sql, args...); err != nil {
+				t.Fatalf("%s: %v", sql, err)
+			}
+		}
+		mustExec(`INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at, updated_at) VALUES ('old', 'legacy', 'waiting', '"in"', ?, ?, ?)`, t0, t0, t0)
+		mustExec(`INSERT INTO _sky_durable_journal (run_id, step_id, result, created_at) VALUES ('old', 'first', '"1"', ?)`, t0)
+		mustExec(`INSERT INTO _sky_durable_journal (run_id, step_id, result, created_at) VALUES ('old', 'second', '"2"', ?)`, t1)
+
+		h := newHarness(t, d) // runs Setup over the old tables
+		if err := h.e.Setup(ctx); err != nil {
+			t.Fatalf("second setup: %v", err)
+		}
+		cnt := newCounter()
+		legacy := Register("legacy", str, str, func(c *Ctx, in string) task.Task[string] {
+			return task.AndThen(Step(c, str, "first", cnt.effect("first", "x")), func(a string) task.Task[string] {
+				return task.AndThen(Step(c, str, "second", cnt.effect("second", "y")), func(b string) task.Task[string] {
+					return Step(c, str, "third", cnt.effect("third", a+b))
+				})
+			})
+		})
+		h.drain(h.e, legacy.Erase())
+		r, j := h.describe("old")
+		if r.Status != StatusDone || r.Output != `"12"` || r.Version != 1 {
+			t.Errorf("migrated run: status %s output %s version %d", r.Status, r.Output, r.Version)
+		}
+		want := []JournalEntry{{Seq: 1, StepID: "first", Kind: KindStep, Result: `"1"`}, {Seq: 2, StepID: "second", Kind: KindStep, Result: `"2"`}, {Seq: 3, StepID: "third", Kind: KindStep, Result: `"12"`}}
+		if diff := cmp.Diff(want, j, cmpEntries); diff != "" {
+			t.Errorf("journal (-want +got):\n%s", diff)
+		}
+		if cnt.get("first")+cnt.get("second") != 0 {
+			t.Error("a step journalled before the migration ran again")
+		}
+	})
+}
+
+func TestCancelRetryAndWakeRefuseWhatTheyCannotDo(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		def := approval()
+		h.start(def, "r1", "x")
+		h.drain(h.e, def.Erase())
+		wantErrContains(t, h.e.Retry(h.ctx, "r1"), task.Conflict, `"r1"`, "waiting", "only failed or dead")
+		if err := h.e.Cancel(h.ctx, "r1"); err != nil {
+			t.Fatal(err)
+		}
+		h.wantStatus("r1", StatusCancelled)
+		h.signal("r1", "approve", `"late"`)
+		if h.poll(h.e, def.Erase()) {
+			t.Error("a cancelled run was claimed")
+		}
+		wantErrContains(t, h.e.Cancel(h.ctx, "r1"), task.Conflict, "cancelled", "already finished")
+		wantErrContains(t, h.e.Wake(h.ctx, "r1"), task.Conflict, "only waiting runs")
+		wantErrContains(t, h.e.Retry(h.ctx, "nope"), task.NotFound, `"nope"`)
+		_, _, err := h.e.Describe(h.ctx, "nope")
+		wantErrContains(t, err, task.NotFound, `"nope"`)
+	})
+}
+
+func TestSnapshotsAreWriteIfNewer(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		if _, _, found, err := h.e.LoadSnapshot(h.ctx, "app"); found || err != nil {
+			t.Fatalf("load before save: found=%v err=%v", found, err)
+		}
+		steps := []struct {
+			seq   int64
+			data  string
+			wrote bool
+		}{{1, `{"n":1}`, true}, {1, `{"n":99}`, false}, {3, `{"n":3}`, true}, {2, `{"n":2}`, false}}
+		for _, s := range steps {
+			wrote, err := h.e.SaveSnapshot(h.ctx, "app", s.seq, s.data)
+			if err != nil || wrote != s.wrote {
+				t.Errorf("save seq %d: wrote=%v err=%v, want wrote=%v", s.seq, wrote, err, s.wrote)
+			}
+		}
+		seq, data, found, err := h.e.LoadSnapshot(h.ctx, "app")
+		if !found || err != nil || seq != 3 || data != `{"n":3}` {
+			t.Errorf("load: %d %s %v %v", seq, data, found, err)
+		}
+	})
+}
