@@ -34,7 +34,7 @@ func parseLoadFlags(args []string) (loadOptions, []string, error) {
 // type, load or compile error it prints the errors to stderr and returns
 // nil. A program that does not check never runs.
 func loadProgram(file string, cfg config, o loadOptions, s streams) *eval.Program {
-	lib := standardLibrary(cfg)
+	lib := standardLibrary()
 	if !o.unchecked {
 		checked, err := types.LoadProgram(file, cfg.Root, lib.Modules)
 		if err != nil {

@@ -7,6 +7,6 @@ import (
 
 // standardLibrary is the stdlib the CLI loads programs against: the one
 // table in compiler/ffi (module sources and Go kernels).
-func standardLibrary(cfg config) eval.Stdlib {
+func standardLibrary() eval.Stdlib {
 	return eval.Stdlib{Modules: ffi.Modules(), Kernels: ffi.Kernels()}
 }
