@@ -20,6 +20,7 @@ type lexer struct {
 
 	off, line, col int
 	lastLine       int // line of the previous token, to compute token.first
+	count          int // tokens returned so far
 	docs           []*DocComment
 }
 
@@ -28,25 +29,25 @@ func newLexer(file string, src []byte, start Pos, end int, errs *errorSink) *lex
 	return &lexer{file: file, src: src, end: end, errs: errs, off: start.Offset, line: start.Line, col: start.Col}
 }
 
-// tokenize returns all tokens, ending with one tEOF.
-func (lx *lexer) tokenize() []token {
-	// Sky source averages well over 4 bytes per token; one allocation up front
-	// avoids regrowing a slice of large structs.
-	toks := make([]token, 0, (lx.end-lx.off)/4+1)
-	for {
-		space := lx.skipSpace()
-		t := lx.next()
-		t.spaceBefore = space || len(toks) == 0
-		t.first = t.pos.Line != lx.lastLine || len(toks) == 0
-		lx.lastLine = t.end.Line
-		if n := len(toks); n > 0 {
-			toks[n-1].spaceAfter = t.spaceBefore
-		}
-		toks = append(toks, t)
-		if t.kind == tEOF {
-			return toks
-		}
-	}
+// nextToken returns the next token, with its layout facts; after the end of
+// input it keeps returning tEOF. The parser pulls tokens on demand, so memory
+// stays proportional to the AST, not to the token count.
+func (lx *lexer) nextToken() token {
+	space := lx.skipSpace()
+	t := lx.next()
+	t.spaceBefore = space || lx.count == 0
+	t.first = t.pos.Line != lx.lastLine || lx.count == 0
+	t.spaceAfter = lx.atSpace()
+	lx.lastLine = t.end.Line
+	lx.count++
+	return t
+}
+
+// atSpace reports whether the input at the current offset is whitespace, a
+// comment or the end.
+func (lx *lexer) atSpace() bool {
+	c, c1 := lx.peekAt(0), lx.peekAt(1)
+	return c == -1 || c == ' ' || c == '\t' || c == '\n' || c == '\r' || (c == '-' && c1 == '-') || (c == '{' && c1 == '-')
 }
 
 func (lx *lexer) pos() Pos { return Pos{File: lx.file, Line: lx.line, Col: lx.col, Offset: lx.off} }

@@ -41,11 +41,14 @@ func ParseExpr(src string) (e Expr, err error) {
 type parser struct {
 	file string
 	src  []byte
-	toks []token
-	i    int
-	tok  token
-	docs []*DocComment
-	errs *errorSink
+	lx    *lexer
+	tok   token   // the current token
+	prev  token   // the last consumed token
+	ahead []token // lookahead beyond tok (peek)
+	i     int     // index of tok in the token stream
+	errs  *errorSink
+
+	docIdx int // doc comments before lx.docs[docIdx] have been considered
 
 	indent    int // a line-initial token continues the construct only if its column is greater
 	itemStart int // index of the token that starts the current aligned item (exempt from indent)
@@ -60,8 +63,8 @@ const maxDepth = 250
 func newParser(filename string, src []byte) *parser {
 	errs := &errorSink{src: src}
 	lx := newLexer(filename, src, Pos{File: filename, Line: 1, Col: 1}, len(src), errs)
-	p := &parser{file: filename, src: src, toks: lx.tokenize(), docs: lx.docs, errs: errs}
-	p.tok = p.toks[0]
+	p := &parser{file: filename, src: src, lx: lx, errs: errs}
+	p.tok = lx.nextToken()
 	return p
 }
 
@@ -90,18 +93,28 @@ func (p *parser) catch() {
 
 func (p *parser) next() token {
 	t := p.tok
-	if p.i < len(p.toks)-1 {
-		p.i++
+	if t.kind == tEOF {
+		return t
 	}
-	p.tok = p.toks[p.i]
+	p.prev = t
+	p.i++
+	if len(p.ahead) > 0 {
+		p.tok = p.ahead[0]
+		p.ahead = p.ahead[1:]
+	} else {
+		p.tok = p.lx.nextToken()
+	}
 	return t
 }
 
 func (p *parser) peek(n int) token {
-	if p.i+n < len(p.toks) {
-		return p.toks[p.i+n]
+	if n == 0 {
+		return p.tok
 	}
-	return p.toks[len(p.toks)-1]
+	for len(p.ahead) < n {
+		p.ahead = append(p.ahead, p.lx.nextToken())
+	}
+	return p.ahead[n-1]
 }
 
 // prevEnd is the end position of the last consumed token.
@@ -109,7 +122,7 @@ func (p *parser) prevEnd() Pos {
 	if p.i == 0 {
 		return p.tok.pos
 	}
-	return p.toks[p.i-1].end
+	return p.prev.end
 }
 
 func (p *parser) span(start Pos) Span { return Span{start, p.prevEnd()} }

@@ -60,11 +60,13 @@ func (p *parser) topLevel(item func()) {
 }
 
 // takeDoc returns the last doc comment lying between the byte offsets from
-// and to, or nil.
+// and to, or nil. Calls come in source order, so each comment is looked at
+// once.
 func (p *parser) takeDoc(from, to int) *DocComment {
 	var doc *DocComment
-	for _, d := range p.docs {
-		if d.Start.Offset >= from && d.End.Offset <= to {
+	docs := p.lx.docs
+	for ; p.docIdx < len(docs) && docs[p.docIdx].End.Offset <= to; p.docIdx++ {
+		if d := docs[p.docIdx]; d.Start.Offset >= from {
 			doc = d
 		}
 	}

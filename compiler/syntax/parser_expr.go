@@ -423,8 +423,8 @@ func (p *parser) interpolation(t token) Expr {
 // or an application of names and fields.
 func (p *parser) parseInterpolated(part strPart) (x Expr) {
 	lx := newLexer(p.file, p.src, part.pos, part.end, p.errs)
-	sub := &parser{file: p.file, src: p.src, toks: lx.tokenize(), errs: p.errs, depth: p.depth}
-	sub.tok = sub.toks[0]
+	sub := &parser{file: p.file, src: p.src, lx: lx, errs: p.errs, depth: p.depth}
+	sub.tok = lx.nextToken()
 	defer sub.catch()
 	if sub.tok.kind == tEOF {
 		sub.errs.add(Error{Pos: part.pos, Msg: "empty `{{}}` interpolation", Hint: "put a name between the braces, e.g. {{name}}"})
