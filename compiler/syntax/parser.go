@@ -39,8 +39,8 @@ func ParseExpr(src string) (e Expr, err error) {
 // parser is a recursive-descent parser over the token slice. Layout is
 // column based: see layout.go.
 type parser struct {
-	file string
-	src  []byte
+	file  string
+	src   []byte
 	lx    *lexer
 	tok   token   // the current token
 	prev  token   // the last consumed token
