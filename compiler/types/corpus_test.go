@@ -229,4 +229,3 @@ func projectDefaults(dir string) (entry, root string) {
 	}
 	return entry, root
 }
-
