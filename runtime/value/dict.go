@@ -122,18 +122,44 @@ func (d *Dict) ToList() *List {
 func (d *Dict) Entry(i int) (key, val Value) { return d.keys[i], d.vals[i] }
 
 // DictFromList builds a Dict from a list of `( key, value )` tuples; a later
-// duplicate key wins, as in Elm.
+// duplicate key wins, as in Elm. It sorts once (O(n log n)) rather than
+// inserting one by one.
 func DictFromList(l *List) (*Dict, error) {
-	var d *Dict
+	var keys, vals []Value
 	for ; l != nil; l = l.Tail {
 		t, ok := l.Head.(Tuple)
 		if !ok || len(t) != 2 {
 			return nil, BadArg("Dict.fromList", "a list of ( key, value ) pairs", l.Head)
 		}
-		var err error
-		if d, err = d.Insert(t[0], t[1]); err != nil {
-			return nil, err
+		keys, vals = append(keys, t[0]), append(vals, t[1])
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	idx := make([]int, len(keys))
+	for i := range idx {
+		idx[i] = i
+	}
+	var cerr error
+	sort.SliceStable(idx, func(a, b int) bool {
+		c, err := Compare(keys[idx[a]], keys[idx[b]])
+		if err != nil && cerr == nil {
+			cerr = err
 		}
+		return c < 0
+	})
+	if cerr != nil {
+		return nil, cerr
+	}
+	d := &Dict{keys: make([]Value, 0, len(idx)), vals: make([]Value, 0, len(idx))}
+	for _, i := range idx {
+		if n := len(d.keys); n > 0 {
+			if c, _ := Compare(d.keys[n-1], keys[i]); c == 0 {
+				d.vals[n-1] = vals[i] // stable sort: the later duplicate wins
+				continue
+			}
+		}
+		d.keys, d.vals = append(d.keys, keys[i]), append(d.vals, vals[i])
 	}
 	return d, nil
 }

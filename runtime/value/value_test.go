@@ -184,6 +184,13 @@ func TestDict(t *testing.T) {
 	if _, ok, _ := d2.Get(int64(3)); ok {
 		t.Errorf("3 still present after remove")
 	}
+	dl, err := DictFromList(FromSlice([]Value{Tuple{int64(3), "a"}, Tuple{int64(1), "b"}, Tuple{int64(3), "c"}}))
+	if err != nil || Show(dl) != `Dict.fromList [(1,"b"),(3,"c")]` {
+		t.Errorf("DictFromList with a duplicate = %s, %v", Show(dl), err)
+	}
+	if _, err := DictFromList(FromSlice([]Value{Tuple{int64(1), "a"}, Tuple{"x", "b"}})); err == nil {
+		t.Errorf("DictFromList with mixed key types: want an error")
+	}
 	if _, err := d.Insert("x", int64(1)); err == nil {
 		t.Errorf("inserting a String key into an Int dict: want an error")
 	}
