@@ -19,10 +19,11 @@
 //     (transactions begin IMMEDIATE), plain SELECTs go to a small pool of
 //     read-only connections, so concurrent writers queue in Go instead of
 //     failing with SQLITE_BUSY.
-//   - time.Time arguments are stored on SQLite as UTC text in TimeLayout
-//     (fixed width, so text order is time order) and read back as time.Time;
-//     PostgreSQL uses its native types (microsecond precision). Times read
-//     from either driver are in UTC.
+//   - time.Time arguments are sent as UTC text in TimeLayout (fixed width,
+//     so text order is time order): SQLite stores that text, PostgreSQL
+//     parses it into a TIMESTAMPTZ/TIMESTAMP/DATE column (microsecond
+//     precision) and a TEXT column holds the same text as on SQLite. Scanning
+//     into *time.Time accepts either form; times read are in UTC.
 //   - WithTransaction commits when its function returns nil and rolls back
 //     otherwise (also on panic). The context it passes on carries the
 //     transaction, so calls on the same pool made with that context join it,
@@ -31,6 +32,10 @@
 //     statement run under its context; statements from parallel goroutines
 //     are serialised. The durable engine uses it to commit a step's own
 //     writes atomically with the step's journal row.
+//
+// On SQLite a write made on the pool (with a context that does not carry
+// the transaction) while the same goroutine holds a transaction waits for
+// that transaction to end: inside a transaction use its *DB or its context.
 //
 // Query results inside a transaction are read fully before the call returns
 // (so the transaction's connection is free for the next statement); outside a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -15,10 +16,12 @@ import (
 // defaultPostgresPoolSize is used when the DSN does not set pool_max_conns.
 const defaultPostgresPoolSize = 10
 
-// JSON type OIDs whose text is taken verbatim rather than decoded.
+// Type OIDs read specially: json and jsonb keep their text verbatim, a date
+// reads as YYYY-MM-DD.
 const (
 	oidJSON  = 114
 	oidJSONB = 3802
+	oidDate  = 1082
 )
 
 // postgresBackend is a pgx connection pool.
@@ -164,6 +167,10 @@ func (r *pgRows) Values() ([]any, error) {
 	}
 	raw := r.rs.RawValues()
 	for i, fd := range r.rs.FieldDescriptions() {
+		if t, ok := vals[i].(time.Time); ok && fd.DataTypeOID == oidDate {
+			vals[i] = t.Format(time.DateOnly)
+			continue
+		}
 		if (fd.DataTypeOID != oidJSON && fd.DataTypeOID != oidJSONB) || i >= len(raw) || raw[i] == nil {
 			continue
 		}

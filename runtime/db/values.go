@@ -44,7 +44,7 @@ func ParseTime(s string) (time.Time, error) {
 
 // convertArgs checks each argument is a supported type and converts it to
 // what the driver stores: pointers are dereferenced (nil is NULL), int
-// becomes int64, and on SQLite times become TimeLayout text.
+// becomes int64, and times become TimeLayout text.
 func convertArgs(d Dialect, args []any) ([]any, error) {
 	if len(args) == 0 {
 		return nil, nil
@@ -71,10 +71,10 @@ func convertArg(d Dialect, a any) (any, error) {
 	case int32:
 		return int64(v), nil
 	case time.Time:
-		if d == SQLite {
-			return FormatTime(v), nil
-		}
-		return v, nil
+		// Text on both drivers: SQLite has no time type, and PostgreSQL
+		// parses it into a timestamptz/timestamp/date parameter while a
+		// TEXT column gets the same text as on SQLite.
+		return FormatTime(v), nil
 	case *string:
 		return deref(d, v)
 	case *int:

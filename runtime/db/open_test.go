@@ -1,0 +1,159 @@
+package db_test
+
+import (
+	"context"
+	"net"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"skydurable/runtime/db"
+	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/task"
+)
+
+func TestOpenErrors(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// A port nothing listens on: bind one, then release it.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadPort := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	deadURL := "postgres://sky:s3cret-pw@127.0.0.1:" + strconv.Itoa(deadPort) + "/app?connect_timeout=5"
+
+	cases := []struct {
+		name, driver, dsn string
+		kind              task.Kind
+		mention           []string
+		mustNotMention    string
+	}{
+		{"unknown driver", "mysql", "x", task.InvalidInput, []string{`"mysql"`, `"postgres"`, `"sqlite"`}, ""},
+		{"sqlite in-memory", "sqlite", ":memory:", task.InvalidInput, []string{":memory:", "file path"}, ""},
+		{"sqlite empty path", "sqlite", "", task.InvalidInput, []string{"file path"}, ""},
+		{"postgres not answering", "postgres", deadURL, task.Unavailable, []string{"127.0.0.1:" + strconv.Itoa(deadPort), "does not answer"}, "s3cret-pw"},
+		{"postgres bad dsn", "postgres", "postgres://%zz", task.InvalidInput, []string{"connection string"}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d, err := db.Open(ctx, c.driver, c.dsn)
+			if err == nil {
+				d.Close()
+				t.Fatalf("Open(%q, %q) succeeded; want an error", c.driver, c.dsn)
+			}
+			if got := kindOf(t, err); got != c.kind {
+				t.Errorf("kind %v, want %v: %v", got, c.kind, err)
+			}
+			if !contains(err.Error(), c.mention...) {
+				t.Errorf("error %q should mention %q", err, c.mention)
+			}
+			if c.mustNotMention != "" && strings.Contains(err.Error(), c.mustNotMention) {
+				t.Errorf("error %q leaks %q", err, c.mustNotMention)
+			}
+		})
+	}
+}
+
+func TestOpenSQLiteCreatesDirectoriesAndSetsPragmas(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "nested", "dirs", "app.db")
+	d, err := db.Open(ctx, "sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if d.Dialect() != db.SQLite || d.Dialect().String() != "sqlite" {
+		t.Errorf("Dialect = %v", d.Dialect())
+	}
+	got := map[string]string{}
+	for _, p := range []string{"journal_mode", "foreign_keys", "synchronous", "busy_timeout"} {
+		var v string
+		// PRAGMA goes to the writer connection, the one that writes.
+		if err := d.QueryRow(ctx, "PRAGMA "+p).Scan(&v); err != nil {
+			t.Fatalf("PRAGMA %s: %v", p, err)
+		}
+		got[p] = v
+	}
+	want := map[string]string{"journal_mode": "wal", "foreign_keys": "1", "synchronous": "1", "busy_timeout": "10000"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("pragmas (-want +got):\n%s", diff)
+	}
+	// Foreign keys are enforced.
+	mustExec(t, d, "CREATE TABLE parent (id INT PRIMARY KEY)")
+	mustExec(t, d, "CREATE TABLE child (pid INT REFERENCES parent(id))")
+	if _, err := d.Exec(ctx, "INSERT INTO child VALUES (?)", 7); err == nil || kindOf(t, err) != task.InvalidInput {
+		t.Errorf("orphan child insert: %v; want an InvalidInput foreign key error", err)
+	}
+}
+
+func TestPostgresSearchPathFromDSN(t *testing.T) {
+	ctx := context.Background()
+	url := dbtest.URL(t, "postgres")
+	setup, err := db.Open(ctx, "postgres", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer setup.Close()
+	if _, err := setup.ExecRaw(ctx, "CREATE SCHEMA tenant_a; CREATE TABLE tenant_a.items (name TEXT); INSERT INTO tenant_a.items VALUES ('in schema')"); err != nil {
+		t.Fatal(err)
+	}
+	d, err := db.Open(ctx, "postgres", url+"&search_path=tenant_a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var name string
+	if err := d.QueryRow(ctx, "SELECT name FROM items").Scan(&name); err != nil || name != "in schema" {
+		t.Errorf("unqualified table through search_path: %q, %v", name, err)
+	}
+	mustExec(t, d, "CREATE TABLE made_here (k INT)")
+	var schema string
+	if err := setup.QueryRow(ctx, "SELECT table_schema FROM information_schema.tables WHERE table_name = ?", "made_here").Scan(&schema); err != nil || schema != "tenant_a" {
+		t.Errorf("table created in schema %q (%v), want tenant_a", schema, err)
+	}
+}
+
+func TestPostgresValuesAsText(t *testing.T) {
+	d := dbtest.Open(t, "postgres")
+	got, err := d.QueryMaps(context.Background(), `SELECT 1.50::numeric AS num,
+		'6ba7b810-9dad-11d1-80b4-00c04fd430c8'::uuid AS u,
+		'{"b":1, "a":[1,2]}'::json AS j, '{"b":1}'::jsonb AS jb,
+		'2026-03-04'::date AS dt, '2026-03-04 05:06:07'::timestamp AS ts,
+		3::smallint AS sm, 1.5::real AS r, ARRAY[1,2] AS arr`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []map[string]string{{
+		"num": "1.50", "u": "6ba7b810-9dad-11d1-80b4-00c04fd430c8",
+		"j": `{"b":1, "a":[1,2]}`, "jb": `{"b": 1}`,
+		"dt": "2026-03-04", "ts": "2026-03-04T05:06:07.000000000Z",
+		"sm": "3", "r": "1.5", "arr": "[1,2]",
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("text of PostgreSQL values (-want +got):\n%s", diff)
+	}
+}
+
+// TestTimeIntoTextColumn: a time.Time argument stored in a TEXT column has the
+// same text on both drivers.
+func TestTimeIntoTextColumn(t *testing.T) {
+	at := time.Date(2026, 12, 2, 10, 0, 0, 123456000, time.UTC)
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		mustExec(t, d, "CREATE TABLE tt (s TEXT)")
+		mustExec(t, d, "INSERT INTO tt VALUES (?)", at)
+		var s string
+		var back time.Time
+		if err := d.QueryRow(context.Background(), "SELECT s, s FROM tt").Scan(&s, &back); err != nil {
+			t.Fatal(err)
+		}
+		if s != "2026-12-02T10:00:00.123456000Z" || !back.Equal(at) {
+			t.Errorf("stored %q, read back %v; want 2026-12-02T10:00:00.123456000Z and %v", s, back, at)
+		}
+	})
+}
