@@ -1,6 +1,7 @@
 // Package core is the Sky.Core stdlib: the .sky sources of Sky.Core.Prelude,
-// Basics, Task, Error, Result, Maybe, List, String, Dict, Time and Uuid, and
-// the Go kernels they bind with `Ffi.kernel "Module_fn"`.
+// Basics, Task, Error, Result, Maybe, List, String, Dict, Time and Uuid (the
+// documented surface) plus Char, Tuple and Debug (Elm's, for programs that
+// use them), and the Go kernels they bind with `Ffi.kernel "Module_fn"`.
 //
 // Sky.Core.Prelude imports nothing and declares the types every other module
 // builds on (Maybe, Result, Order, Error, ErrorKind, ErrorInfo,
@@ -19,6 +20,7 @@ import (
 	"crypto/rand"
 	"embed"
 	"io"
+	"os"
 	"time"
 
 	"skydurable/runtime/task"
@@ -41,6 +43,9 @@ var moduleFiles = map[string]string{
 	"Sky.Core.Dict":    "Dict.sky",
 	"Sky.Core.Time":    "Time.sky",
 	"Sky.Core.Uuid":    "Uuid.sky",
+	"Sky.Core.Char":    "Char.sky",
+	"Sky.Core.Tuple":   "Tuple.sky",
+	"Sky.Core.Debug":   "Debug.sky",
 }
 
 // Modules returns the Sky source of every Sky.Core module, by module name.
@@ -64,11 +69,13 @@ type Env struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Random is the source of UUID randomness.
 	Random io.Reader
+	// Stderr receives Debug.log lines (nil drops them).
+	Stderr io.Writer
 }
 
 // DefaultEnv is the real clock, a timer-based sleep and crypto/rand.
 func DefaultEnv() Env {
-	return Env{Now: time.Now, Sleep: sleepContext, Random: rand.Reader}
+	return Env{Now: time.Now, Sleep: sleepContext, Random: rand.Reader, Stderr: os.Stderr}
 }
 
 func sleepContext(ctx context.Context, d time.Duration) error {
@@ -94,7 +101,7 @@ func KernelsWith(env Env) map[string]value.Kernel {
 	for _, group := range [][]value.Kernel{
 		basicsKernels(), errorKernels(), taskKernels(), maybeKernels(),
 		listKernels(), stringKernels(), dictKernels(),
-		timeKernels(env), uuidKernels(env),
+		timeKernels(env), uuidKernels(env), charKernels(), debugKernels(env),
 	} {
 		for _, k := range group {
 			if _, dup := out[k.Name]; dup {

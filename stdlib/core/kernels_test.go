@@ -324,3 +324,29 @@ func TestMaybeValues(t *testing.T) {
 		{"Maybe_values", args(value.FromSlice([]value.Value{value.Just(int64(1)), value.Nothing, value.Just(int64(3))})), "[1,3]"},
 	})
 }
+
+func TestCharAndDebug(t *testing.T) {
+	runCases(t, []kernelCase{
+		{"Char_isUpper", args('A'), "True"},
+		{"Char_isUpper", args('é'), "False"},
+		{"Char_isAlphaNum", args('7'), "True"},
+		{"Char_isHexDigit", args('F'), "True"},
+		{"Char_isOctDigit", args('8'), "False"},
+		{"Char_isSpace", args('\t'), "True"},
+		{"Char_toUpper", args('é'), "'É'"},
+		{"Char_toCode", args('A'), "65"},
+		{"Char_fromCode", args(int64(97)), "'a'"},
+		{"Char_fromCode", args(int64(-1)), "'\uFFFD'"},
+		{"Debug_toString", args(value.Just(int64(3))), `"Just 3"`},
+	})
+	var buf strings.Builder
+	env := (&fakeClock{}).env()
+	env.Stderr = &buf
+	v, err := KernelsWith(env)["Debug_log"].Fn(args("x", int64(3)))
+	if err != nil || v != int64(3) || buf.String() != "x: 3\n" {
+		t.Errorf("Debug.log: returned %v, %v; printed %q", v, err, buf.String())
+	}
+	if _, err := callErr("Debug_todo", "later"); !value.IsRuntimeError(err) || !strings.Contains(err.Error(), "Debug.todo: later") {
+		t.Errorf("Debug.todo: got %v", err)
+	}
+}
