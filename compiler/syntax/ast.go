@@ -5,6 +5,19 @@
 // The AST is plain data. Every node carries a Span (start and end position) so
 // later phases can point at it; later phases record facts in side tables keyed
 // by node pointer and never mutate the tree.
+//
+// Choices the later phases rely on:
+//   - Operators stay BinOp nodes (nothing is desugared, not even `|>`, `&&`
+//     or `::`); precedence and associativity are resolved by the parser.
+//   - Parentheses leave no node: `(e)` is e (its Span excludes the parens).
+//   - `"""…"""` strings without `{{…}}` are a StringLit with Multiline set;
+//     with interpolation they are an Interp node (see Interp.Desugar).
+//   - `-x` is Neg{x}, also for literals (`-1` is Neg of IntLit 1), except in
+//     patterns, where `-1` is an IntPat with Value -1.
+//   - An annotation is attached to its ValueDecl; a lone annotation is a
+//     syntax error. FFI bindings are ordinary ValueDecls (see ValueDecl).
+//   - Doc comments attach to the next top-level declaration; the one right
+//     after the module header is the module's (File.Docs).
 package syntax
 
 import "strings"

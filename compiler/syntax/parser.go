@@ -16,8 +16,8 @@ func ParseFile(filename string, src []byte) (f *File, err error) {
 }
 
 // ParseExpr parses a single expression (for tests and the REPL). The
-// expression may span lines; continuation lines must be indented past
-// column 1 only if the first line starts at column 1.
+// expression may span lines: at its outermost level every line continues it
+// (let and case blocks inside still align as usual). Errors are an ErrorList.
 func ParseExpr(src string) (e Expr, err error) {
 	p := newParser("", []byte(src))
 	defer p.recoverInternal(&err)
