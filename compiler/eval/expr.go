@@ -111,7 +111,7 @@ func (c *compiler) exprs(es []syntax.Expr, sc *scope) []code {
 func (s *source) access(pos syntax.Pos, r value.Value, field string) (value.Value, error) {
 	rec, ok := r.(*value.Record)
 	if !ok {
-		return nil, s.errorAt(pos, fmt.Sprintf("cannot read field `.%s` of %s: it is a %s, not a record", field, value.Show(r), value.KindName(r)))
+		return nil, s.errorAt(pos, fmt.Sprintf("cannot read field `.%s` of %s: it is %s, not a record", field, value.Show(r), value.AKind(r)))
 	}
 	if v, ok := rec.Get(field); ok {
 		return v, nil
@@ -250,7 +250,7 @@ func (c *compiler) recordUpdate(e *syntax.RecordUpdate, sc *scope) code {
 		}
 		r, ok := rv.(*value.Record)
 		if !ok {
-			return nil, src.errorAt(pos, fmt.Sprintf("cannot update %s: it is a %s, not a record", value.Show(rv), value.KindName(rv)))
+			return nil, src.errorAt(pos, fmt.Sprintf("cannot update %s: it is %s, not a record", value.Show(rv), value.AKind(rv)))
 		}
 		out := make([]value.Value, len(r.Values))
 		copy(out, r.Values)

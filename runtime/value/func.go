@@ -1,6 +1,9 @@
 package value
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Func is a Sky function value. Call receives exactly Arity arguments; use
 // Apply to call with any number (currying, partial and over-application).
@@ -50,7 +53,7 @@ func Apply(f Value, args ...Value) (Value, error) {
 	for len(args) > 0 {
 		fn, ok := f.(Func)
 		if !ok {
-			return nil, fmt.Errorf("cannot call %s: it is a %s, not a function (too many arguments?)", Show(f), KindName(f))
+			return nil, fmt.Errorf("cannot call %s: it is %s, not a function (too many arguments?)", Show(f), AKind(f))
 		}
 		n := fn.Arity()
 		switch {
@@ -116,6 +119,16 @@ func KindName(v Value) string {
 	default:
 		return fmt.Sprintf("Go %T (not a Sky value)", v)
 	}
+}
+
+// AKind is KindName with its indefinite article: "an Int", "a String".
+func AKind(v Value) string {
+	k := KindName(v)
+	first := strings.TrimLeft(k, "`")
+	if first != "" && strings.ContainsRune("AEIOU", rune(first[0])) {
+		return "an " + k
+	}
+	return "a " + k
 }
 
 // BadArg is the runtime error a kernel returns for an argument of the wrong
