@@ -44,7 +44,8 @@ type parser struct {
 	lx    *lexer
 	tok   token   // the current token
 	prev  token   // the last consumed token
-	ahead []token // lookahead beyond tok (peek)
+	ahead  [maxPeek]token // lookahead beyond tok (peek), ahead[:nAhead]
+	nAhead int
 	i     int     // index of tok in the token stream
 	errs  *errorSink
 
@@ -58,7 +59,7 @@ type parser struct {
 // bailout unwinds the parser to the nearest recovery point after an error.
 type bailout struct{}
 
-const maxDepth = 250
+const maxDepth = 500
 
 func newParser(filename string, src []byte) *parser {
 	errs := &errorSink{src: src}
@@ -98,21 +99,27 @@ func (p *parser) next() token {
 	}
 	p.prev = t
 	p.i++
-	if len(p.ahead) > 0 {
+	if p.nAhead > 0 {
 		p.tok = p.ahead[0]
-		p.ahead = p.ahead[1:]
+		copy(p.ahead[:], p.ahead[1:p.nAhead])
+		p.nAhead--
 	} else {
 		p.tok = p.lx.nextToken()
 	}
 	return t
 }
 
+// maxPeek is the longest lookahead the grammar needs (`( op )`).
+const maxPeek = 2
+
+// peek returns the token n places after the current one (0 <= n <= maxPeek).
 func (p *parser) peek(n int) token {
 	if n == 0 {
 		return p.tok
 	}
-	for len(p.ahead) < n {
-		p.ahead = append(p.ahead, p.lx.nextToken())
+	for p.nAhead < n {
+		p.ahead[p.nAhead] = p.lx.nextToken()
+		p.nAhead++
 	}
 	return p.ahead[n-1]
 }
