@@ -39,15 +39,15 @@ func ParseExpr(src string) (e Expr, err error) {
 // parser is a recursive-descent parser over the token slice. Layout is
 // column based: see layout.go.
 type parser struct {
-	file  string
-	src   []byte
-	lx    *lexer
-	tok   token   // the current token
-	prev  token   // the last consumed token
+	file   string
+	src    []byte
+	lx     *lexer
+	tok    token          // the current token
+	prev   token          // the last consumed token
 	ahead  [maxPeek]token // lookahead beyond tok (peek), ahead[:nAhead]
 	nAhead int
-	i     int     // index of tok in the token stream
-	errs  *errorSink
+	i      int // index of tok in the token stream
+	errs   *errorSink
 
 	docIdx int // doc comments before lx.docs[docIdx] have been considered
 
