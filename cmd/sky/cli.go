@@ -14,6 +14,9 @@ const (
 	exitOK      = 0
 	exitFailure = 1 // the program or a test failed, or it does not parse/load (run)
 	exitNoBuild = 2 // `sky test`: the program does not compile; also usage errors
+	// exitInterrupted is the shell's code for a SIGINT: main was
+	// cancelled by SIGINT or SIGTERM and stopped.
+	exitInterrupted = 130
 )
 
 // streams are a subcommand's standard input, output and error.

@@ -44,6 +44,10 @@ func runMain(ctx context.Context, args []string, s streams) int {
 		return exitFailure
 	}
 	if err := prog.RunMain(ctx); err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(s.stderr, "sky: interrupted")
+			return exitInterrupted
+		}
 		reportFailure(s, err)
 		return exitFailure
 	}

@@ -1,7 +1,10 @@
 package eval
 
 import (
+	"context"
 	"testing"
+
+	"skydurable/runtime/task"
 
 	"skydurable/runtime/value"
 )
@@ -105,6 +108,61 @@ func BenchmarkRecordFold10k(b *testing.B) {
 	f := benchFunc(b, benchSrc, "records")
 	for b.Loop() {
 		if _, err := value.Apply(f, int64(10000)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+const chainSrc = `
+import Sky.Core.Task as Task
+
+
+type alias State =
+    { step : Int, total : Int }
+
+
+advance : State -> Task.Task e State
+advance s =
+    Task.succeed { s | step = s.step + 1, total = s.total + s.step }
+
+
+chain : Int -> State -> Task.Task e State
+chain n s =
+    if n == 0 then
+        Task.succeed s
+
+    else
+        advance s |> Task.andThen (\next -> chain (n - 1) next)
+
+
+workflow =
+    chain 100 { step = 0, total = 0 }
+`
+
+// BenchmarkTaskChain100 runs a 100-step Task chain written in Sky; compare
+// BenchmarkTaskChain100Go, the same chain built directly on runtime/task.
+func BenchmarkTaskChain100(b *testing.B) {
+	w := benchFunc(b, chainSrc, "workflow").(value.Task)
+	for b.Loop() {
+		if _, err := task.Run(context.Background(), w.T); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+type goState struct{ step, total int64 }
+
+func goChain(n int, s goState) task.Task[goState] {
+	if n == 0 {
+		return task.Succeed(s)
+	}
+	adv := task.Succeed(goState{step: s.step + 1, total: s.total + s.step})
+	return task.AndThen(adv, func(next goState) task.Task[goState] { return goChain(n-1, next) })
+}
+
+func BenchmarkTaskChain100Go(b *testing.B) {
+	for b.Loop() {
+		if _, err := task.Run(context.Background(), goChain(100, goState{})); err != nil {
 			b.Fatal(err)
 		}
 	}
