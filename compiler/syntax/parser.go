@@ -36,8 +36,8 @@ func ParseExpr(src string) (e Expr, err error) {
 	return e, nil
 }
 
-// parser is a recursive-descent parser over the token slice. Layout is
-// column based: see layout.go.
+// parser is a recursive-descent parser pulling tokens from the lexer on
+// demand. Layout is column based: see layout.go.
 type parser struct {
 	file   string
 	src    []byte
@@ -140,7 +140,12 @@ func (p *parser) fail(t token, msg, expected, hint string) {
 	if expected != "" {
 		found = t.describe()
 	}
-	p.errs.add(Error{Pos: t.pos, End: t.end, Msg: msg, Expected: expected, Found: found, Hint: hint})
+	pos, end := t.pos, t.end
+	if t.kind == tEOF && p.i > 0 {
+		// Point just after the last token rather than at an empty last line.
+		pos, end = p.prev.end, Pos{}
+	}
+	p.errs.add(Error{Pos: pos, End: end, Msg: msg, Expected: expected, Found: found, Hint: hint})
 	panic(bailout{})
 }
 
