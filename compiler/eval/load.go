@@ -39,7 +39,7 @@ const preludeName = "Sky.Core.Prelude"
 // defaultImports are the modules a user module may name by their last
 // segment without importing them, as Elm's default imports (`List.map`,
 // `String.fromInt`). Stdlib modules import what they use explicitly.
-var defaultImports = []string{"Sky.Core.Basics", "Sky.Core.List", "Sky.Core.Maybe", "Sky.Core.Result", "Sky.Core.String", "Sky.Core.Char", "Sky.Core.Tuple"}
+var defaultImports = []string{"Sky.Core.Basics", "Sky.Core.List", "Sky.Core.Maybe", "Sky.Core.Result", "Sky.Core.String", "Sky.Core.Char", "Sky.Core.Tuple", "Sky.Core.Task", "Sky.Core.Dict"}
 
 // loader finds, parses and orders the modules of one program.
 type loader struct {

@@ -15,6 +15,7 @@ import (
 	"skydurable/stdlib/codec"
 	"skydurable/stdlib/core"
 	skydb "skydurable/stdlib/db"
+	"skydurable/stdlib/durable"
 	"skydurable/stdlib/log"
 	skytest "skydurable/stdlib/test"
 )
@@ -31,6 +32,7 @@ func parts() []part {
 		{"stdlib/core", core.Modules, core.Kernels},
 		{"stdlib/codec", codec.Modules, codec.Kernels},
 		{"stdlib/db", skydb.Modules, skydb.Kernels},
+		{"stdlib/durable", durable.Modules, durable.Kernels},
 		{"stdlib/log", log.Modules, log.Kernels},
 		{"stdlib/test", skytest.Modules, skytest.Kernels},
 	}

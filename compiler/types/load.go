@@ -15,7 +15,7 @@ import (
 // last segment without importing them (`List.map`, `String.fromInt`), as
 // Elm's default imports; the evaluator's loader uses the same list.
 var defaultImports = []string{"Sky.Core.Basics", "Sky.Core.List", "Sky.Core.Maybe", "Sky.Core.Result",
-	"Sky.Core.String", "Sky.Core.Char", "Sky.Core.Tuple"}
+	"Sky.Core.String", "Sky.Core.Char", "Sky.Core.Tuple", "Sky.Core.Task", "Sky.Core.Dict"}
 
 // EntryModuleName is the module name of an entry file without a header.
 const EntryModuleName = "Main"

@@ -1,0 +1,489 @@
+package durable
+
+import (
+	"context"
+	_ "embed"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"skydurable/runtime/db"
+	"skydurable/runtime/task"
+	"skydurable/runtime/value"
+	skycodec "skydurable/stdlib/codec"
+	skydb "skydurable/stdlib/db"
+)
+
+// This file is the Sky binding of the engine (Std.Durable): a thin adapter
+// from Sky values to the Go API. Sky workflows are Def[value.Value,
+// value.Value] with Sky codecs; a Sky Ctx, WorkflowDef and RegisteredWorkflow
+// are value.Opaque values of the kinds below.
+
+//go:embed Durable.sky
+var source string
+
+// Modules returns the Sky source of Std.Durable.
+func Modules() map[string]string { return map[string]string{"Std.Durable": source} }
+
+// The value.Opaque kinds of the Sky binding.
+const (
+	ctxKind        = "Durable.Ctx"
+	defKind        = "Durable.WorkflowDef"
+	registeredKind = "Durable.RegisteredWorkflow"
+)
+
+// skyDef is a Sky WorkflowDef.
+type skyDef = Def[value.Value, value.Value]
+
+// binding holds one Engine per database a program uses, so Durable calls on
+// the same Db share the engine's options.
+type binding struct {
+	mu      sync.Mutex
+	engines map[*db.DB]*Engine
+	opts    Options
+}
+
+// engineFor returns the engine of d, making it on first use.
+func (b *binding) engineFor(d *db.DB) *Engine {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if e, ok := b.engines[d]; ok {
+		return e
+	}
+	e := New(d, b.opts)
+	b.engines[d] = e
+	return e
+}
+
+// Kernels returns the Std.Durable kernels with lifecycle logs configured from
+// the process environment (see LoggerFromEnv).
+func Kernels() map[string]value.Kernel {
+	return KernelsWith(Options{Logger: LoggerFromEnv(os.Getenv)})
+}
+
+// LoggerFromEnv is the lifecycle logger `sky` programs get: off unless
+// SKY_DURABLE_LOG is set to a level (debug, info, warn, error); one line per
+// event on stderr, plain text or JSON when SKY_LOG_FORMAT=json.
+func LoggerFromEnv(getenv func(string) string) *slog.Logger {
+	level := strings.ToLower(getenv("SKY_DURABLE_LOG"))
+	if level == "" || level == "off" {
+		return nil
+	}
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		lv = slog.LevelInfo
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	if strings.EqualFold(getenv("SKY_LOG_FORMAT"), "json") {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+// KernelsWith returns the Std.Durable kernels; every engine they make uses
+// opts (tests inject a clock this way).
+func KernelsWith(opts Options) map[string]value.Kernel {
+	b := &binding{engines: map[*db.DB]*Engine{}, opts: opts}
+	ks := []value.Kernel{
+		{Name: "Durable_register", Arity: 4, Fn: func(a []value.Value) (value.Value, error) {
+			return registerKernel("Durable.register", DefaultRetryPolicy, 1, a[0], a[1], a[2], a[3])
+		}},
+		{Name: "Durable_registerWith", Arity: 5, Fn: func(a []value.Value) (value.Value, error) {
+			policy, err := retryPolicyArg(a[0])
+			if err != nil {
+				return nil, err
+			}
+			return registerKernel("Durable.registerWith", policy, 1, a[1], a[2], a[3], a[4])
+		}},
+		{Name: "Durable_registerVersioned", Arity: 5, Fn: func(a []value.Value) (value.Value, error) {
+			version, ok := a[1].(int64)
+			if !ok {
+				return nil, value.BadArg("Durable.registerVersioned", "an Int version", a[1])
+			}
+			return registerKernel("Durable.registerVersioned", DefaultRetryPolicy, int(version), a[0], a[2], a[3], a[4])
+		}},
+		{Name: "Durable_erase", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
+			d, err := defArg("Durable.erase", a[0])
+			if err != nil {
+				return nil, err
+			}
+			return value.Opaque{Kind: registeredKind, V: d.Erase()}, nil
+		}},
+		{Name: "Durable_setup", Arity: 1, Fn: b.dbTask("Durable.setup", func(ctx context.Context, e *Engine) (value.Value, error) {
+			return value.Unit{}, e.Setup(ctx)
+		})},
+		{Name: "Durable_start", Arity: 4, Fn: b.start},
+		{Name: "Durable_signal", Arity: 5, Fn: b.signal},
+		{Name: "Durable_poll", Arity: 2, Fn: b.poll},
+		{Name: "Durable_step", Arity: 4, Fn: stepKernel},
+		{Name: "Durable_stepValue", Arity: 4, Fn: stepValueKernel},
+		{Name: "Durable_transaction", Arity: 4, Fn: transactionKernel},
+		{Name: "Durable_sleep", Arity: 2, Fn: func(a []value.Value) (value.Value, error) {
+			c, err := ctxArg("Durable.sleep", a[0])
+			if err != nil {
+				return nil, err
+			}
+			ms, ok := a[1].(int64)
+			if !ok {
+				return nil, value.BadArg("Durable.sleep", "an Int of milliseconds", a[1])
+			}
+			return unitTask(Sleep(c, ms)), nil
+		}},
+		{Name: "Durable_sleepAs", Arity: 3, Fn: func(a []value.Value) (value.Value, error) {
+			c, err := ctxArg("Durable.sleepAs", a[0])
+			if err != nil {
+				return nil, err
+			}
+			id, ok := a[1].(string)
+			if !ok {
+				return nil, value.BadArg("Durable.sleepAs", "a String sleep id", a[1])
+			}
+			ms, ok := a[2].(int64)
+			if !ok {
+				return nil, value.BadArg("Durable.sleepAs", "an Int of milliseconds", a[2])
+			}
+			return unitTask(SleepAs(c, id, ms)), nil
+		}},
+		{Name: "Durable_awaitSignal", Arity: 3, Fn: awaitSignalKernel},
+		{Name: "Durable_awaitSignalFor", Arity: 4, Fn: awaitSignalForKernel},
+		{Name: "Durable_isSuspend", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
+			return IsSuspend(value.ToError(a[0])), nil
+		}},
+		{Name: "Durable_conn", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
+			c, err := ctxArg("Durable.conn", a[0])
+			if err != nil {
+				return nil, err
+			}
+			return skydb.ToValue(c.DB()), nil
+		}},
+		{Name: "Durable_runId", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
+			c, err := ctxArg("Durable.runId", a[0])
+			if err != nil {
+				return nil, err
+			}
+			return c.RunID(), nil
+		}},
+		{Name: "Durable_idempotencyKey", Arity: 2, Fn: func(a []value.Value) (value.Value, error) {
+			c, err := ctxArg("Durable.idempotencyKey", a[0])
+			if err != nil {
+				return nil, err
+			}
+			id, ok := a[1].(string)
+			if !ok {
+				return nil, value.BadArg("Durable.idempotencyKey", "a String step id", a[1])
+			}
+			return c.IdempotencyKey(id), nil
+		}},
+		{Name: "Durable_status", Arity: 2, Fn: b.runTask("Durable.status", func(ctx context.Context, e *Engine, id string) (value.Value, error) {
+			r, _, err := e.Describe(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			return string(r.Status), nil
+		})},
+		{Name: "Durable_describe", Arity: 2, Fn: b.runTask("Durable.describe", func(ctx context.Context, e *Engine, id string) (value.Value, error) {
+			r, _, err := e.Describe(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			return runInfo(r), nil
+		})},
+		{Name: "Durable_cancel", Arity: 2, Fn: b.runTask("Durable.cancel", func(ctx context.Context, e *Engine, id string) (value.Value, error) {
+			return value.Unit{}, e.Cancel(ctx, id)
+		})},
+		{Name: "Durable_retry", Arity: 2, Fn: b.runTask("Durable.retry", func(ctx context.Context, e *Engine, id string) (value.Value, error) {
+			return value.Unit{}, e.Retry(ctx, id)
+		})},
+	}
+	ks = append(ks, SnapshotKernels()...)
+	out := make(map[string]value.Kernel, len(ks))
+	for _, k := range ks {
+		out[k.Name] = k
+	}
+	return out
+}
+
+// registerKernel builds a Sky WorkflowDef from a name, codecs and a Sky body.
+func registerKernel(fn string, policy RetryPolicy, version int, name, in, out, body value.Value) (value.Value, error) {
+	n, ok := name.(string)
+	if !ok {
+		return nil, value.BadArg(fn, "a String workflow name", name)
+	}
+	inC, err := skycodec.FromValue(in)
+	if err != nil {
+		return nil, value.BadArg(fn, "the input Codec", in)
+	}
+	outC, err := skycodec.FromValue(out)
+	if err != nil {
+		return nil, value.BadArg(fn, "the output Codec", out)
+	}
+	if _, ok := body.(value.Func); !ok {
+		return nil, value.BadArg(fn, "a body function (Ctx -> i -> Task Error o)", body)
+	}
+	def := RegisterWith(policy, n, inC, outC, func(c *Ctx, input value.Value) task.Task[value.Value] {
+		return applyTask(fn+" body of "+n, body, value.Opaque{Kind: ctxKind, V: c}, input)
+	})
+	if version != 1 {
+		def = def.Versioned(version)
+	}
+	return value.Opaque{Kind: defKind, V: def}, nil
+}
+
+// applyTask applies a Sky function that must return a Task and yields it; a
+// runtime error (or a non-Task result) becomes a failing task.
+func applyTask(what string, f value.Value, args ...value.Value) task.Task[value.Value] {
+	r, err := value.Apply(f, args...)
+	if err != nil {
+		return task.Fail[value.Value](err)
+	}
+	t, ok := r.(value.Task)
+	if !ok {
+		return task.Fail[value.Value](value.BadArg(what, "a Task", r))
+	}
+	return t.T
+}
+
+func retryPolicyArg(v value.Value) (RetryPolicy, error) {
+	r, ok := v.(*value.Record)
+	if !ok {
+		return RetryPolicy{}, value.BadArg("Durable.registerWith", "a RetryPolicy record", v)
+	}
+	field := func(name string) (int64, error) {
+		f, ok := r.Get(name)
+		if i, isInt := f.(int64); ok && isInt {
+			return i, nil
+		}
+		return 0, value.BadArg("Durable.registerWith", "a RetryPolicy with an Int field "+name, v)
+	}
+	attempts, err := field("maxAttempts")
+	if err != nil {
+		return RetryPolicy{}, err
+	}
+	initial, err := field("initialBackoffMs")
+	if err != nil {
+		return RetryPolicy{}, err
+	}
+	maxB, err := field("maxBackoffMs")
+	if err != nil {
+		return RetryPolicy{}, err
+	}
+	return RetryPolicy{
+		MaxAttempts:    int(attempts),
+		InitialBackoff: time.Duration(initial) * time.Millisecond,
+		MaxBackoff:     time.Duration(maxB) * time.Millisecond,
+	}.withDefaults(), nil
+}
+
+func defArg(fn string, v value.Value) (skyDef, error) {
+	if o, ok := v.(value.Opaque); ok && o.Kind == defKind {
+		if d, ok := o.V.(skyDef); ok {
+			return d, nil
+		}
+	}
+	return skyDef{}, value.BadArg(fn, "a WorkflowDef (from Durable.register)", v)
+}
+
+func ctxArg(fn string, v value.Value) (*Ctx, error) {
+	if o, ok := v.(value.Opaque); ok && o.Kind == ctxKind {
+		if c, ok := o.V.(*Ctx); ok {
+			return c, nil
+		}
+	}
+	return nil, value.BadArg(fn, "a Durable Ctx", v)
+}
+
+func unitTask(t task.Task[struct{}]) value.Value {
+	return value.Task{T: task.Map(t, func(struct{}) value.Value { return value.Unit{} })}
+}
+
+// dbTask is a kernel of arity 1 over a Db: the task runs f with its engine.
+func (b *binding) dbTask(fn string, f func(context.Context, *Engine) (value.Value, error)) func([]value.Value) (value.Value, error) {
+	return func(a []value.Value) (value.Value, error) {
+		d, err := skydb.FromValue(a[0])
+		if err != nil {
+			return nil, value.BadArg(fn, "a Db", a[0])
+		}
+		e := b.engineFor(d)
+		return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) { return f(ctx, e) })}, nil
+	}
+}
+
+// runTask is a kernel of arity 2 over a Db and a run id.
+func (b *binding) runTask(fn string, f func(context.Context, *Engine, string) (value.Value, error)) func([]value.Value) (value.Value, error) {
+	return func(a []value.Value) (value.Value, error) {
+		d, err := skydb.FromValue(a[0])
+		if err != nil {
+			return nil, value.BadArg(fn, "a Db", a[0])
+		}
+		id, ok := a[1].(string)
+		if !ok {
+			return nil, value.BadArg(fn, "a String run id", a[1])
+		}
+		e := b.engineFor(d)
+		return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) { return f(ctx, e, id) })}, nil
+	}
+}
+
+func (b *binding) start(a []value.Value) (value.Value, error) {
+	const fn = "Durable.start"
+	d, err := skydb.FromValue(a[0])
+	if err != nil {
+		return nil, value.BadArg(fn, "a Db", a[0])
+	}
+	def, err := defArg(fn, a[1])
+	if err != nil {
+		return nil, err
+	}
+	id, ok := a[2].(string)
+	if !ok {
+		return nil, value.BadArg(fn, "a String run id", a[2])
+	}
+	input, e := a[3], b.engineFor(d)
+	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
+		return value.Unit{}, Start(ctx, e, def, id, input)
+	})}, nil
+}
+
+func (b *binding) signal(a []value.Value) (value.Value, error) {
+	const fn = "Durable.signal"
+	d, err := skydb.FromValue(a[0])
+	if err != nil {
+		return nil, value.BadArg(fn, "a Db", a[0])
+	}
+	id, ok := a[1].(string)
+	if !ok {
+		return nil, value.BadArg(fn, "a String run id", a[1])
+	}
+	name, ok := a[2].(string)
+	if !ok {
+		return nil, value.BadArg(fn, "a String signal name", a[2])
+	}
+	cd, err := skycodec.FromValue(a[3])
+	if err != nil {
+		return nil, value.BadArg(fn, "a Codec", a[3])
+	}
+	payload, e := a[4], b.engineFor(d)
+	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
+		return value.Unit{}, SignalValue(ctx, e, id, name, cd, payload)
+	})}, nil
+}
+
+func (b *binding) poll(a []value.Value) (value.Value, error) {
+	const fn = "Durable.poll"
+	d, err := skydb.FromValue(a[0])
+	if err != nil {
+		return nil, value.BadArg(fn, "a Db", a[0])
+	}
+	l, ok := a[1].(*value.List)
+	if !ok && a[1] != nil {
+		return nil, value.BadArg(fn, "a List RegisteredWorkflow", a[1])
+	}
+	var defs []Workflow
+	for _, v := range l.Slice() {
+		o, ok := v.(value.Opaque)
+		w, isW := o.V.(Workflow)
+		if !ok || o.Kind != registeredKind || !isW {
+			return nil, value.BadArg(fn, "a RegisteredWorkflow (from Durable.erase)", v)
+		}
+		defs = append(defs, w)
+	}
+	e := b.engineFor(d)
+	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
+		return e.Poll(ctx, defs)
+	})}, nil
+}
+
+// stepArgs reads the Ctx, Codec and step id every step kernel takes first.
+func stepArgs(fn string, a []value.Value) (*Ctx, skycodec.Codec, string, error) {
+	c, err := ctxArg(fn, a[0])
+	if err != nil {
+		return nil, skycodec.Codec{}, "", err
+	}
+	cd, err := skycodec.FromValue(a[1])
+	if err != nil {
+		return nil, skycodec.Codec{}, "", value.BadArg(fn, "a Codec", a[1])
+	}
+	id, ok := a[2].(string)
+	if !ok {
+		return nil, skycodec.Codec{}, "", value.BadArg(fn, "a String step id", a[2])
+	}
+	return c, cd, id, nil
+}
+
+func stepKernel(a []value.Value) (value.Value, error) {
+	c, cd, id, err := stepArgs("Durable.step", a)
+	if err != nil {
+		return nil, err
+	}
+	t, ok := a[3].(value.Task)
+	if !ok {
+		return nil, value.BadArg("Durable.step", "a Task", a[3])
+	}
+	return value.Task{T: Step(c, cd, id, t.T)}, nil
+}
+
+func stepValueKernel(a []value.Value) (value.Value, error) {
+	c, cd, id, err := stepArgs("Durable.stepValue", a)
+	if err != nil {
+		return nil, err
+	}
+	thunk := a[3]
+	compute := task.From(func(context.Context) (value.Value, error) { return value.Apply(thunk, value.Unit{}) })
+	return value.Task{T: Step(c, cd, id, compute)}, nil
+}
+
+func transactionKernel(a []value.Value) (value.Value, error) {
+	c, cd, id, err := stepArgs("Durable.transaction", a)
+	if err != nil {
+		return nil, err
+	}
+	f := a[3]
+	return value.Task{T: Transaction(c, cd, id, func(ctx context.Context, tx *db.DB) (value.Value, error) {
+		return task.Run(ctx, applyTask("Durable.transaction", f, skydb.ToValue(tx)))
+	})}, nil
+}
+
+func awaitSignalKernel(a []value.Value) (value.Value, error) {
+	c, cd, name, err := stepArgs("Durable.awaitSignal", a)
+	if err != nil {
+		return nil, err
+	}
+	return value.Task{T: AwaitSignal(c, cd, name)}, nil
+}
+
+func awaitSignalForKernel(a []value.Value) (value.Value, error) {
+	c, cd, name, err := stepArgs("Durable.awaitSignalFor", a)
+	if err != nil {
+		return nil, err
+	}
+	ms, ok := a[3].(int64)
+	if !ok {
+		return nil, value.BadArg("Durable.awaitSignalFor", "an Int timeout in milliseconds", a[3])
+	}
+	return value.Task{T: task.Map(AwaitSignalFor(c, cd, name, ms), func(p *value.Value) value.Value {
+		if p == nil {
+			return value.Nothing
+		}
+		return value.Just(*p)
+	})}, nil
+}
+
+// runInfo is a Run as the Sky record RunInfo.
+func runInfo(r Run) value.Value {
+	output := value.Nothing
+	if r.Status == StatusDone {
+		output = value.Just(r.Output)
+	}
+	return value.NewRecord(map[string]value.Value{
+		"id":         r.ID,
+		"workflow":   r.Workflow,
+		"version":    int64(r.Version),
+		"status":     string(r.Status),
+		"attempts":   int64(r.Attempts),
+		"output":     output,
+		"lastError":  r.LastError,
+		"waitingFor": r.WaitingSignal,
+	})
+}
