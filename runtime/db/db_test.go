@@ -298,3 +298,25 @@ func contains(s string, words ...string) bool {
 	}
 	return true
 }
+
+func TestReturningThroughQueryRow(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		ctx := context.Background()
+		mustExec(t, d, "CREATE TABLE ret (id INTEGER PRIMARY KEY, name TEXT)")
+		var id int64
+		var name string
+		if err := d.QueryRow(ctx, "INSERT INTO ret (id, name) VALUES (?, ?) RETURNING id, name", 7, "seven").Scan(&id, &name); err != nil {
+			t.Fatal(err)
+		}
+		if id != 7 || name != "seven" {
+			t.Errorf("RETURNING gave %d %q, want 7 \"seven\"", id, name)
+		}
+		if n := count(t, d, "ret"); n != 1 {
+			t.Errorf("%d rows after INSERT ... RETURNING, want 1", n)
+		}
+		rows, err := d.QueryMaps(ctx, "UPDATE ret SET name = ? WHERE id = ? RETURNING name", "VII", 7)
+		if err != nil || len(rows) != 1 || rows[0]["name"] != "VII" {
+			t.Errorf("UPDATE ... RETURNING via QueryMaps: %v, %v", rows, err)
+		}
+	})
+}

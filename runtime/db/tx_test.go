@@ -273,3 +273,30 @@ func TestLazyTx(t *testing.T) {
 		}
 	})
 }
+
+// TestLazyTxInsideTransaction: a lazy transaction opened on a
+// transaction-bound DB is that transaction; its Commit leaves the decision
+// to the owner.
+func TestLazyTxInsideTransaction(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		ctx := context.Background()
+		mustExec(t, d, "CREATE TABLE lt (k INT)")
+		errOuter := errors.New("outer fails")
+		err := d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+			lctx, l := db.WithLazyTx(ctx, tx)
+			if _, err := d.Exec(lctx, "INSERT INTO lt VALUES (1)"); err != nil {
+				return err
+			}
+			if err := l.Commit(lctx); err != nil {
+				return err
+			}
+			return errOuter
+		})
+		if !errors.Is(err, errOuter) {
+			t.Fatalf("WithTransaction = %v", err)
+		}
+		if n := count(t, d, "lt"); n != 0 {
+			t.Errorf("%d rows: the lazy Commit inside a transaction must not commit the owner's transaction", n)
+		}
+	})
+}

@@ -2,6 +2,7 @@ package dbtest_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"skydurable/runtime/db"
 	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/task"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }
@@ -39,11 +41,18 @@ func TestPrivateServer(t *testing.T) {
 	if err := d.QueryRow(ctx, "SELECT SUM(n) FROM probe").Scan(&sum); err != nil || sum != 42 {
 		t.Fatalf("SUM = %d, %v; want 42", sum, err)
 	}
-	d.Close()
+	defer d.Close()
 	dir := srv.Dir()
 	stopped = true
 	if err := srv.Stop(); err != nil {
 		t.Fatalf("Stop: %v", err)
+	}
+	// The pool outlived its server: calls fail as Unavailable (retryable).
+	_, err = d.Exec(ctx, "INSERT INTO probe VALUES (?)", 1)
+	t.Logf("after stop: %v", err)
+	var te *task.Error
+	if !errors.As(err, &te) || te.Kind != task.Unavailable || !te.Retryable() {
+		t.Errorf("Exec after the server stopped: %v; want a retryable Unavailable error", err)
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("cluster directory %s still exists after Stop (stat: %v)", dir, err)
