@@ -156,6 +156,14 @@ func TestGuarantee10DeterminismCheck(t *testing.T) {
 		h.drain(h.e, twice.Erase())
 		r = h.wantStatus("r2", StatusDead)
 		wantContains(t, r.LastError, `"x"`, "used twice")
+
+		nested := RegisterWith(RetryPolicy{MaxAttempts: 1}, "nested", str, str, func(c *Ctx, in string) task.Task[string] {
+			return Step(c, str, "outer", Step(c, str, "inner", task.Succeed("1")))
+		})
+		h.start(nested, "r3", "x")
+		h.drain(h.e, nested.Erase())
+		r = h.wantStatus("r3", StatusDead)
+		wantContains(t, r.LastError, `"inner"`, `"outer"`, "still running")
 	})
 }
 

@@ -30,6 +30,8 @@ type Ctx struct {
 	sleeps    int
 	suspended bool
 	lost      bool
+	// inStep is the id of the step whose task is running, or "".
+	inStep string
 }
 
 func newCtx(e *Engine, cl claimed, token string, journal []JournalEntry) *Ctx {
@@ -84,6 +86,9 @@ func (c *Ctx) enter(id string, kinds ...EntryKind) (*JournalEntry, error) {
 	if c.suspended {
 		return nil, suspendError(c.f.runID, "an earlier wait in this body suspended it")
 	}
+	if c.inStep != "" {
+		return nil, nestedStep(c.f.runID, c.inStep, id)
+	}
 	if c.seen[id] {
 		return nil, duplicateStep(c.f.runID, id)
 	}
@@ -101,6 +106,14 @@ func (c *Ctx) enter(id string, kinds ...EntryKind) (*JournalEntry, error) {
 	c.cursor++
 	c.seen[id] = true
 	return &je, nil
+}
+
+// running marks step id as running its task (id "" when it ends), so a
+// durable operation started meanwhile (nested or in parallel) is refused.
+func (c *Ctx) running(id string) {
+	c.mu.Lock()
+	c.inStep = id
+	c.mu.Unlock()
 }
 
 // entry prepares the journal entry of a fresh operation at the next position.

@@ -72,6 +72,12 @@ func duplicateStep(runID, stepID string) *task.Error {
 		"durable run %q: the step id %q is used twice in one body; hint: give every step, sleep and signal wait its own id", runID, stepID)
 }
 
+func nestedStep(runID, running, id string) *task.Error {
+	return task.Errorf(task.InvalidInput,
+		"durable run %q: %q started while step %q was still running; hint: durable operations run one after another, never inside a step's task or in parallel",
+		runID, id, running)
+}
+
 func badJournal(runID string, e JournalEntry, err error) *task.Error {
 	return task.Errorf(task.Decode,
 		"durable run %q: the journalled result of %s %q (position %d) does not decode: %v; "+

@@ -34,7 +34,9 @@ func Step[A any](c *Ctx, cd codec.Codec[A], stepID string, t task.Task[A]) task.
 			return replay(c, cd, *prev)
 		}
 		stepCtx, lazy := db.WithLazyTx(ctx, c.e.db)
+		c.running(stepID)
 		a, err := task.Run(stepCtx, t)
+		c.running("")
 		if err != nil {
 			rollback(ctx, lazy)
 			return zero, err
@@ -92,7 +94,10 @@ func Transaction[A any](c *Ctx, cd codec.Codec[A], stepID string, fn func(ctx co
 		var e JournalEntry
 		err = c.e.db.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 			var err error
-			if a, err = fn(ctx, tx); err != nil {
+			c.running(stepID)
+			a, err = fn(ctx, tx)
+			c.running("")
+			if err != nil {
 				return err
 			}
 			if e, err = encodeEntry(c, cd, stepID, KindStep, a); err != nil {
