@@ -85,7 +85,10 @@ func TestInterpDesugar(t *testing.T) {
 	if got := Print((&Interp{}).Desugar()); got != `""` {
 		t.Errorf("empty interp desugars to %s", got)
 	}
-	// Interpolated expressions carry their real positions.
+	// Literal parts and interpolated expressions carry their real positions.
+	if lit := in.Parts[2].(*StringLit); lit.Start.Col != 22 || lit.End.Col != 32 {
+		t.Errorf("literal part spans columns %d-%d, want 22-32", lit.Start.Col, lit.End.Col)
+	}
 	v := in.Parts[1].(*Access)
 	if v.Start.Line != 1 || v.Start.Col != 11 {
 		t.Errorf("interpolated expr at %d:%d, want 1:11", v.Start.Line, v.Start.Col)

@@ -121,9 +121,10 @@ func (lx *lexer) multiString(t token) token {
 	}
 	var parts []strPart
 	var lit strings.Builder
+	litStart := lx.pos()
 	flush := func() {
 		if lit.Len() > 0 {
-			parts = append(parts, strPart{text: lit.String()})
+			parts = append(parts, strPart{text: lit.String(), pos: litStart, endPos: lx.pos()})
 			lit.Reset()
 		}
 	}
@@ -136,10 +137,10 @@ func (lx *lexer) multiString(t token) token {
 			t.parts = parts
 			return t
 		case lx.peekAt(0) == '"' && lx.peekAt(1) == '"' && lx.peekAt(2) == '"':
+			flush()
 			for i := 0; i < 3; i++ {
 				lx.advance()
 			}
-			flush()
 			t = lx.finishString(t, tMultiString, "")
 			t.parts = parts
 			if len(parts) == 0 || (len(parts) == 1 && !parts[0].expr) {
@@ -167,6 +168,9 @@ func (lx *lexer) multiString(t token) token {
 			lx.advance()
 			lx.advance()
 		default:
+			if lit.Len() == 0 {
+				litStart = lx.pos()
+			}
 			lit.WriteRune(lx.advance())
 		}
 	}

@@ -60,13 +60,15 @@ var keywords = map[string]tokenKind{
 	"else":     tElse,
 }
 
-// strPart is one piece of a multi-line string: literal text, or the source of
-// a `{{…}}` interpolation starting at pos and ending before end (offset).
+// strPart is one piece of a multi-line string: literal text from pos to
+// endPos, or the source of a `{{…}}` interpolation starting at pos and
+// ending before byte offset end.
 type strPart struct {
-	text string
-	expr bool
-	pos  Pos
-	end  int
+	text   string
+	expr   bool
+	pos    Pos
+	endPos Pos
+	end    int
 }
 
 // token is one lexeme with its position and layout facts.
