@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"fmt"
+
 	"skydurable/compiler/syntax"
 	"skydurable/runtime/value"
 )
@@ -14,6 +16,7 @@ func (c *compiler) app(at syntax.Node, fnExpr syntax.Expr, argExprs []syntax.Exp
 		return func(fr *frame) (value.Value, error) {
 			// The callee is this very function, so its env is ours.
 			next := newFrame(lam.nslots, fr.parent)
+			next.depth = fr.depth
 			for i, a := range args {
 				v, err := a(fr)
 				if err != nil {
@@ -51,6 +54,9 @@ func (c *compiler) app(at syntax.Node, fnExpr syntax.Expr, argExprs []syntax.Exp
 			// A saturated call: evaluate the arguments straight into the
 			// callee's frame.
 			next := newFrame(cl.lam.nslots, cl.env)
+			if next.depth = fr.depth + 1; next.depth > maxDepth {
+				return nil, src.errorAt(pos, fmt.Sprintf("stack overflow: more than %d nested calls; hint: make the recursion tail-recursive (the recursive call last, with an accumulator)", maxDepth))
+			}
 			for i, a := range args {
 				v, err := a(fr)
 				if err != nil {

@@ -20,9 +20,17 @@ type frame struct {
 	parent *frame
 	// tail carries the next frame of a self tail call out of the body to
 	// the trampoline in lambda.run.
-	tail   *frame
+	tail *frame
+	// depth counts the Sky calls under way on this goroutine's stack (as
+	// far as the evaluator can see), so runaway recursion becomes a
+	// runtime error instead of a Go stack overflow.
+	depth  int
 	inline [inlineSlots]value.Value
 }
+
+// maxDepth bounds non-tail recursion. A Sky call costs about a kilobyte of
+// Go stack, so this stays far below Go's 1 GB limit.
+const maxDepth = 100_000
 
 const inlineSlots = 6
 
