@@ -12,8 +12,8 @@ BIN := bin
 sky:
 	$(GO) build -o $(BIN)/sky ./cmd/sky
 
-run:
-	$(GO) run ./examples/checkout-go
+run: sky
+	cd examples/checkout && rm -rf .skydata && ../../$(BIN)/sky run
 
 test:
 	$(GO) vet ./...
