@@ -8,6 +8,7 @@ import (
 	"skydurable/runtime/task"
 	"skydurable/runtime/value"
 	skycodec "skydurable/stdlib/codec"
+	skydb "skydurable/stdlib/db"
 	"skydurable/stdlib/durable"
 )
 
@@ -49,9 +50,9 @@ func appKernels(env Env) []value.Kernel {
 		if !ok || sid == "" {
 			return nil, value.BadArg(fn, "a non-empty String snapshot id", id)
 		}
-		d, err := dbArg(fn, a[0])
+		d, err := skydb.FromValue(a[0])
 		if err != nil {
-			return nil, err
+			return nil, value.BadArg(fn, "a Db (from Db.open or Db.connect)", a[0])
 		}
 		cd, err := skycodec.FromValue(a[1])
 		if err != nil {
@@ -143,14 +144,4 @@ func (s *Spec) program(stores *durable.SnapshotStores) rapp.Program {
 		}
 	}
 	return p
-}
-
-// dbArg reads a Sky `Db` (value.Opaque{Kind: "Db", V: *db.DB}).
-func dbArg(fn string, v value.Value) (*db.DB, error) {
-	if o, ok := v.(value.Opaque); ok {
-		if d, ok := o.V.(*db.DB); ok && d != nil {
-			return d, nil
-		}
-	}
-	return nil, value.BadArg(fn, "a Db (from Db.open or Db.connect)", v)
 }

@@ -10,6 +10,7 @@ import (
 	"skydurable/runtime/task"
 	"skydurable/runtime/value"
 	skycodec "skydurable/stdlib/codec"
+	skydb "skydurable/stdlib/db"
 )
 
 // SnapshotStore keeps named JSON snapshots (a TEA model, say) in the
@@ -182,9 +183,9 @@ func SnapshotKernels() []value.Kernel {
 
 // snapshotArgs reads the Db, id and Codec arguments of the snapshot kernels.
 func snapshotArgs(fn string, a []value.Value) (*db.DB, string, skycodec.Codec, error) {
-	d, err := snapshotDB(fn, a[0])
+	d, err := skydb.FromValue(a[0])
 	if err != nil {
-		return nil, "", skycodec.Codec{}, err
+		return nil, "", skycodec.Codec{}, value.BadArg(fn, "a Db", a[0])
 	}
 	id, ok := a[1].(string)
 	if !ok {
@@ -195,14 +196,4 @@ func snapshotArgs(fn string, a []value.Value) (*db.DB, string, skycodec.Codec, e
 		return nil, "", skycodec.Codec{}, value.BadArg(fn, "a Codec", a[2])
 	}
 	return d, id, cd, nil
-}
-
-// snapshotDB reads a Sky `Db` (value.Opaque{Kind: "Db", V: *db.DB}).
-func snapshotDB(fn string, v value.Value) (*db.DB, error) {
-	if o, ok := v.(value.Opaque); ok {
-		if d, ok := o.V.(*db.DB); ok && d != nil {
-			return d, nil
-		}
-	}
-	return nil, value.BadArg(fn, "a Db", v)
 }

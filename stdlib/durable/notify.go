@@ -1,0 +1,216 @@
+package durable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	rapp "skydurable/runtime/app"
+	"skydurable/runtime/db"
+)
+
+// Wake-up hints on PostgreSQL. When a run becomes due now and unclaimed —
+// `start` inserts it, `signal` wakes a run waiting for that signal, `retry`
+// re-queues it, a run suspends on a signal that already arrived — a trigger
+// on _sky_durable_runs sends NOTIFY on HintChannel with the run id, in the
+// same transaction, so the hint is delivered when the change commits. An
+// idle worker LISTENing on a dedicated connection polls at once instead of
+// at its next tick; the tick stays as the fallback, so a lost hint (a
+// dropped connection, a pooler that does not pass NOTIFY) only costs
+// latency. SKY_DURABLE_NOTIFY=off turns listening (and installing the
+// trigger) off.
+//
+// Installing the trigger is idempotent and serialised by an advisory lock;
+// the listener installs it, so a database without workers that listen
+// carries no trigger.
+
+// HintChannel is the NOTIFY channel of wake-up hints.
+const HintChannel = "sky_durable_wake"
+
+// pgHintLock is the pg_advisory_xact_lock key that serialises installing
+// the hint trigger.
+const pgHintLock = 7_362_201_556
+
+// pgHintTrigger creates the hint function and trigger. The WHEN clause
+// keeps every other update of a run (claim, lease renewal, completion,
+// a future wake time) free of hints.
+const pgHintTrigger = `
+CREATE OR REPLACE FUNCTION _sky_durable_hint() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('` + HintChannel + `', NEW.id);
+  RETURN NULL;
+END $$;
+DROP TRIGGER IF EXISTS _sky_durable_hint ON _sky_durable_runs;
+CREATE TRIGGER _sky_durable_hint AFTER INSERT OR UPDATE ON _sky_durable_runs
+  FOR EACH ROW
+  WHEN (NEW.claimed_at IS NULL AND NEW.status IN ('waiting','running','failed') AND NEW.wake_at <= clock_timestamp())
+  EXECUTE FUNCTION _sky_durable_hint();`
+
+// InstallHints creates the hint trigger on the durable tables of d (on
+// PostgreSQL; SQLite has no NOTIFY and is left alone). It runs Setup
+// first, so it works on an empty database, and is safe when many processes
+// call it at once.
+func InstallHints(ctx context.Context, d *db.DB) error {
+	if d.Dialect() != db.Postgres {
+		return nil
+	}
+	if err := New(d, Options{}).Setup(ctx); err != nil {
+		return err
+	}
+	return d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(pgHintLock)); err != nil {
+			return err
+		}
+		var n int64
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM pg_trigger WHERE tgname = '_sky_durable_hint' AND tgrelid = to_regclass('_sky_durable_runs')`).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return nil
+		}
+		_, err := tx.ExecRaw(ctx, pgHintTrigger)
+		return err
+	})
+}
+
+// HintSettings say whether and where a worker listens for hints.
+type HintSettings struct {
+	// Off turns listening off (SKY_DURABLE_NOTIFY=off, 0 or false).
+	Off bool
+	// URL is the PostgreSQL URL of the dedicated listening connection:
+	// SKY_DURABLE_NOTIFY_URL, else DATABASE_URL, else SKY_DB_PATH when
+	// SKY_DB_DRIVER is postgres.
+	URL string
+}
+
+// HintSettingsFromEnv reads HintSettings from the environment through
+// getenv (os.Getenv in programs).
+func HintSettingsFromEnv(getenv func(string) string) HintSettings {
+	switch strings.ToLower(strings.TrimSpace(getenv("SKY_DURABLE_NOTIFY"))) {
+	case "off", "0", "false", "no":
+		return HintSettings{Off: true}
+	}
+	url := getenv("SKY_DURABLE_NOTIFY_URL")
+	if url == "" {
+		url = getenv("DATABASE_URL")
+	}
+	if url == "" && strings.HasPrefix(strings.ToLower(getenv("SKY_DB_DRIVER")), "postgres") {
+		url = getenv("SKY_DB_PATH")
+	}
+	return HintSettings{URL: url}
+}
+
+// ListenForHints holds a dedicated connection to url LISTENing on
+// HintChannel and calls onHint(runID) for each hint, until ctx ends. When
+// the connection fails it reconnects with backoff (up to 30s) and calls
+// onHint("") after each reconnect, since hints may have been missed. It
+// installs the hint trigger on d first, and checks that url reaches the
+// same database as d (a mismatch is an error: its hints would never come).
+// report receives connection problems; it returns only when ctx ends or on
+// a mismatch or a bad url.
+func ListenForHints(ctx context.Context, d *db.DB, url string, onHint func(runID string), report func(string)) error {
+	if err := InstallHints(ctx, d); err != nil {
+		return err
+	}
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return fmt.Errorf("durable hints: cannot parse the listening URL: %w; hint: set SKY_DURABLE_NOTIFY_URL to the PostgreSQL URL of the database, or SKY_DURABLE_NOTIFY=off", err)
+	}
+	want, err := databaseIdentity(d.QueryRow(ctx, sqlDatabaseIdentity))
+	if err != nil {
+		return err
+	}
+	backoff := time.Second
+	for first := true; ctx.Err() == nil; first = false {
+		conn, err := pgx.ConnectConfig(ctx, cfg)
+		if err == nil {
+			err = listen(ctx, conn, want, first, onHint)
+			conn.Close(context.WithoutCancel(ctx))
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		var mismatch *hintMismatch
+		if errors.As(err, &mismatch) {
+			return err
+		}
+		report(fmt.Sprintf("durable hints: listening on %s:%d failed (%v); polling on the tick only, retrying in %v", cfg.Host, cfg.Port, err, backoff))
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 30*time.Second)
+	}
+	return nil
+}
+
+// listen checks the database, LISTENs and forwards hints until an error.
+func listen(ctx context.Context, conn *pgx.Conn, want string, first bool, onHint func(string)) error {
+	got, err := databaseIdentity(conn.QueryRow(ctx, sqlDatabaseIdentity))
+	if err != nil {
+		return err
+	}
+	if got != want {
+		return &hintMismatch{want: want, got: got}
+	}
+	if _, err := conn.Exec(ctx, "LISTEN "+HintChannel); err != nil {
+		return err
+	}
+	if !first {
+		onHint("")
+	}
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			return err
+		}
+		onHint(n.Payload)
+	}
+}
+
+// sqlDatabaseIdentity names a database and its server instance.
+const sqlDatabaseIdentity = `SELECT current_database() || ' on the server started ' || pg_postmaster_start_time()::text || ' port ' || current_setting('port')`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func databaseIdentity(row scanner) (string, error) {
+	var id string
+	err := row.Scan(&id)
+	return id, err
+}
+
+// hintMismatch says the listening URL reaches another database.
+type hintMismatch struct{ want, got string }
+
+func (m *hintMismatch) Error() string {
+	return fmt.Sprintf("durable hints: the listening URL reaches %q, but the worker polls %q, so hints would never arrive; hint: set SKY_DURABLE_NOTIFY_URL to the URL of the polled database, or SKY_DURABLE_NOTIFY=off", m.got, m.want)
+}
+
+// hintListenerKey identifies one listener per database per App loop.
+type hintListenerKey struct{ d *db.DB }
+
+// WakeAppOnHints makes hints wake the App loop running the current Task
+// (Durable.poll's kernel calls it with its Task's ctx). Outside an App loop,
+// on SQLite, or with settings.Off it does nothing; otherwise it starts, once
+// per database for the life of the loop, a listener whose hints fire the
+// loop's tickers at once. Problems go to report; the tick keeps working.
+func WakeAppOnHints(ctx context.Context, d *db.DB, settings HintSettings, report func(string)) {
+	w, ok := rapp.WakerFrom(ctx)
+	if !ok || settings.Off || d.Dialect() != db.Postgres {
+		return
+	}
+	w.Attach(hintListenerKey{d}, func(life context.Context, wake func()) {
+		if settings.URL == "" {
+			report("durable hints: no PostgreSQL URL to listen on (set DATABASE_URL or SKY_DURABLE_NOTIFY_URL, or SKY_DURABLE_NOTIFY=off); polling on the tick only")
+			return
+		}
+		if err := ListenForHints(life, d, settings.URL, func(string) { wake() }, report); err != nil {
+			report(err.Error() + "; polling on the tick only")
+		}
+	})
+}

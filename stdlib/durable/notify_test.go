@@ -1,0 +1,213 @@
+package durable
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"skydurable/runtime/codec"
+	"skydurable/runtime/db"
+	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/task"
+)
+
+// hintRecorder collects hints in arrival order.
+type hintRecorder struct {
+	mu    sync.Mutex
+	hints []string
+	errs  []string
+}
+
+func (h *hintRecorder) hint(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.hints = append(h.hints, id)
+}
+
+func (h *hintRecorder) report(s string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.errs = append(h.errs, s)
+}
+
+func (h *hintRecorder) snapshot() ([]string, []string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.hints...), append([]string(nil), h.errs...)
+}
+
+// awaitHints waits until n hints arrived and returns them.
+func (h *hintRecorder) awaitHints(t *testing.T, n int) []string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		hints, errs := h.snapshot()
+		if len(hints) >= n {
+			return hints
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited for %d hints, got %v; listener reports: %v", n, hints, errs)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// listening starts ListenForHints on url and waits until its LISTEN is in
+// place (the first start's hint is seen).
+func listening(t *testing.T, d *db.DB, url string) *hintRecorder {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &hintRecorder{}
+	done := make(chan error, 1)
+	go func() { done <- ListenForHints(ctx, d, url, h.hint, h.report) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("ListenForHints: %v", err)
+		}
+	})
+	return h
+}
+
+func TestHintsOnStartAndSignalOnly(t *testing.T) {
+	url := dbtest.URL(t, "hints")
+	d, err := db.Open(context.Background(), "postgres", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	ctx := context.Background()
+	e := New(d, Options{})
+	if err := InstallHints(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	wf := Register("approval", codec.String, codec.String, func(c *Ctx, in string) task.Task[string] {
+		return AwaitSignal(c, codec.String, "approved")
+	})
+	probe := Register("probe", codec.String, codec.String, func(c *Ctx, in string) task.Task[string] { return task.Succeed(in) })
+	h := listening(t, d, url)
+	// The listener may not be LISTENing yet: start runs of another
+	// workflow until one hint arrives, then forget them.
+	deadline := time.Now().Add(10 * time.Second)
+	for i := 0; ; i++ {
+		if hints, _ := h.snapshot(); len(hints) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			_, errs := h.snapshot()
+			t.Fatalf("no hint for probe starts; listener reports: %v", errs)
+		}
+		if err := Start(ctx, e, probe, fmt.Sprintf("probe-%d", i), "x"); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	h.mu.Lock()
+	h.hints = nil
+	h.mu.Unlock()
+
+	if err := Start(ctx, e, wf, "order-1", "in"); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.awaitHints(t, 1); got[0] != "order-1" {
+		t.Fatalf("hints after start: %v", got)
+	}
+	// Poll: the claim and the suspension on a signal send no hint, so the
+	// next hint is order-2's start (hints arrive in commit order).
+	if worked, err := e.Poll(ctx, []Workflow{wf.Erase()}); err != nil || !worked {
+		t.Fatalf("poll: worked=%v err=%v", worked, err)
+	}
+	if err := Start(ctx, e, wf, "order-2", "in"); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.awaitHints(t, 2); got[1] != "order-2" {
+		t.Fatalf("hints after a suspending poll and a second start: %v (the suspension must not hint)", got)
+	}
+	if err := SignalValue(ctx, e, "order-1", "approved", codec.String, "yes"); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.awaitHints(t, 3); got[2] != "order-1" {
+		t.Fatalf("hints after the signal: %v", got)
+	}
+	// A start with an id that exists changes nothing and sends nothing; a
+	// signal to a run that does not wait for it sends nothing either.
+	if err := Start(ctx, e, wf, "order-1", "again"); err != nil {
+		t.Fatal(err)
+	}
+	if err := SignalValue(ctx, e, "order-2", "other", codec.String, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if err := Start(ctx, e, wf, "order-3", "in"); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.awaitHints(t, 4); got[3] != "order-3" {
+		t.Fatalf("hints: %v (a no-op start or an unawaited signal must not hint)", got)
+	}
+}
+
+func TestInstallHintsIsIdempotentUnderConcurrency(t *testing.T) {
+	d := dbtest.Open(t, "postgres")
+	var wg sync.WaitGroup
+	errs := make(chan error, 6)
+	for i := 0; i < 6; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- InstallHints(context.Background(), d)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var n int64
+	if err := d.QueryRow(context.Background(), `SELECT count(*) FROM pg_trigger WHERE tgname = '_sky_durable_hint'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("triggers: %d (err %v), want 1", n, err)
+	}
+	if err := InstallHints(context.Background(), dbtest.Open(t, "sqlite")); err != nil {
+		t.Fatalf("SQLite: %v (want a no-op)", err)
+	}
+}
+
+func TestListenForHintsRefusesAnotherDatabase(t *testing.T) {
+	d := dbtest.Open(t, "postgres")
+	other := dbtest.URL(t, "other")
+	err := ListenForHints(context.Background(), d, other, func(string) {}, func(string) {})
+	if err == nil || !strings.Contains(err.Error(), "hints would never arrive") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestHintSettingsFromEnv(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	cases := []struct {
+		env  func(string) string
+		want HintSettings
+	}{
+		{env("SKY_DURABLE_NOTIFY", "off", "DATABASE_URL", "postgres://a"), HintSettings{Off: true}},
+		{env("DATABASE_URL", "postgres://a"), HintSettings{URL: "postgres://a"}},
+		{env("DATABASE_URL", "postgres://a", "SKY_DURABLE_NOTIFY_URL", "postgres://b"), HintSettings{URL: "postgres://b"}},
+		{env("SKY_DB_DRIVER", "postgres", "SKY_DB_PATH", "postgres://c"), HintSettings{URL: "postgres://c"}},
+		{env("SKY_DB_DRIVER", "sqlite", "SKY_DB_PATH", "x.db"), HintSettings{}},
+	}
+	for i, c := range cases {
+		if got := HintSettingsFromEnv(c.env); got != c.want {
+			t.Errorf("case %d: %+v, want %+v", i, got, c.want)
+		}
+	}
+}
