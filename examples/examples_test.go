@@ -1,0 +1,89 @@
+// Package examples runs the Sky example programs with the real `sky` binary
+// and checks the story each one prints.
+package examples
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// buildSky builds cmd/sky into a temporary directory.
+func buildSky(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "sky")
+	out, err := exec.Command("go", "build", "-o", bin, "../cmd/sky").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build ../cmd/sky: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// runExample copies an example into a fresh directory (so its SQLite file
+// starts empty) and runs `sky run` there.
+func runExample(t *testing.T, sky, name string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	if err := os.CopyFS(dir, os.DirFS(name)); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(dir, ".skydata"))
+	cmd := exec.Command(sky, "run")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "DATABASE_URL=", "SKY_DB_DRIVER=", "SKY_DB_PATH=")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("sky run in %s: %v\n%s", name, err, out)
+	}
+	return string(out)
+}
+
+func TestExamples(t *testing.T) {
+	sky := buildSky(t)
+	cases := []struct {
+		name string
+		want []string // lines that must appear, in this order
+	}{
+		{"checkout", []string{
+			"  step reserve: reserved 3 units as res-order-1001",
+			"  step charge: charged 4200 cents to card-4242 (idempotency key order-1001:charge)",
+			"  ** simulated crash: the worker dies right after the charge **",
+			"worker: attempt 1 failed (Unavailable: simulated crash after charge); a new worker resumes after the backoff",
+			"run order-1001 is waiting for payment.settled; reserve and charge are in the journal",
+			"  step finalise: order ORD-order-1001 confirmed (settlement stl-77)",
+			`run order-1001: done, order "ORD-order-1001"`,
+			"charges: 1",
+		}},
+		{"onboarding", []string{
+			"  mail to ada@example.com: Welcome to Sky!",
+			"run onboard-ada is waiting (asleep until its timer is due)",
+			"  mail to ada@example.com: Three tips for your first day",
+			"run onboard-ada is done",
+			"mails sent: 2",
+		}},
+		{"approval", []string{
+			"manager: approves req-1",
+			"  nobody answered req-2: escalating",
+			`req-1: done, "approved by grace"`,
+			`req-2: done, "escalated after timeout"`,
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := runExample(t, sky, c.name)
+			rest := out
+			for _, line := range c.want {
+				i := strings.Index(rest, line+"\n")
+				if i < 0 {
+					t.Fatalf("output lacks %q (in order); full output:\n%s", line, out)
+				}
+				rest = rest[i+len(line):]
+			}
+			if c.name == "checkout" && strings.Count(out, "step charge:") != 1 {
+				t.Fatalf("the charge step ran %d times, want 1:\n%s", strings.Count(out, "step charge:"), out)
+			}
+		})
+	}
+}
