@@ -246,6 +246,9 @@ func (c *checker) computeExports(m *moduleInfo) {
 				v = m.scope.values[it.Name][0]
 			}
 			if v == nil {
+				v = m.scope.pvalues[it.Name]
+			}
+			if v == nil {
 				c.errorAt(m, it.Span, "BAD EXPOSING",
 					"The module exposes `"+it.Name+"`, but it does not define it:", "",
 					didYouMean(it.Name, m.order))
@@ -256,6 +259,9 @@ func (c *checker) computeExports(m *moduleInfo) {
 			t := m.types[it.Name]
 			if t == nil && len(m.scope.types[it.Name]) == 1 {
 				t = m.scope.types[it.Name][0]
+			}
+			if t == nil {
+				t = m.scope.ptypes[it.Name]
 			}
 			if t == nil {
 				var names []string
@@ -277,8 +283,8 @@ func (c *checker) computeExports(m *moduleInfo) {
 	}
 }
 
-func didYouMean(name string, cands []string) string {
-	if s := suggest(name, cands); len(s) > 0 {
+func didYouMean(name string, groups ...[]string) string {
+	if s := suggest(name, groups...); len(s) > 0 {
 		return "Did you mean `" + s[0] + "`?"
 	}
 	return ""

@@ -275,6 +275,9 @@ func (c *checker) lookupType(t *syntax.TypeCon) *TypeInfo {
 		if len(cands) == 1 {
 			return cands[0]
 		}
+		if ti := c.sc.ptypes[t.Name]; ti != nil {
+			return ti
+		}
 		if ti := builtinTypes[t.Name]; ti != nil {
 			return ti
 		}
@@ -304,6 +307,9 @@ func (c *checker) unknownType(t *syntax.TypeCon) {
 		cands = append(cands, n)
 	}
 	for n := range c.sc.types {
+		cands = append(cands, n)
+	}
+	for n := range c.sc.ptypes {
 		cands = append(cands, n)
 	}
 	for n := range builtinTypes {

@@ -155,10 +155,12 @@ func editDistance(a, b string) int {
 
 // suggest returns the candidates closest to name (case-insensitively), best
 // first, at most three, within a distance that scales with the name length.
-func suggest(name string, candidates []string) []string {
+// Candidates come in groups: on equal distance an earlier group wins, and
+// within a group the alphabetically first, so the answer is deterministic.
+func suggest(name string, groups ...[]string) []string {
 	type scored struct {
-		s string
-		d int
+		s        string
+		d, group int
 	}
 	limit := 2
 	if len(name) > 6 {
@@ -166,24 +168,30 @@ func suggest(name string, candidates []string) []string {
 	}
 	var out []scored
 	seen := map[string]bool{}
-	for _, c := range candidates {
-		if seen[c] || c == name {
-			continue
-		}
-		seen[c] = true
-		d := editDistance(strings.ToLower(name), strings.ToLower(c))
-		if d > 1 && strings.EqualFold(lastPart(name), lastPart(c)) {
-			d = 1
-		}
-		if d <= limit {
-			out = append(out, scored{c, d})
+	for g, cands := range groups {
+		for _, c := range cands {
+			if seen[c] || c == name {
+				continue
+			}
+			seen[c] = true
+			d := editDistance(strings.ToLower(name), strings.ToLower(c))
+			if d > 1 && strings.EqualFold(lastPart(name), lastPart(c)) {
+				d = 1
+			}
+			if d <= limit {
+				out = append(out, scored{c, d, g})
+			}
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].d != out[j].d {
-			return out[i].d < out[j].d
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.d != b.d {
+			return a.d < b.d
 		}
-		return out[i].s < out[j].s
+		if a.group != b.group {
+			return a.group < b.group
+		}
+		return a.s < b.s
 	})
 	var res []string
 	for i := 0; i < len(out) && i < 3; i++ {

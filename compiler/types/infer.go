@@ -1,6 +1,7 @@
 package types
 
 import (
+	"sort"
 	"strings"
 
 	"skydurable/compiler/syntax"
@@ -147,6 +148,9 @@ func (c *checker) inferVar(x *syntax.Var, e *env) Type {
 		if len(cands) == 1 {
 			return c.useValue(x, cands[0])
 		}
+		if vi := c.sc.pvalues[x.Name]; vi != nil {
+			return c.useValue(x, vi)
+		}
 		c.unknownValue(x, e)
 		return c.u.fresh()
 	}
@@ -178,33 +182,41 @@ func (c *checker) useValue(x syntax.Node, vi *ValueInfo) Type {
 }
 
 func (c *checker) unknownValue(x *syntax.Var, e *env) {
-	var cands []string
+	var local, explicit, defaults []string
 	full := x.Name
 	if x.Module != "" {
 		full = x.Module + "." + x.Name
 	} else {
 		for s := e; s != nil; s = s.parent {
 			for n := range s.names {
-				cands = append(cands, n)
+				local = append(local, n)
 			}
 		}
-		cands = append(cands, c.mod.order...)
+		local = append(local, c.mod.order...)
 		for n := range c.sc.values {
-			cands = append(cands, n)
+			local = append(local, n)
+		}
+		for n := range c.sc.pvalues {
+			local = append(local, n)
 		}
 	}
-	for q, ms := range c.sc.quals {
-		for _, dm := range ms {
+	for _, q := range c.sc.sortedQuals() {
+		for _, dm := range c.sc.quals[q] {
 			for n := range dm.expValues {
-				cands = append(cands, q+"."+n)
+				if c.sc.defaultQual[q] {
+					defaults = append(defaults, q+"."+n)
+				} else {
+					explicit = append(explicit, q+"."+n)
+				}
 			}
 		}
 	}
+	cands := [][]string{local, explicit, defaults}
 	msg := "I cannot find a `" + full + "` variable:"
 	if x.Module != "" {
 		msg = "The `" + x.Module + "` module does not expose `" + x.Name + "`:"
 	}
-	hint := didYouMean(full, cands)
+	hint := didYouMean(full, cands...)
 	if hint != "" {
 		hint = strings.Replace(hint, "Did you mean `", "Did you mean ", 1)
 		hint = strings.TrimSuffix(hint, "`?") + "?"
@@ -237,6 +249,12 @@ func (c *checker) lookupCtor(n syntax.Node, module, name string) (*CtorInfo, *Ty
 				return nil, ti, true
 			}
 		}
+		if ct := c.sc.pctors[name]; ct != nil {
+			return ct, nil, true
+		}
+		if ti := c.sc.ptypes[name]; ti != nil && ti.RecordCtor != nil {
+			return nil, ti, true
+		}
 		if ct := builtinCtors[name]; ct != nil {
 			return ct, nil, true
 		}
@@ -262,6 +280,9 @@ func (c *checker) lookupCtor(n syntax.Node, module, name string) (*CtorInfo, *Ty
 	for k := range c.sc.ctors {
 		cands = append(cands, k)
 	}
+	for k := range c.sc.pctors {
+		cands = append(cands, k)
+	}
 	for q, ms := range c.sc.quals {
 		for _, dm := range ms {
 			for k := range dm.expCtors {
@@ -276,7 +297,7 @@ func (c *checker) lookupCtor(n syntax.Node, module, name string) (*CtorInfo, *Ty
 	}
 	hint := didYouMean(full, cands)
 	if hint == "" {
-		hint = "If it is defined in another module, import it with `exposing (" + name + ")` or its type with `(..)`."
+		hint = c.ctorHint(name)
 	}
 	c.errorf(n, "NAMING ERROR", "I cannot find a `"+full+"` constructor:", "", hint)
 	return nil, nil, false
@@ -501,4 +522,38 @@ func describeExpr(x syntax.Expr) string {
 		return describeExpr(x.Record) + "." + x.Field.Name
 	}
 	return ""
+}
+
+// ctorHint explains why a constructor defined in some module is not in
+// scope: its type is opaque, or it was not imported.
+func (c *checker) ctorHint(name string) string {
+	var mods []string
+	for n := range c.modules {
+		mods = append(mods, n)
+	}
+	sort.Strings(mods)
+	for _, n := range mods {
+		dm := c.modules[n]
+		ct := dm.ctors[name]
+		if ct == nil || dm == c.mod {
+			continue
+		}
+		if dm.expCtors[name] == nil {
+			return "`" + name + "` is a constructor of the type `" + ct.Type.Name + "` in `" + dm.name +
+				"`, which keeps it private (it exposes `" + ct.Type.Name + "` without `(..)`): use the functions " +
+				"that module exposes to make one."
+		}
+		return "`" + name + "` is defined in `" + dm.name + "`: import it with `import " + dm.name +
+			" exposing (" + ct.Type.Name + "(..))`."
+	}
+	return "If it is defined in another module, import its type with `exposing (Type(..))`."
+}
+
+func sortedNames[T any](m map[string]T) []string {
+	out := make([]string, 0, len(m))
+	for n := range m {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -1,6 +1,7 @@
 package types
 
 import (
+	"sort"
 	"strings"
 
 	"skydurable/compiler/syntax"
@@ -79,6 +80,13 @@ type scope struct {
 	// quals maps a qualifier (alias, full module name, or last segment of a
 	// bare import) to the modules it may mean.
 	quals map[string][]*moduleInfo
+	// The implicit Prelude's names: a fallback layer, so a name exposed by
+	// an explicit import (or defined locally) wins over the Prelude's.
+	pvalues map[string]*ValueInfo
+	pctors  map[string]*CtorInfo
+	ptypes  map[string]*TypeInfo
+	// defaultQual marks qualifiers that come from the default imports.
+	defaultQual map[string]bool
 	// missing holds qualifiers of imports that could not be found, so their
 	// uses are not reported again.
 	missing map[string]bool
@@ -124,17 +132,23 @@ func (c *checker) buildScope(m *moduleInfo) *scope {
 		types:   map[string][]*TypeInfo{},
 		quals:   map[string][]*moduleInfo{},
 		missing: map[string]bool{},
+		defaultQual: map[string]bool{},
+		pvalues: map[string]*ValueInfo{},
+		pctors:  map[string]*CtorInfo{},
+		ptypes:  map[string]*TypeInfo{},
 	}
-	imports := m.file.Imports
-	if m.name != preludeName {
-		if _, ok := c.modules[preludeName]; ok {
-			imports = append([]*syntax.Import{{
-				Module:   syntax.ModuleName{Parts: []string{"Sky", "Core", "Prelude"}},
-				Exposing: &syntax.Exposing{All: true},
-			}}, imports...)
+	if p := c.modules[preludeName]; p != nil && m.name != preludeName {
+		for n, v := range p.expValues {
+			sc.pvalues[n] = v
+		}
+		for n, ct := range p.expCtors {
+			sc.pctors[n] = ct
+		}
+		for n, t := range p.expTypes {
+			sc.ptypes[n] = t
 		}
 	}
-	for _, imp := range imports {
+	for _, imp := range m.file.Imports {
 		name := imp.Module.String()
 		dep := c.modules[name]
 		if dep == nil {
@@ -206,6 +220,7 @@ func (c *checker) buildScope(m *moduleInfo) *scope {
 			q := name[strings.LastIndexByte(name, '.')+1:]
 			if _, taken := sc.quals[q]; dep != nil && !taken {
 				sc.quals[q] = []*moduleInfo{dep}
+				sc.defaultQual[q] = true
 			}
 		}
 	}
@@ -231,6 +246,22 @@ func (c *checker) notExposed(m *moduleInfo, sp syntax.Span, dep *moduleInfo, nam
 		"The `"+dep.name+"` module does not expose `"+name+"`:", "", hint)
 }
 
+// sortedQuals returns the scope's qualifiers: those of explicit imports
+// first, then the default ones (List, String, ...), each group sorted.
+func (sc *scope) sortedQuals() []string {
+	var explicit, defaults []string
+	for q := range sc.quals {
+		if sc.defaultQual[q] {
+			defaults = append(defaults, q)
+		} else {
+			explicit = append(explicit, q)
+		}
+	}
+	sort.Strings(explicit)
+	sort.Strings(defaults)
+	return append(explicit, defaults...)
+}
+
 // qualify spells a type name as code in module m would refer to it: bare
 // when that name means this type here, otherwise with an import alias (or
 // the full module name) so two different types never print alike.
@@ -245,6 +276,9 @@ func (sc *scope) qualify(module, name string) string {
 		if ts := sc.types[name]; len(ts) == 1 && ts[0].Module == module {
 			return name
 		}
+		if t := sc.ptypes[name]; len(sc.types[name]) == 0 && t != nil && t.Module == module {
+			return name
+		}
 	}
 	best := ""
 	for q, ms := range sc.quals {
@@ -256,6 +290,9 @@ func (sc *scope) qualify(module, name string) string {
 	}
 	if best == "" {
 		best = module
+		if module == preludeName {
+			best = "Prelude"
+		}
 	}
 	return best + "." + name
 }

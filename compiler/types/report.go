@@ -75,6 +75,13 @@ func (c *checker) mismatchHint(node syntax.Node, m *mismatch, expected, found Ty
 			}
 		}
 		if _, efun := unalias(expected).(*Fun); !efun {
+			if app, ok := node.(*syntax.App); ok {
+				if ft, ok := c.info.Types[app.Fn]; ok {
+					want := arity(ft)
+					return calleeName(app.Fn) + " takes " + plural(want, "argument", "arguments") + ", but it is given " +
+						plural(len(app.Args), "argument", "arguments") + " here: is an argument missing?"
+				}
+			}
 			return "This is a function, but a value is expected here: maybe it is missing some arguments?"
 		}
 	}
@@ -167,4 +174,17 @@ func (c *checker) missingField(node syntax.Node, recName, field string, r *Recor
 		hint = "A record update can only change fields the record already has."
 	}
 	c.errorf(node, "TYPE MISMATCH", who+" does not have a `"+field+"` field:", detail, hint)
+}
+
+// arity counts the arrows at the top of a function type.
+func arity(t Type) int {
+	n := 0
+	for {
+		f, ok := unalias(t).(*Fun)
+		if !ok {
+			return n
+		}
+		n++
+		t = f.Res
+	}
 }
