@@ -126,16 +126,16 @@ func addUnique[T comparable](m map[string][]T, name string, v T) {
 // buildScope resolves a module's imports against already-checked modules.
 func (c *checker) buildScope(m *moduleInfo) *scope {
 	sc := &scope{
-		mod:     m,
-		values:  map[string][]*ValueInfo{},
-		ctors:   map[string][]*CtorInfo{},
-		types:   map[string][]*TypeInfo{},
-		quals:   map[string][]*moduleInfo{},
-		missing: map[string]bool{},
+		mod:         m,
+		values:      map[string][]*ValueInfo{},
+		ctors:       map[string][]*CtorInfo{},
+		types:       map[string][]*TypeInfo{},
+		quals:       map[string][]*moduleInfo{},
+		missing:     map[string]bool{},
 		defaultQual: map[string]bool{},
-		pvalues: map[string]*ValueInfo{},
-		pctors:  map[string]*CtorInfo{},
-		ptypes:  map[string]*TypeInfo{},
+		pvalues:     map[string]*ValueInfo{},
+		pctors:      map[string]*CtorInfo{},
+		ptypes:      map[string]*TypeInfo{},
 	}
 	if p := c.modules[preludeName]; p != nil && m.name != preludeName {
 		for n, v := range p.expValues {
