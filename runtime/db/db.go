@@ -3,7 +3,9 @@ package db
 import (
 	"context"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"skydurable/runtime/task"
 )
@@ -56,7 +58,13 @@ type pool struct {
 	dialect Dialect
 	be      backend
 	closed  atomic.Bool
+
+	mu   sync.Mutex
+	open map[*txState]struct{} // transactions not yet ended, rolled back by Close
 }
+
+// closeTimeout bounds the rollback of transactions still open at Close.
+const closeTimeout = 5 * time.Second
 
 // DB is a handle on a database. A DB returned by Open talks to the pool; a DB
 // passed to a WithTransaction function (or returned by LazyTx.Tx) is bound to
@@ -96,11 +104,23 @@ func Open(ctx context.Context, driver, dsn string) (*DB, error) {
 // Dialect reports which SQL engine d talks to.
 func (d *DB) Dialect() Dialect { return d.p.dialect }
 
-// Close closes the pool (from any DB sharing it). Afterwards every call fails
-// with an Unavailable "database is closed" error. Closing twice is a no-op.
+// Close closes the pool (from any DB sharing it), rolling back transactions
+// still open. Afterwards every call fails with an Unavailable "database is
+// closed" error. Closing twice is a no-op.
 func (d *DB) Close() error {
 	if d.p.closed.Swap(true) {
 		return nil
+	}
+	d.p.mu.Lock()
+	open := make([]*txState, 0, len(d.p.open))
+	for st := range d.p.open {
+		open = append(open, st)
+	}
+	d.p.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	for _, st := range open {
+		_ = st.finish(ctx, false)
 	}
 	if err := d.p.be.close(); err != nil {
 		return mapError(d.p.dialect, "", err)

@@ -12,9 +12,11 @@ import (
 // connection and cannot run two statements at once).
 type txState struct {
 	dialect Dialect
+	pool    *pool
 	mu      sync.Mutex
 	conn    txConn
 	done    bool
+	commit  bool // how it ended, once done
 }
 
 func (s *txState) do(fn func(executor) error) error {
@@ -27,14 +29,24 @@ func (s *txState) do(fn func(executor) error) error {
 	return fn(s.conn)
 }
 
-// finish commits or rolls back once; later calls are no-ops.
+// finish commits or rolls back once; later calls are no-ops, except that
+// committing a transaction that was rolled back (by Close, say) fails.
 func (s *txState) finish(ctx context.Context, commit bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.done {
+		if commit && !s.commit {
+			if s.pool.closed.Load() {
+				return errClosed(s.dialect)
+			}
+			return task.Errorf(task.InvalidInput, "%s: cannot commit: the transaction was already rolled back", s.dialect)
+		}
 		return nil
 	}
-	s.done = true
+	s.done, s.commit = true, commit
+	s.pool.mu.Lock()
+	delete(s.pool.open, s)
+	s.pool.mu.Unlock()
 	if commit {
 		return s.conn.commit(ctx)
 	}
@@ -124,7 +136,18 @@ func (d *DB) begin(ctx context.Context) (*txState, error) {
 	if err != nil {
 		return nil, mapError(d.p.dialect, "BEGIN", err)
 	}
-	return &txState{dialect: d.p.dialect, conn: conn}, nil
+	st := &txState{dialect: d.p.dialect, pool: d.p, conn: conn}
+	d.p.mu.Lock()
+	if d.p.open == nil {
+		d.p.open = map[*txState]struct{}{}
+	}
+	d.p.open[st] = struct{}{}
+	d.p.mu.Unlock()
+	if d.p.closed.Load() { // Close ran while we were beginning
+		_ = st.finish(context.WithoutCancel(ctx), false)
+		return nil, errClosed(d.p.dialect)
+	}
+	return st, nil
 }
 
 // LazyTx is an ambient transaction begun by the first statement that runs

@@ -300,3 +300,37 @@ func TestLazyTxInsideTransaction(t *testing.T) {
 		}
 	})
 }
+
+// TestCloseRollsBackOpenTransactions: a transaction left open (a leaked
+// LazyTx) does not block Close, and its writes are not committed.
+func TestCloseRollsBackOpenTransactions(t *testing.T) {
+	for _, driver := range dbtest.Drivers() {
+		t.Run(driver, func(t *testing.T) {
+			ctx := context.Background()
+			dsn := dbtest.URL(t, driver)
+			d, err := db.Open(ctx, driver, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustExec(t, d, "CREATE TABLE leak (k INT)")
+			lctx, l := db.WithLazyTx(ctx, d)
+			if _, err := d.Exec(lctx, "INSERT INTO leak VALUES (1)"); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Close(); err != nil {
+				t.Fatalf("Close with an open transaction: %v", err)
+			}
+			if err := l.Commit(ctx); err == nil {
+				t.Error("Commit after Close succeeded; want an error or no effect")
+			}
+			again, err := db.Open(ctx, driver, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer again.Close()
+			if n := count(t, again, "leak"); n != 0 {
+				t.Errorf("%d rows: the open transaction was committed by Close", n)
+			}
+		})
+	}
+}
