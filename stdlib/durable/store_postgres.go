@@ -125,13 +125,12 @@ func (s *pgStore) insertRun(ctx context.Context, r newRun, now time.Time) (bool,
 		return n == 1, "", err
 	}
 	var existing string
-	s.hook("start", sqlRunWorkflow)
-	err = s.d.QueryRow(ctx, sqlRunWorkflow, r.id).Scan(&existing)
+	s.hook("start", pgRunWorkflow)
+	err = s.d.QueryRow(ctx, pgRunWorkflow, r.id).Scan(&existing)
 	return false, existing, err
 }
 
-// Shared by both dialects: plain SQL with no dialect-specific syntax.
-const sqlRunWorkflow = `SELECT workflow FROM _sky_durable_runs WHERE id = ?`
+const pgRunWorkflow = `SELECT workflow FROM _sky_durable_runs WHERE id = ?`
 
 // pgClaim picks the most overdue claimable run with SKIP LOCKED and leases
 // it in one statement (one round trip, also for an empty poll).
@@ -170,11 +169,11 @@ func (s *pgStore) claimRun(ctx context.Context, names []string, now time.Time, l
 	return c, true, rs.Err()
 }
 
-const sqlLoadJournal = `SELECT seq, step_id, kind, result, created_at FROM _sky_durable_journal WHERE run_id = ? ORDER BY seq`
+const pgLoadJournal = `SELECT seq, step_id, kind, result, created_at FROM _sky_durable_journal WHERE run_id = ? ORDER BY seq`
 
 func (s *pgStore) loadJournal(ctx context.Context, runID string) ([]JournalEntry, error) {
-	s.hook("journal", sqlLoadJournal)
-	return queryAll(ctx, s.d, sqlLoadJournal, []any{runID}, func(scan func(...any) error) (JournalEntry, error) {
+	s.hook("journal", pgLoadJournal)
+	return queryAll(ctx, s.d, pgLoadJournal, []any{runID}, func(scan func(...any) error) (JournalEntry, error) {
 		var e JournalEntry
 		var kind string
 		err := scan(&e.Seq, &e.StepID, &kind, &e.Result, &e.CreatedAt)
@@ -212,9 +211,9 @@ func leaseChecked(n int64, err error) error {
 
 const pgLockRun = `SELECT id FROM _sky_durable_runs WHERE id = ? AND lease_token = ? AND status = 'running' FOR UPDATE`
 
-const sqlReadSignal = `SELECT payload FROM _sky_durable_signals WHERE run_id = ? AND name = ? AND delivered = FALSE`
+const pgReadSignal = `SELECT payload FROM _sky_durable_signals WHERE run_id = ? AND name = ? AND delivered = FALSE`
 
-const sqlMarkDelivered = `UPDATE _sky_durable_signals SET delivered = TRUE WHERE run_id = ? AND name = ?`
+const pgMarkDelivered = `UPDATE _sky_durable_signals SET delivered = TRUE WHERE run_id = ? AND name = ?`
 
 func (s *pgStore) consumeSignal(ctx context.Context, f fence, name string, e JournalEntry, accept func(string) error, now time.Time) (bool, error) {
 	found := false
@@ -224,8 +223,8 @@ func (s *pgStore) consumeSignal(ctx context.Context, f fence, name string, e Jou
 			return err
 		}
 		var payload string
-		s.hook("signal", sqlReadSignal)
-		err := tx.QueryRow(ctx, sqlReadSignal, f.runID, name).Scan(&payload)
+		s.hook("signal", pgReadSignal)
+		err := tx.QueryRow(ctx, pgReadSignal, f.runID, name).Scan(&payload)
 		if isNoRows(err) {
 			return nil
 		}
@@ -239,7 +238,7 @@ func (s *pgStore) consumeSignal(ctx context.Context, f fence, name string, e Jou
 		if err := s.appendEntry(ctx, tx, f, e, now); err != nil {
 			return err
 		}
-		if _, err := s.exec(ctx, tx, "signal", sqlMarkDelivered, f.runID, name); err != nil {
+		if _, err := s.exec(ctx, tx, "signal", pgMarkDelivered, f.runID, name); err != nil {
 			return err
 		}
 		found = true
@@ -451,9 +450,9 @@ func (s *pgStore) saveSnapshot(ctx context.Context, id string, seq int64, data s
 	return n == 1, err
 }
 
-const sqlLoadSnapshot = `SELECT seq, data FROM _sky_durable_snapshot WHERE id = ?`
+const pgLoadSnapshot = `SELECT seq, data FROM _sky_durable_snapshot WHERE id = ?`
 
 func (s *pgStore) loadSnapshot(ctx context.Context, id string) (int64, string, bool, error) {
-	s.hook("snapshot", sqlLoadSnapshot)
-	return loadSnapshot(ctx, s.d, id)
+	s.hook("snapshot", pgLoadSnapshot)
+	return loadSnapshot(ctx, s.d, pgLoadSnapshot, id)
 }

@@ -32,10 +32,10 @@ func scanRuns(ctx context.Context, q *db.DB, sql string, args []any, scanRow fun
 
 func isNoRows(err error) bool { return errors.Is(err, db.ErrNoRows) }
 
-func loadSnapshot(ctx context.Context, q *db.DB, id string) (int64, string, bool, error) {
+func loadSnapshot(ctx context.Context, q *db.DB, sql, id string) (int64, string, bool, error) {
 	var seq int64
 	var data string
-	err := q.QueryRow(ctx, sqlLoadSnapshot, id).Scan(&seq, &data)
+	err := q.QueryRow(ctx, sql, id).Scan(&seq, &data)
 	if isNoRows(err) {
 		return 0, "", false, nil
 	}

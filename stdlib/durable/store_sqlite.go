@@ -133,13 +133,23 @@ func (s *sqliteStore) insertRun(ctx context.Context, r newRun, now time.Time) (b
 		return n == 1, "", err
 	}
 	var existing string
-	s.hook("start", sqlRunWorkflow)
-	err = s.d.QueryRow(ctx, sqlRunWorkflow, r.id).Scan(&existing)
+	s.hook("start", sqliteRunWorkflow)
+	err = s.d.QueryRow(ctx, sqliteRunWorkflow, r.id).Scan(&existing)
 	return false, existing, err
 }
 
 // sqliteClaim picks and leases the most overdue claimable run in one
 // statement (SQLite runs it under its single writer lock).
+const sqliteRunWorkflow = `SELECT workflow FROM _sky_durable_runs WHERE id = ?`
+
+const sqliteLoadJournal = `SELECT seq, step_id, kind, result, created_at FROM _sky_durable_journal WHERE run_id = ? ORDER BY seq`
+
+const sqliteReadSignal = `SELECT payload FROM _sky_durable_signals WHERE run_id = ? AND name = ? AND delivered = FALSE`
+
+const sqliteMarkDelivered = `UPDATE _sky_durable_signals SET delivered = TRUE WHERE run_id = ? AND name = ?`
+
+const sqliteLoadSnapshot = `SELECT seq, data FROM _sky_durable_snapshot WHERE id = ?`
+
 const sqliteClaim = `
 UPDATE _sky_durable_runs
    SET status = 'running', attempts = attempts + 1, claimed_at = ?, updated_at = ?,
@@ -173,8 +183,8 @@ func (s *sqliteStore) claimRun(ctx context.Context, names []string, now time.Tim
 }
 
 func (s *sqliteStore) loadJournal(ctx context.Context, runID string) ([]JournalEntry, error) {
-	s.hook("journal", sqlLoadJournal)
-	return queryAll(ctx, s.d, sqlLoadJournal, []any{runID}, func(scan func(...any) error) (JournalEntry, error) {
+	s.hook("journal", sqliteLoadJournal)
+	return queryAll(ctx, s.d, sqliteLoadJournal, []any{runID}, func(scan func(...any) error) (JournalEntry, error) {
 		var e JournalEntry
 		var kind string
 		var created int64
@@ -200,8 +210,8 @@ func (s *sqliteStore) consumeSignal(ctx context.Context, f fence, name string, e
 	found := false
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		var payload string
-		s.hook("signal", sqlReadSignal)
-		err := tx.QueryRow(ctx, sqlReadSignal, f.runID, name).Scan(&payload)
+		s.hook("signal", sqliteReadSignal)
+		err := tx.QueryRow(ctx, sqliteReadSignal, f.runID, name).Scan(&payload)
 		if isNoRows(err) {
 			return nil
 		}
@@ -215,7 +225,7 @@ func (s *sqliteStore) consumeSignal(ctx context.Context, f fence, name string, e
 		if err := s.appendEntry(ctx, tx, f, e, now); err != nil {
 			return err
 		}
-		if _, err := s.exec(ctx, tx, "signal", sqlMarkDelivered, f.runID, name); err != nil {
+		if _, err := s.exec(ctx, tx, "signal", sqliteMarkDelivered, f.runID, name); err != nil {
 			return err
 		}
 		found = true
@@ -374,6 +384,6 @@ func (s *sqliteStore) saveSnapshot(ctx context.Context, id string, seq int64, da
 }
 
 func (s *sqliteStore) loadSnapshot(ctx context.Context, id string) (int64, string, bool, error) {
-	s.hook("snapshot", sqlLoadSnapshot)
-	return loadSnapshot(ctx, s.d, id)
+	s.hook("snapshot", sqliteLoadSnapshot)
+	return loadSnapshot(ctx, s.d, sqliteLoadSnapshot, id)
 }
