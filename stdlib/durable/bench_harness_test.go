@@ -1,0 +1,275 @@
+package durable_test
+
+// Shared pieces of the load benchmarks: a fresh database per configuration
+// with counters (statements from the engine's OnStatement hook and, on
+// PostgreSQL, what crossed the wire), latency recording, the benchmark
+// workflows, and draining with N concurrent pollers.
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"skydurable/runtime/codec"
+	"skydurable/runtime/db"
+	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/task"
+	"skydurable/stdlib/durable"
+)
+
+// benchDB is one fresh database with its counters.
+type benchDB struct {
+	driver string
+	d      *db.DB
+	proxy  *pgProxy // nil on SQLite
+	stmts  atomic.Int64
+
+	mu       sync.Mutex
+	trace    []hookEvent // only while tracing
+	tracing  bool
+	claimSQL string
+}
+
+// hookEvent is one statement the engine announced, with when.
+type hookEvent struct {
+	op string
+	at time.Time
+}
+
+// openBenchDB makes a fresh database of driver whose pool (PostgreSQL) holds
+// poolSize connections, behind a counting proxy on PostgreSQL.
+func openBenchDB(b *testing.B, driver string, poolSize int) *benchDB {
+	b.Helper()
+	bd := &benchDB{driver: driver}
+	dsn := dbtest.URL(b, driver)
+	if driver == "postgres" {
+		var proxied string
+		bd.proxy, proxied = startPGProxy(b, dsn)
+		dsn = withParam(proxied, "pool_max_conns", strconv.Itoa(poolSize))
+	}
+	d, err := db.Open(context.Background(), driver, dsn)
+	if err != nil {
+		b.Fatalf("open %s: %v", driver, err)
+	}
+	b.Cleanup(func() { d.Close() })
+	bd.d = d
+	if err := bd.engine("setup").Setup(context.Background()); err != nil {
+		b.Fatalf("setup: %v", err)
+	}
+	return bd
+}
+
+// engine is a new Engine on the database, counting its statements.
+func (bd *benchDB) engine(worker string) *durable.Engine {
+	return durable.New(bd.d, durable.Options{WorkerID: worker, OnStatement: bd.onStatement})
+}
+
+func (bd *benchDB) onStatement(op, sql string) {
+	bd.stmts.Add(1)
+	bd.mu.Lock()
+	if op == "claim" && bd.claimSQL == "" {
+		bd.claimSQL = sql
+	}
+	if bd.tracing {
+		bd.trace = append(bd.trace, hookEvent{op, time.Now()})
+	}
+	bd.mu.Unlock()
+}
+
+// counters is a snapshot of every count.
+type counters struct {
+	wire  wireCounts
+	stmts int64
+}
+
+func (bd *benchDB) counters() counters {
+	c := counters{stmts: bd.stmts.Load()}
+	if bd.proxy != nil {
+		c.wire = bd.proxy.counts()
+	}
+	return c
+}
+
+func (c counters) sub(o counters) counters {
+	return counters{wire: c.wire.sub(o.wire), stmts: c.stmts - o.stmts}
+}
+
+// per divides every count by n.
+func (c counters) per(n int) costs {
+	f := float64(n)
+	return costs{
+		RoundTrips:   float64(c.wire.RoundTrips) / f,
+		Transactions: float64(c.wire.Transactions) / f,
+		WriteCommits: float64(c.wire.WriteCommits) / f,
+		Statements:   float64(c.stmts) / f,
+	}
+}
+
+// costs are counts per unit (workflow, step, poll). On SQLite only
+// Statements is measured.
+type costs struct {
+	RoundTrips, Transactions, WriteCommits, Statements float64
+}
+
+func (c costs) minus(o costs) costs {
+	return costs{c.RoundTrips - o.RoundTrips, c.Transactions - o.Transactions, c.WriteCommits - o.WriteCommits, c.Statements - o.Statements}
+}
+
+func (c costs) scale(f float64) costs {
+	return costs{c.RoundTrips * f, c.Transactions * f, c.WriteCommits * f, c.Statements * f}
+}
+
+// format prints the costs that were measured on driver.
+func (c costs) format(driver string) string {
+	c = c.scale(1) // -0 prints as 0 below
+	for _, f := range []*float64{&c.RoundTrips, &c.Transactions, &c.WriteCommits, &c.Statements} {
+		if *f > -0.005 && *f < 0.005 {
+			*f = 0
+		}
+	}
+	if driver == "postgres" {
+		return fmt.Sprintf("%.2f round trips, %.2f write commits (%.2f transactions), %.2f engine statements",
+			c.RoundTrips, c.WriteCommits, c.Transactions, c.Statements)
+	}
+	return fmt.Sprintf("%.2f engine statements", c.Statements)
+}
+
+// latencies records durations from many goroutines.
+type latencies struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (l *latencies) add(d time.Duration) {
+	l.mu.Lock()
+	l.d = append(l.d, d)
+	l.mu.Unlock()
+}
+
+func (l *latencies) reset() {
+	l.mu.Lock()
+	l.d = nil
+	l.mu.Unlock()
+}
+
+// quantile is the q-quantile (0..1) of the recorded durations.
+func (l *latencies) quantile(q float64) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return quantileOf(l.d, q)
+}
+
+func quantileOf(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	i := int(q * float64(len(s)-1))
+	return s[i]
+}
+
+// timed records how long t takes each time it runs.
+func timed[A any](l *latencies, t task.Task[A]) task.Task[A] {
+	return task.From(func(ctx context.Context) (A, error) {
+		t0 := time.Now()
+		a, err := task.Run(ctx, t)
+		l.add(time.Since(t0))
+		return a, err
+	})
+}
+
+// stepsWorkflow has k steps s1..sk, each yielding a constant (its cost is
+// the engine's own), then, when await is set, waits for signal "go".
+// Fresh steps' latencies go to lat.
+func stepsWorkflow(name string, k int, await bool, lat *latencies) durable.Def[string, string] {
+	return durable.Register(name, codec.String, codec.String, func(c *durable.Ctx, in string) task.Task[string] {
+		var chain func(i int, acc string) task.Task[string]
+		chain = func(i int, acc string) task.Task[string] {
+			if i > k {
+				if await {
+					return task.Map(durable.AwaitSignal(c, codec.String, "go"), func(s string) string { return acc + s })
+				}
+				return task.Succeed(acc)
+			}
+			st := timed(lat, durable.Step(c, codec.String, "s"+strconv.Itoa(i), task.Succeed("v"+strconv.Itoa(i))))
+			return task.AndThen(st, func(v string) task.Task[string] { return chain(i+1, acc+v) })
+		}
+		return chain(1, in)
+	})
+}
+
+// startRuns starts n runs of def named prefix-0..n-1, 8 at a time.
+func startRuns(b *testing.B, e *durable.Engine, def durable.Def[string, string], prefix string, n int) {
+	b.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := g; i < n; i += 8 {
+				if err := durable.Start(context.Background(), e, def, fmt.Sprintf("%s-%d", prefix, i), "x"); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		b.Fatalf("start: %v", err)
+	}
+}
+
+// drain polls with pollers goroutines, each with its own Engine on the same
+// pool, until none finds a due run; it returns the elapsed time.
+func drain(b *testing.B, bd *benchDB, defs []durable.Workflow, pollers int) time.Duration {
+	b.Helper()
+	engines := make([]*durable.Engine, pollers)
+	for i := range engines {
+		engines[i] = bd.engine(fmt.Sprintf("p%d", i))
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, pollers)
+	t0 := time.Now()
+	for _, e := range engines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				worked, err := e.Poll(context.Background(), defs)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if !worked {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(t0)
+	close(errs)
+	for err := range errs {
+		b.Fatalf("poll: %v", err)
+	}
+	return elapsed
+}
+
+// countStatus counts the runs in status.
+func (bd *benchDB) countStatus(b *testing.B, status durable.Status) int64 {
+	b.Helper()
+	var n int64
+	if err := bd.d.QueryRow(context.Background(), `SELECT COUNT(*) FROM _sky_durable_runs WHERE status = ?`, string(status)).Scan(&n); err != nil {
+		b.Fatal(err)
+	}
+	return n
+}

@@ -1,0 +1,200 @@
+package durable_test
+
+// The load run (`make bench`): BenchmarkLoad prints, never asserts, the
+// figures docs/benchmarks.md reports: throughput and costs of 1- and 3-step
+// workflows on PostgreSQL and SQLite with 1 and 8 pollers, the cost of a
+// replayed step, an empty poll, claim latency with 1,000 and 100,000 waiting
+// runs (with the claim's EXPLAIN plan), and pgbench's single-row-insert
+// commit rate of the same server, then compares them with the targets.
+//
+//	go test -run '^$' -bench Load -benchtime 1x -count 1 ./stdlib/durable
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"skydurable/stdlib/durable"
+)
+
+// loadRuns is the number of measured workflows per throughput configuration.
+const loadRuns = 1000
+
+// throughput is the outcome of one configuration.
+type throughput struct {
+	driver         string
+	steps, pollers int
+	wfPerSec       float64
+	perWorkflow    costs
+	p50, p99       time.Duration
+}
+
+// loadReport gathers every figure for the summary.
+type loadReport struct {
+	pgbench    pgbenchResult
+	pgbenchErr error
+	runs       []throughput
+	replayed   map[string]costs // per replayed step, by driver
+	claims     []claimFigures
+}
+
+func (r *loadReport) find(driver string, steps, pollers int) (throughput, bool) {
+	for _, t := range r.runs {
+		if t.driver == driver && t.steps == steps && t.pollers == pollers {
+			return t, true
+		}
+	}
+	return throughput{}, false
+}
+
+func BenchmarkLoad(b *testing.B) {
+	rep := &loadReport{replayed: map[string]costs{}}
+	fmt.Printf("load run: %d workflows per configuration; machine: %s\n", loadRuns, machine())
+	b.Run("pgbench", func(b *testing.B) {
+		rep.pgbench, rep.pgbenchErr = runPgbench(b)
+		if rep.pgbenchErr != nil {
+			fmt.Printf("pgbench: NOT MEASURED: %v\n", rep.pgbenchErr)
+			return
+		}
+		fmt.Printf("server: %s\n", rep.pgbench.Server)
+		fmt.Printf("pgbench: %.0f single-row INSERT commits/s  [%s]\n", rep.pgbench.TPS, rep.pgbench.Command)
+		b.ReportMetric(rep.pgbench.TPS, "commits/s")
+	})
+	for _, driver := range []string{"postgres", "sqlite"} {
+		for _, steps := range []int{1, 3} {
+			for _, pollers := range []int{1, 8} {
+				b.Run(fmt.Sprintf("throughput/%s/%dsteps/%dpollers", driver, steps, pollers), func(b *testing.B) {
+					t := measureThroughput(b, driver, steps, pollers)
+					rep.runs = append(rep.runs, t)
+					fmt.Printf("%-8s %d-step %d poller(s): %7.1f workflows/s %8.1f steps/s  step latency p50 %-9s p99 %-9s per workflow: %s\n",
+						driver, steps, pollers, t.wfPerSec, t.wfPerSec*float64(steps), t.p50.Round(time.Microsecond), t.p99.Round(time.Microsecond), t.perWorkflow.format(driver))
+					b.ReportMetric(t.wfPerSec, "workflows/s")
+					b.ReportMetric(t.wfPerSec*float64(steps), "steps/s")
+				})
+			}
+		}
+		b.Run("replay/"+driver, func(b *testing.B) {
+			c := measureReplay(b, driver)
+			rep.replayed[driver] = c
+			fmt.Printf("%-8s per replayed step: %s\n", driver, c.format(driver))
+		})
+		for _, waiting := range []int{1000, 100000} {
+			b.Run(fmt.Sprintf("claim/%s/%dwaiting", driver, waiting), func(b *testing.B) {
+				f := measureClaim(b, driver, waiting)
+				rep.claims = append(rep.claims, f)
+				fmt.Printf("%-8s %6d waiting runs: claim latency p50 %-9s p99 %-9s | empty poll %-9s (%s)\n",
+					driver, waiting, f.claimP50.Round(time.Microsecond), f.claimP99.Round(time.Microsecond),
+					f.emptyPoll.Round(time.Microsecond), f.emptyCost.format(driver))
+				fmt.Printf("claim query plan (%s, %d waiting runs, one due):\n%s\n", driver, waiting, indent(f.plan))
+				fmt.Printf("claim query plan (%s, %d waiting runs, none due: the empty poll):\n%s\n", driver, waiting, indent(f.emptyPlan))
+			})
+		}
+	}
+	rep.summary()
+}
+
+// measureThroughput drains loadRuns fresh workflows of steps steps with
+// pollers concurrent pollers on a fresh database.
+func measureThroughput(b *testing.B, driver string, steps, pollers int) throughput {
+	bd := openBenchDB(b, driver, pollers+2)
+	lat := &latencies{}
+	def := stepsWorkflow("bench.steps", steps, false, lat)
+	defs := []durable.Workflow{def.Erase()}
+	starter := bd.engine("starter")
+	// Warm up: every pooled connection prepares the engine's statements.
+	startRuns(b, starter, def, "warm", 8*pollers)
+	drain(b, bd, defs, pollers)
+	lat.reset()
+	startRuns(b, starter, def, "run", loadRuns)
+	before := bd.counters()
+	elapsed := drain(b, bd, defs, pollers)
+	used := bd.counters().sub(before)
+	if done := bd.countStatus(b, durable.StatusDone); done != int64(loadRuns+8*pollers) {
+		b.Fatalf("%d runs done, want %d", done, loadRuns+8*pollers)
+	}
+	return throughput{
+		driver: driver, steps: steps, pollers: pollers,
+		wfPerSec:    float64(loadRuns) / elapsed.Seconds(),
+		perWorkflow: used.per(loadRuns),
+		p50:         lat.quantile(0.50),
+		p99:         lat.quantile(0.99),
+	}
+}
+
+// measureReplay resumes runs parked on a signal after 0 and after 3 steps;
+// the difference, per step, is the cost of a replayed step.
+func measureReplay(b *testing.B, driver string) costs {
+	const n = 300
+	bd := openBenchDB(b, driver, 3)
+	e := bd.engine("replayer")
+	resume := func(steps int) costs {
+		def := stepsWorkflow(fmt.Sprintf("bench.replay%d", steps), steps, true, &latencies{})
+		defs := []durable.Workflow{def.Erase()}
+		prefix := fmt.Sprintf("replay%d", steps)
+		startRuns(b, e, def, prefix, n)
+		drain(b, bd, defs, 1) // runs the steps, parks on the signal
+		for i := 0; i < n; i++ {
+			if err := e.Signal(b.Context(), fmt.Sprintf("%s-%d", prefix, i), "go", `"!"`); err != nil {
+				b.Fatal(err)
+			}
+		}
+		before := bd.counters()
+		drain(b, bd, defs, 1) // replays the steps, consumes the signal, completes
+		return bd.counters().sub(before).per(n)
+	}
+	without := resume(0)
+	with := resume(3)
+	if done := bd.countStatus(b, durable.StatusDone); done != 2*n {
+		b.Fatalf("%d runs done, want %d", done, 2*n)
+	}
+	return with.minus(without).scale(1.0 / 3)
+}
+
+// summary compares the figures with the targets of the engine issue.
+func (r *loadReport) summary() {
+	fmt.Println("targets:")
+	for _, driver := range []string{"postgres", "sqlite"} {
+		one, ok1 := r.find(driver, 1, 1)
+		three, ok3 := r.find(driver, 3, 1)
+		if ok1 && ok3 {
+			fresh := three.perWorkflow.minus(one.perWorkflow).scale(0.5)
+			fmt.Printf("  %-8s fresh step (3-step minus 1-step workflow, /2), target 1 round trip + 1 commit: %s\n", driver, fresh.format(driver))
+		}
+		if c, ok := r.replayed[driver]; ok {
+			fmt.Printf("  %-8s replayed step, target 0 queries: %s\n", driver, c.format(driver))
+		}
+		var small, large *claimFigures
+		for i := range r.claims {
+			if r.claims[i].driver == driver && r.claims[i].waiting == 1000 {
+				small = &r.claims[i]
+			}
+			if r.claims[i].driver == driver && r.claims[i].waiting == 100000 {
+				large = &r.claims[i]
+			}
+		}
+		if small != nil && large != nil && small.claimP50 > 0 {
+			ratio := float64(large.claimP50) / float64(small.claimP50)
+			fmt.Printf("  %-8s claim latency p50 at 100,000 / at 1,000 waiting runs = %s / %s = %.2fx (target <= 2x): %s\n",
+				driver, large.claimP50.Round(time.Microsecond), small.claimP50.Round(time.Microsecond), ratio, verdict(ratio <= 2))
+		}
+	}
+	three, ok := r.find("postgres", 3, 8)
+	if ok && r.pgbenchErr == nil && r.pgbench.TPS > 0 && three.perWorkflow.WriteCommits > 0 {
+		bound := r.pgbench.TPS / three.perWorkflow.WriteCommits
+		share := three.wfPerSec / bound
+		fmt.Printf("  postgres 3-step, 8 pollers: %.1f workflows/s vs pgbench %.0f commits/s / %.2f write commits per workflow = %.1f workflows/s: %.0f%% (target >= 60%%): %s\n",
+			three.wfPerSec, r.pgbench.TPS, three.perWorkflow.WriteCommits, bound, 100*share, verdict(share >= 0.6))
+	}
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "MET"
+	}
+	return "MISSED"
+}
+
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
+}

@@ -1,0 +1,167 @@
+package durable_test
+
+// A counting TCP proxy in front of PostgreSQL, for the benchmarks: it reads
+// the server's side of the wire protocol to count round trips (one
+// ReadyForQuery per Sync or simple Query), transactions (ReadyForQuery
+// returning to idle) and write commits (transactions in which an INSERT,
+// UPDATE or DELETE changed at least one row). It counts what really crosses
+// the wire, including BEGIN/COMMIT and pgx's own statements.
+
+import (
+	"bufio"
+	"encoding/binary"
+	"io"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// wireCounts is a snapshot of a proxy's counters.
+type wireCounts struct {
+	RoundTrips   int64
+	Transactions int64
+	WriteCommits int64
+	Connections  int64
+}
+
+// sub is c - o, field by field.
+func (c wireCounts) sub(o wireCounts) wireCounts {
+	return wireCounts{c.RoundTrips - o.RoundTrips, c.Transactions - o.Transactions, c.WriteCommits - o.WriteCommits, c.Connections - o.Connections}
+}
+
+// pgProxy forwards connections to a PostgreSQL server and counts.
+type pgProxy struct {
+	ln     net.Listener
+	target string
+	rt     atomic.Int64
+	tx     atomic.Int64
+	wc     atomic.Int64
+	conns  atomic.Int64
+	wg     sync.WaitGroup
+	closed atomic.Bool
+}
+
+// startPGProxy listens on a free local port and returns the proxy and dsn
+// rewritten to go through it. dsn must be a postgres:// URL with
+// sslmode=disable (the proxy does not speak TLS).
+func startPGProxy(tb testing.TB, dsn string) (*pgProxy, string) {
+	tb.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		tb.Fatalf("proxy: parse %q: %v", dsn, err)
+	}
+	target := u.Host
+	if u.Port() == "" {
+		target = net.JoinHostPort(u.Hostname(), "5432")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatalf("proxy: listen: %v", err)
+	}
+	p := &pgProxy{ln: ln, target: target}
+	p.wg.Add(1)
+	go p.accept()
+	tb.Cleanup(p.close)
+	u.Host = ln.Addr().String()
+	return p, u.String()
+}
+
+func (p *pgProxy) close() {
+	p.closed.Store(true)
+	p.ln.Close()
+}
+
+// counts snapshots the counters.
+func (p *pgProxy) counts() wireCounts {
+	return wireCounts{p.rt.Load(), p.tx.Load(), p.wc.Load(), p.conns.Load()}
+}
+
+func (p *pgProxy) accept() {
+	defer p.wg.Done()
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		go p.serve(c)
+	}
+}
+
+// serve relays one connection: client bytes unchanged; server messages
+// parsed (type byte + int32 length) and counted.
+func (p *pgProxy) serve(client net.Conn) {
+	defer client.Close()
+	server, err := net.Dial("tcp", p.target)
+	if err != nil {
+		return
+	}
+	defer server.Close()
+	p.conns.Add(1)
+	go func() {
+		_, _ = io.Copy(server, client)
+		server.Close()
+	}()
+	r := bufio.NewReaderSize(server, 64<<10)
+	w := bufio.NewWriterSize(client, 64<<10)
+	var head [5]byte
+	dirty := false
+	for {
+		if _, err := io.ReadFull(r, head[:]); err != nil {
+			return
+		}
+		n := int(binary.BigEndian.Uint32(head[1:])) - 4
+		if n < 0 {
+			return
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r, body); err != nil {
+			return
+		}
+		switch head[0] {
+		case 'C': // CommandComplete: "INSERT 0 1", "UPDATE 3", "DELETE 0", ...
+			if changedRows(string(body)) {
+				dirty = true
+			}
+		case 'Z': // ReadyForQuery: transaction status I (idle), T or E
+			p.rt.Add(1)
+			if len(body) == 1 && body[0] == 'I' {
+				p.tx.Add(1)
+				if dirty {
+					p.wc.Add(1)
+				}
+				dirty = false
+			}
+		}
+		if _, err := w.Write(head[:]); err != nil {
+			return
+		}
+		if _, err := w.Write(body); err != nil {
+			return
+		}
+		if r.Buffered() == 0 {
+			if err := w.Flush(); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// changedRows reports whether a CommandComplete tag is a write that changed
+// at least one row.
+func changedRows(tag string) bool {
+	tag = strings.TrimRight(tag, "\x00")
+	f := strings.Fields(tag)
+	if len(f) < 2 {
+		return false
+	}
+	switch f[0] {
+	case "INSERT", "UPDATE", "DELETE", "MERGE":
+		n, err := strconv.ParseInt(f[len(f)-1], 10, 64)
+		return err == nil && n > 0
+	}
+	return false
+}
