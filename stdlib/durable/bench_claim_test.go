@@ -25,8 +25,8 @@ type claimFigures struct {
 	claimP50, claimP99 time.Duration
 	emptyPoll          time.Duration // median
 	emptyCost          costs         // per empty poll
-	plan               string // the claim's plan with one due run
-	emptyPlan          string // the claim's plan when nothing is due
+	plan               string        // the claim's plan with one due run
+	emptyPlan          string        // the claim's plan when nothing is due
 }
 
 const (
