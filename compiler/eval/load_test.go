@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"skydurable/runtime/task"
 	"skydurable/runtime/value"
 )
 
@@ -92,5 +93,49 @@ func TestImportCycleIsNamed(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "testdata/cycle/C.sky:3:1") {
 		t.Errorf("err does not point at the import in C.sky: %v", err)
+	}
+}
+
+// Closures sharing a frame run concurrently under Task.parallel; run with
+// -race to check the evaluator shares nothing mutable between them.
+func TestParallelClosures(t *testing.T) {
+	src := `import Sky.Core.Task as Task
+
+work k n acc =
+    if n == 0 then
+        acc
+
+    else
+        work k (n - 1) (acc + k)
+
+main =
+    let
+        base = 10
+
+        job k =
+            Task.succeed k |> Task.andThen (\x -> Task.succeed (work x 1000 base))
+    in
+    Task.parallel (List.map job [ 1, 2, 3, 4, 5, 6, 7, 8 ])
+
+result =
+    0
+`
+	var out []string
+	lib := testStdlib(&out)
+	lib.Modules["Sky.Core.List"] = "module Sky.Core.List exposing (map)\n\nmap f l =\n    case l of\n        [] ->\n            []\n\n        x :: xs ->\n            f x :: map f xs\n"
+	p, err := LoadSource("Main.sky", []byte(src), Options{Stdlib: lib})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := p.Value("main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := task.Run(context.Background(), m.(value.Task).T)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "[1010,2010,3010,4010,5010,6010,7010,8010]"; value.Show(got) != want {
+		t.Errorf("parallel results = %s, want %s", value.Show(got), want)
 	}
 }

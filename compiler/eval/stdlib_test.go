@@ -45,7 +45,10 @@ modBy =
     Ffi.kernel "Basics_modBy"
 `
 
-const testTaskModule = `module Sky.Core.Task exposing (succeed, fail, andThen, map)
+const testTaskModule = `module Sky.Core.Task exposing (succeed, fail, andThen, map, parallel)
+
+parallel =
+    Ffi.kernel "Task_parallel"
 
 succeed =
     Ffi.kernel "Task_succeed"
@@ -128,6 +131,13 @@ func testStdlib(out *[]string) Stdlib {
 				}
 				return task.Run(ctx, next.(value.Task).T)
 			})}, nil
+		}),
+		k("Task_parallel", 1, func(a []value.Value) (value.Value, error) {
+			var ts []task.Task[value.Value]
+			for _, v := range a[0].(*value.List).Slice() {
+				ts = append(ts, v.(value.Task).T)
+			}
+			return value.Task{T: task.Map(task.Parallel(ts), func(vs []value.Value) value.Value { return value.FromSlice(vs) })}, nil
 		}),
 		k("Log_println", 1, func(a []value.Value) (value.Value, error) {
 			s := a[0].(string)
