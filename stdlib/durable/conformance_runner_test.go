@@ -227,6 +227,28 @@ func TestCancelRetryAndWakeRefuseWhatTheyCannotDo(t *testing.T) {
 	})
 }
 
+func TestCompactKeepsTheRunAndDropsItsJournal(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		def := approval()
+		h.start(def, "r1", "x")
+		h.drain(h.e, def.Erase())
+		wantErrContains(t, func() error { _, err := h.e.Compact(h.ctx, "r1"); return err }(), task.Conflict, "only done or cancelled")
+		h.signal("r1", "approve", `"ann"`)
+		h.drain(h.e, def.Erase())
+		h.clock.Advance(time.Second)
+		h.drain(h.e, def.Erase())
+		n, err := h.e.Compact(h.ctx, "r1")
+		if err != nil || n != 3 { // two journal rows, one signal
+			t.Fatalf("compact: %d rows, %v; want 3", n, err)
+		}
+		r, j := h.describe("r1")
+		if r.Status != StatusDone || r.Output != `"approved by ann"` || len(j) != 0 {
+			t.Errorf("after compact: %s %s journal %d", r.Status, r.Output, len(j))
+		}
+	})
+}
+
 func TestSnapshotsAreWriteIfNewer(t *testing.T) {
 	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
 		h := newHarness(t, d)

@@ -282,6 +282,21 @@ func (e *Engine) Cancel(ctx context.Context, runID string) error {
 	return e.refuse(ctx, runID, "cancel", "it has already finished")
 }
 
+// Compact deletes the journal and signals of a done or cancelled run, keeping
+// the run row (status, input, output) for inspection; it reports how many
+// rows it deleted. Dead and failed runs keep their journal so Retry does not
+// re-run journalled steps.
+func (e *Engine) Compact(ctx context.Context, runID string) (int64, error) {
+	ok, n, err := e.store.compactRun(ctx, runID)
+	if err != nil || ok {
+		if ok {
+			e.log.Info("durable run compacted", "run", runID, "rows", n)
+		}
+		return n, err
+	}
+	return 0, e.refuse(ctx, runID, "compact", "only done or cancelled runs can be compacted")
+}
+
 // refuse explains why an operation on runID changed nothing.
 func (e *Engine) refuse(ctx context.Context, runID, op, why string) error {
 	r, err := e.store.readRun(ctx, runID)

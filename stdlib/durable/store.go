@@ -57,6 +57,9 @@ type store interface {
 	// cancelRun marks a run that is not finished as cancelled, revoking
 	// any lease.
 	cancelRun(ctx context.Context, runID string, now time.Time) (bool, error)
+	// compactRun deletes the journal and signals of a done or cancelled
+	// run, keeping the run row; ok is false when the run is not finished.
+	compactRun(ctx context.Context, runID string) (ok bool, deleted int64, err error)
 	// saveSnapshot writes data under id when seq is newer than the stored
 	// one; loadSnapshot reads it back.
 	saveSnapshot(ctx context.Context, id string, seq int64, data string, now time.Time) (bool, error)

@@ -439,6 +439,37 @@ func (s *pgStore) cancelRun(ctx context.Context, runID string, now time.Time) (b
 	return n == 1, err
 }
 
+const pgFinishedRun = `SELECT id FROM _sky_durable_runs WHERE id = ? AND status IN ('done','cancelled') FOR UPDATE`
+
+const pgDeleteJournal = `DELETE FROM _sky_durable_journal WHERE run_id = ?`
+
+const pgDeleteSignals = `DELETE FROM _sky_durable_signals WHERE run_id = ?`
+
+func (s *pgStore) compactRun(ctx context.Context, runID string) (bool, int64, error) {
+	ok, total := false, int64(0)
+	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+		s.hook("compact", pgFinishedRun)
+		rs, err := tx.Query(ctx, pgFinishedRun, runID)
+		if err != nil {
+			return err
+		}
+		ok = rs.Next()
+		rs.Close()
+		if !ok {
+			return nil
+		}
+		for _, sql := range []string{pgDeleteJournal, pgDeleteSignals} {
+			n, err := s.exec(ctx, tx, "compact", sql, runID)
+			if err != nil {
+				return err
+			}
+			total += n
+		}
+		return nil
+	})
+	return ok, total, err
+}
+
 const pgSaveSnapshot = pgClock + `
 INSERT INTO _sky_durable_snapshot (id, seq, data, updated_at)
 SELECT ?, ?, ?, clock.now FROM clock

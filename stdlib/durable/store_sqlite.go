@@ -373,6 +373,33 @@ func (s *sqliteStore) cancelRun(ctx context.Context, runID string, now time.Time
 	return n == 1, err
 }
 
+const sqliteFinishedRun = `SELECT COUNT(*) FROM _sky_durable_runs WHERE id = ? AND status IN ('done','cancelled')`
+
+const sqliteDeleteJournal = `DELETE FROM _sky_durable_journal WHERE run_id = ?`
+
+const sqliteDeleteSignals = `DELETE FROM _sky_durable_signals WHERE run_id = ?`
+
+func (s *sqliteStore) compactRun(ctx context.Context, runID string) (bool, int64, error) {
+	ok, total := false, int64(0)
+	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+		var n int64
+		s.hook("compact", sqliteFinishedRun)
+		if err := tx.QueryRow(ctx, sqliteFinishedRun, runID).Scan(&n); err != nil || n == 0 {
+			return err
+		}
+		ok = true
+		for _, sql := range []string{sqliteDeleteJournal, sqliteDeleteSignals} {
+			n, err := s.exec(ctx, tx, "compact", sql, runID)
+			if err != nil {
+				return err
+			}
+			total += n
+		}
+		return nil
+	})
+	return ok, total, err
+}
+
 const sqliteSaveSnapshot = `
 INSERT INTO _sky_durable_snapshot (id, seq, data, updated_at) VALUES (?, ?, ?, ?)
 ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, data = excluded.data, updated_at = excluded.updated_at
