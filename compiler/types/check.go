@@ -26,6 +26,11 @@ type Program struct {
 type Info struct {
 	// Types is the inferred type of every expression checked.
 	Types map[syntax.Expr]Type
+	// Patterns is the type of every pattern checked.
+	Patterns map[syntax.Pattern]Type
+	// Defs is the type of every value definition, top-level or in a let
+	// (for a top-level one, Values has its generalised scheme).
+	Defs map[*syntax.ValueDecl]Type
 	// Values maps module name → top-level name → its type scheme.
 	Values map[string]map[string]*ValueInfo
 	// Refs says what each name reference (*syntax.Var, *syntax.Ctor,
@@ -37,6 +42,16 @@ type Info struct {
 	// Kernels maps "Module.name" of every `Ffi.kernel` binding to its kernel
 	// name.
 	Kernels map[string]string
+}
+
+// TypeOf returns the inferred type of an expression with its variables
+// resolved, or nil when the expression was not checked.
+func (i *Info) TypeOf(e syntax.Expr) Type {
+	t, ok := i.Types[e]
+	if !ok {
+		return nil
+	}
+	return Prune(t)
 }
 
 // RefKind says what sort of entity a name refers to.
@@ -86,6 +101,8 @@ func Check(prog *Program) (*Info, []Error) {
 		prog: prog,
 		info: &Info{
 			Types:        map[syntax.Expr]Type{},
+			Patterns:     map[syntax.Pattern]Type{},
+			Defs:         map[*syntax.ValueDecl]Type{},
 			Values:       map[string]map[string]*ValueInfo{},
 			Refs:         map[syntax.Node]Ref{},
 			TaskDiscards: map[*syntax.Destructure]bool{},

@@ -4,9 +4,15 @@ import (
 	"skydurable/compiler/syntax"
 )
 
-// inferPattern returns the type of values p matches and adds the names it
-// binds to names (monomorphic).
+// inferPattern returns the type of values p matches, adds the names it
+// binds to names (monomorphic) and records the type.
 func (c *checker) inferPattern(p syntax.Pattern, names map[string]Scheme) Type {
+	t := c.patternType(p, names)
+	c.info.Patterns[p] = t
+	return t
+}
+
+func (c *checker) patternType(p syntax.Pattern, names map[string]Scheme) Type {
 	bind := func(n string, node syntax.Node, t Type) {
 		if _, dup := names[n]; dup {
 			c.errorf(node, "DUPLICATE NAME", "This pattern binds `"+n+"` more than once:", "",

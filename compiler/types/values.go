@@ -149,6 +149,7 @@ func (c *checker) checkAnnotated(d *syntax.ValueDecl, s Scheme, e *env) {
 // checkFunction checks `name params = body` against the expected type t,
 // peeling one argument type per parameter.
 func (c *checker) checkFunction(d *syntax.ValueDecl, t Type, e *env) {
+	c.info.Defs[d] = t
 	names := map[string]Scheme{}
 	cur := t
 	for i, p := range d.Params {
