@@ -10,6 +10,7 @@ package ffi
 
 import (
 	"fmt"
+	"os"
 
 	"skydurable/runtime/value"
 	"skydurable/stdlib/codec"
@@ -20,6 +21,27 @@ import (
 	skytest "skydurable/stdlib/test"
 )
 
+// Env is everything the effectful kernels read instead of globals: the
+// clock, randomness and sleeper (core), the output streams (log), the
+// environment Db.connect resolves against (db), and the durable engines'
+// options.
+type Env struct {
+	Core    core.Env
+	Log     log.Env
+	Db      skydb.Env
+	Durable durable.Options
+}
+
+// DefaultEnv is the real process environment.
+func DefaultEnv() Env {
+	return Env{
+		Core:    core.DefaultEnv(),
+		Log:     log.DefaultEnv(),
+		Db:      skydb.DefaultEnv(),
+		Durable: durable.Options{Logger: durable.LoggerFromEnv(os.Getenv)},
+	}
+}
+
 // part is one stdlib package's contribution to the table.
 type part struct {
 	pkg     string
@@ -27,13 +49,13 @@ type part struct {
 	kernels func() map[string]value.Kernel
 }
 
-func parts() []part {
+func parts(env Env) []part {
 	return []part{
-		{"stdlib/core", core.Modules, core.Kernels},
+		{"stdlib/core", core.Modules, func() map[string]value.Kernel { return core.KernelsWith(env.Core) }},
 		{"stdlib/codec", codec.Modules, codec.Kernels},
-		{"stdlib/db", skydb.Modules, skydb.Kernels},
-		{"stdlib/durable", durable.Modules, durable.Kernels},
-		{"stdlib/log", log.Modules, log.Kernels},
+		{"stdlib/db", skydb.Modules, func() map[string]value.Kernel { return skydb.KernelsWith(env.Db) }},
+		{"stdlib/durable", durable.Modules, func() map[string]value.Kernel { return durable.KernelsWith(env.Durable) }},
+		{"stdlib/log", log.Modules, func() map[string]value.Kernel { return log.KernelsWith(env.Log) }},
 		{"stdlib/test", skytest.Modules, skytest.Kernels},
 	}
 }
@@ -42,7 +64,7 @@ func parts() []part {
 // ("Sky.Core.List", "Std.Codec", ...).
 func Modules() map[string]string {
 	out := map[string]string{}
-	for _, p := range parts() {
+	for _, p := range parts(Env{}) {
 		for name, src := range p.modules() {
 			if _, dup := out[name]; dup {
 				panic(fmt.Sprintf("ffi: module %s is provided twice (again by %s)", name, p.pkg))
@@ -53,10 +75,15 @@ func Modules() map[string]string {
 	return out
 }
 
-// Kernels returns every stdlib kernel, by kernel name ("List_map").
-func Kernels() map[string]value.Kernel {
+// Kernels returns every stdlib kernel, by kernel name ("List_map"), reading
+// the real process environment.
+func Kernels() map[string]value.Kernel { return KernelsWith(DefaultEnv()) }
+
+// KernelsWith returns every stdlib kernel, the effectful ones reading env
+// (tests inject a virtual clock or capture output this way).
+func KernelsWith(env Env) map[string]value.Kernel {
 	out := map[string]value.Kernel{}
-	for _, p := range parts() {
+	for _, p := range parts(env) {
 		for name, k := range p.kernels() {
 			if _, dup := out[name]; dup {
 				panic(fmt.Sprintf("ffi: kernel %s is provided twice (again by %s)", name, p.pkg))

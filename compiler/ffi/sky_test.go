@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"skydurable/compiler/eval"
 	"skydurable/compiler/ffi"
@@ -203,4 +204,31 @@ tests =
     , test "conflict" (\_ -> withDb (\db -> Db.exec db "INSERT INTO users (name) VALUES (?)" [ SqlString "Ada" ]) |> Task.map (\_ -> fail "inserted a duplicate") |> Task.onError (\e -> Task.succeed (equal Conflict (Error.kind e))))
     ]
 `, "PATH", path))
+}
+
+func TestKernelsWithInjectsOutputAndClock(t *testing.T) {
+	var stdout strings.Builder
+	env := ffi.DefaultEnv()
+	env.Log.Stdout = &stdout
+	env.Core.Now = func() time.Time { return time.UnixMilli(1234) }
+	prog, err := eval.LoadSource("Main.sky", []byte(`module Main exposing (main)
+
+import Sky.Core.Task as Task
+import Sky.Core.Time as Time
+import Std.Log exposing (println)
+
+
+main : Task Error ()
+main =
+    Time.now () |> Task.andThen (\t -> println (String.fromInt t))
+`), eval.Options{Stdlib: eval.Stdlib{Modules: ffi.Modules(), Kernels: ffi.KernelsWith(env)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := prog.RunMain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if stdout.String() != "1234\n" {
+		t.Errorf("stdout = %q, want the injected clock's 1234", stdout.String())
+	}
 }
