@@ -13,8 +13,8 @@ type code func(fr *frame) (value.Value, error)
 
 // frame holds the slots of one activation of a function (its parameters
 // first, then every let, case and pattern binding in its body); parent is the
-// frame of the enclosing function, where free variables live. Small frames
-// keep their slots inline, so a call costs one allocation.
+// frame of the enclosing function, where free variables live. Frames of up
+// to 8 slots are one allocation with their slots (see newFrame).
 type frame struct {
 	slots  []value.Value
 	parent *frame
@@ -24,24 +24,93 @@ type frame struct {
 	// depth counts the Sky calls under way on this goroutine's stack (as
 	// far as the evaluator can see), so runaway recursion becomes a
 	// runtime error instead of a Go stack overflow.
-	depth  int
-	inline [inlineSlots]value.Value
+	depth int
 }
 
 // maxDepth bounds non-tail recursion. A Sky call costs about a kilobyte of
 // Go stack, so this stays far below Go's 1 GB limit.
 const maxDepth = 100_000
 
-const inlineSlots = 6
+// frameN are frames with their slots in the same allocation; newFrame
+// returns a pointer to the embedded frame, which keeps the whole block alive.
+type frame1 struct {
+	frame
+	s [1]value.Value
+}
+
+type frame2 struct {
+	frame
+	s [2]value.Value
+}
+
+type frame3 struct {
+	frame
+	s [3]value.Value
+}
+
+type frame4 struct {
+	frame
+	s [4]value.Value
+}
+
+type frame5 struct {
+	frame
+	s [5]value.Value
+}
+
+type frame6 struct {
+	frame
+	s [6]value.Value
+}
+
+type frame7 struct {
+	frame
+	s [7]value.Value
+}
+
+type frame8 struct {
+	frame
+	s [8]value.Value
+}
 
 func newFrame(nslots int, parent *frame) *frame {
-	fr := &frame{parent: parent}
-	if nslots <= inlineSlots {
-		fr.slots = fr.inline[:nslots]
-	} else {
-		fr.slots = make([]value.Value, nslots)
+	switch nslots {
+	case 0:
+		return &frame{parent: parent}
+	case 1:
+		f := &frame1{frame: frame{parent: parent}}
+		f.slots = f.s[:]
+		return &f.frame
+	case 2:
+		f := &frame2{frame: frame{parent: parent}}
+		f.slots = f.s[:]
+		return &f.frame
+	case 3:
+		f := &frame3{frame: frame{parent: parent}}
+		f.slots = f.s[:]
+		return &f.frame
+	case 4:
+		f := &frame4{frame: frame{parent: parent}}
+		f.slots = f.s[:]
+		return &f.frame
+	case 5:
+		f := &frame5{frame: frame{parent: parent}}
+		f.slots = f.s[:]
+		return &f.frame
+	case 6:
+		f := &frame6{frame: frame{parent: parent}}
+		f.slots = f.s[:]
+		return &f.frame
+	case 7:
+		f := &frame7{frame: frame{parent: parent}}
+		f.slots = f.s[:]
+		return &f.frame
+	case 8:
+		f := &frame8{frame: frame{parent: parent}}
+		f.slots = f.s[:]
+		return &f.frame
 	}
-	return fr
+	return &frame{slots: make([]value.Value, nslots), parent: parent}
 }
 
 // errTailCall is returned by a self tail call in place of calling; the
