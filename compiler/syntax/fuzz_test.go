@@ -23,7 +23,7 @@ func FuzzParse(f *testing.F) {
 	}
 	for _, s := range []string{
 		checkoutSrc,
-		generateProgram(40),
+		generateProgram(2),
 		"",
 		"\t",
 		"module",
