@@ -42,6 +42,9 @@ type executor interface {
 type backend interface {
 	executor
 	begin(ctx context.Context) (txConn, error)
+	// schemaChanged is told that a statement altered or dropped objects,
+	// so cached prepared statements may no longer fit.
+	schemaChanged()
 	close() error
 }
 
@@ -143,6 +146,9 @@ func (d *DB) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
 		n, e = ex.exec(ctx, st, conv)
 		return e
 	})
+	if err == nil && st.reshape {
+		d.p.be.schemaChanged()
+	}
 	return n, d.wrap(sql, err)
 }
 
@@ -224,6 +230,9 @@ func (d *DB) ExecRaw(ctx context.Context, sql string) (int64, error) {
 		n, e = ex.execRaw(ctx, sql)
 		return e
 	})
+	if err == nil && parseStatement(d.p.dialect, sql).reshape {
+		d.p.be.schemaChanged()
+	}
 	return n, d.wrap(sql, err)
 }
 

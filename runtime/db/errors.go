@@ -112,6 +112,8 @@ func classifyPostgres(e *pgconn.PgError) (task.Kind, string) {
 		return task.InvalidInput, "the row violates a constraint"
 	case e.Code == "40001", e.Code == "40P01":
 		return task.Unavailable, "a concurrent transaction conflicted; retry the transaction"
+	case e.Code == "0A000" && strings.Contains(e.Message, "cached plan"):
+		return task.Unavailable, "the table's schema changed under a prepared statement; retry"
 	case e.Code == "57014":
 		return task.Timeout, "the statement was cancelled"
 	case strings.HasPrefix(e.Code, "08"), strings.HasPrefix(e.Code, "57P"), strings.HasPrefix(e.Code, "53"):

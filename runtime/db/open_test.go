@@ -157,3 +157,43 @@ func TestTimeIntoTextColumn(t *testing.T) {
 		}
 	})
 }
+
+// TestSchemaChangeUnderCachedStatements: after ALTER TABLE, statements whose
+// result shape changed keep working (PostgreSQL caches prepared plans per
+// connection; SQLite re-prepares by itself).
+func TestSchemaChangeUnderCachedStatements(t *testing.T) {
+	for _, driver := range dbtest.Drivers() {
+		t.Run(driver, func(t *testing.T) {
+			ctx := context.Background()
+			dsn := dbtest.URL(t, driver)
+			var pools [2]*db.DB
+			for i := range pools {
+				d, err := db.Open(ctx, driver, dsn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { d.Close() })
+				pools[i] = d
+			}
+			a, other := pools[0], pools[1]
+			mustExec(t, a, "CREATE TABLE shape (id INT PRIMARY KEY, v TEXT)")
+			mustExec(t, a, "INSERT INTO shape VALUES (1, 'x')")
+			if _, err := a.QueryMaps(ctx, "SELECT * FROM shape WHERE id = ?", 1); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := other.Exec(ctx, "UPDATE shape SET v = ? WHERE id = ? RETURNING *", "y", 1); err != nil {
+				t.Fatal(err)
+			}
+			// The same pool alters the table: its own cached statements must not go stale.
+			mustExec(t, a, "ALTER TABLE shape ADD COLUMN extra TEXT")
+			rows, err := a.QueryMaps(ctx, "SELECT * FROM shape WHERE id = ?", 1)
+			if err != nil || len(rows) != 1 || len(rows[0]) != 3 {
+				t.Fatalf("SELECT * after ALTER on the same pool: %v, %v; want one row of 3 columns", rows, err)
+			}
+			// Another pool's cached UPDATE ... RETURNING * is retried transparently.
+			if n, err := other.Exec(ctx, "UPDATE shape SET v = ? WHERE id = ? RETURNING *", "z", 1); err != nil || n != 1 {
+				t.Fatalf("Exec with a stale cached plan: %d, %v; want 1 row, no error", n, err)
+			}
+		})
+	}
+}

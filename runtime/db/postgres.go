@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -59,6 +60,11 @@ func openPostgres(ctx context.Context, dsn string) (backend, error) {
 
 func (b *postgresBackend) exec(ctx context.Context, st *statement, args []any) (int64, error) {
 	tag, err := b.pool.Exec(ctx, st.text, args...)
+	if isStalePlan(err) {
+		// The statement did not run (autocommit) and pgx has dropped the
+		// stale plan from this connection's cache: run it once more.
+		tag, err = b.pool.Exec(ctx, st.text, args...)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -88,6 +94,19 @@ func (b *postgresBackend) begin(ctx context.Context) (txConn, error) {
 		return nil, err
 	}
 	return &postgresTx{tx: tx}, nil
+}
+
+// schemaChanged drops every pooled connection (each as it is released) so no
+// connection keeps a prepared statement whose result shape changed; without
+// it the next use on each connection fails with "cached plan must not change
+// result type".
+func (b *postgresBackend) schemaChanged() { b.pool.Reset() }
+
+// isStalePlan reports PostgreSQL's error for a cached prepared statement
+// whose result type changed under it (after ALTER/DROP elsewhere).
+func isStalePlan(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "0A000" && strings.Contains(pgErr.Message, "cached plan")
 }
 
 func (b *postgresBackend) close() error {

@@ -114,6 +114,9 @@ func (b *sqliteBackend) begin(ctx context.Context) (txConn, error) {
 	return &sqliteTx{conn: conn, tx: tx}, nil
 }
 
+// schemaChanged is a no-op: SQLite re-prepares statements itself.
+func (b *sqliteBackend) schemaChanged() {}
+
 func (b *sqliteBackend) close() error {
 	err1 := b.readers.Close()
 	err2 := b.writer.Close()

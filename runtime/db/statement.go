@@ -10,9 +10,10 @@ import (
 // statement is a caller's SQL as the driver needs it: placeholders
 // rewritten for PostgreSQL, counted, and (for SQLite) classified as a write.
 type statement struct {
-	text   string
-	params int
-	writes bool
+	text    string
+	params  int
+	writes  bool
+	reshape bool // has ALTER or DROP: may change the shape of cached statements
 }
 
 type statementKey struct {
@@ -122,6 +123,9 @@ func lexStatement(d Dialect, sql string) *statement {
 			}
 			if writeKeywords[word] {
 				sawWrite = true
+			}
+			if word == "ALTER" || word == "DROP" {
+				st.reshape = true
 			}
 			out.WriteString(sql[i:j])
 			i = j
