@@ -272,3 +272,40 @@ func TestSnapshotsAreWriteIfNewer(t *testing.T) {
 		}
 	})
 }
+
+func TestPollWithMaxRunsAndLifecycleLogs(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		cnt := newCounter()
+		def := RegisterWith(RetryPolicy{MaxAttempts: 2, InitialBackoff: time.Second}, "logged", str, str, func(c *Ctx, in string) task.Task[string] {
+			return Step(c, str, "work", task.From(func(context.Context) (string, error) {
+				if in == "flaky" && cnt.hit(in) == 1 {
+					return "", task.New(task.Network, "first try fails")
+				}
+				return in, nil
+			}))
+		})
+		for _, id := range []string{"one", "two", "flaky"} {
+			h.start(def, id, id)
+		}
+		worked, err := h.e.PollWith(h.ctx, []Workflow{def.Erase(), def.Erase()}, PollOptions{MaxRuns: 2})
+		if err != nil || !worked {
+			t.Fatalf("PollWith = %v, %v", worked, err)
+		}
+		runs, err := h.e.List(h.ctx, StatusDone, 10)
+		if err != nil || len(runs) != 2 {
+			t.Fatalf("done runs after PollWith(MaxRuns 2): %d, %v; want 2", len(runs), err)
+		}
+		h.drain(h.e, def.Erase())
+		h.clock.Advance(time.Second)
+		h.drain(h.e, def.Erase())
+		h.wantStatus("flaky", StatusDone)
+		wantContains(t, h.logText(),
+			`msg="durable run started" run=one workflow=logged`,
+			`msg="durable run claimed" run=one workflow=logged attempt=1 worker=A`,
+			`msg="durable step journalled" run=one workflow=logged step=work kind=step seq=1 attempt=1`,
+			`msg="durable attempt failed" run=flaky workflow=logged attempt=1 worker=A error="Network: first try fails" backoff=`,
+			`msg="durable run done" run=flaky workflow=logged attempt=2`,
+		)
+	})
+}
