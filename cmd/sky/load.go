@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"skydurable/compiler/eval"
+	"skydurable/compiler/syntax"
 	"skydurable/compiler/types"
 )
 
@@ -35,6 +36,7 @@ func parseLoadFlags(args []string) (loadOptions, []string, error) {
 // nil. A program that does not check never runs.
 func loadProgram(file string, cfg config, o loadOptions, s streams) *eval.Program {
 	lib := standardLibrary()
+	opts := eval.Options{Root: cfg.Root, Stdlib: lib}
 	if !o.unchecked {
 		checked, err := types.LoadProgram(file, cfg.Root, lib.Modules)
 		if err != nil {
@@ -45,8 +47,9 @@ func loadProgram(file string, cfg config, o loadOptions, s streams) *eval.Progra
 			fmt.Fprintln(s.stderr, types.RenderAll(errs))
 			return nil
 		}
+		opts.Parse = reuseParsed(checked)
 	}
-	prog, err := eval.Load(file, eval.Options{Root: cfg.Root, Stdlib: lib})
+	prog, err := eval.Load(file, opts)
 	if err != nil {
 		// A top-level constant is computed at load, so a runtime error
 		// can surface here; it is reported like one from main.
@@ -54,4 +57,20 @@ func loadProgram(file string, cfg config, o loadOptions, s streams) *eval.Progra
 		return nil
 	}
 	return prog
+}
+
+// reuseParsed lets the evaluator reuse the syntax trees the checker parsed
+// (the AST is immutable), parsing only a file it has not seen or whose text
+// changed in between.
+func reuseParsed(checked *types.Program) eval.ParseFunc {
+	byFile := map[string]*syntax.File{}
+	for _, f := range checked.Modules {
+		byFile[f.Name] = f
+	}
+	return func(filename string, src []byte) (*syntax.File, error) {
+		if f, ok := byFile[filename]; ok && checked.Sources[filename] == string(src) {
+			return f, nil
+		}
+		return syntax.ParseFile(filename, src)
+	}
 }
