@@ -37,9 +37,7 @@ type Error struct {
 func (e Error) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s:%d:%d: %s", fileOrDefault(e.Pos.File), e.Pos.Line, e.Pos.Col, e.Msg)
-	if e.SourceLine != "" || e.Pos.Line > 0 {
-		writeSnippet(&b, e)
-	}
+	writeSnippet(&b, e)
 	if e.Expected != "" {
 		fmt.Fprintf(&b, "\nexpected: %s", e.Expected)
 	}

@@ -171,7 +171,11 @@ func (lx *lexer) multiString(t token) token {
 			if lit.Len() == 0 {
 				litStart = lx.pos()
 			}
-			lit.WriteRune(lx.advance())
+			// Like Go raw strings, drop carriage returns so a file saved
+			// with CRLF line endings gives the same string.
+			if r := lx.advance(); r != '\r' {
+				lit.WriteRune(r)
+			}
 		}
 	}
 }

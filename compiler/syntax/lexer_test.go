@@ -93,11 +93,11 @@ func TestLexerLiterals(t *testing.T) {
 }
 
 func TestLexerCRLF(t *testing.T) {
-	f, err := ParseFile("crlf.sky", []byte("module M exposing (..)\r\n\r\nf x =\r\n    case x of\r\n        A -> 1\r\n        B -> 2\r\n"))
+	f, err := ParseFile("crlf.sky", []byte("module M exposing (..)\r\n\r\nf x =\r\n    case x of\r\n        A -> 1\r\n        B -> 2\r\ns = \"\"\"a\r\nb\"\"\"\r\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := Print(f); got != "module M exposing (..)\nf x = (case x of A -> 1; B -> 2)\n" {
+	if got := Print(f); got != "module M exposing (..)\nf x = (case x of A -> 1; B -> 2)\ns = \"a\\nb\"\n" {
 		t.Errorf("got %q", got)
 	}
 }
