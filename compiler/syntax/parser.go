@@ -9,9 +9,11 @@ import (
 // partial File (declarations that parsed) and an ErrorList holding every
 // error found, sorted by position; it never panics.
 func ParseFile(filename string, src []byte) (f *File, err error) {
+	f = &File{Name: filename}
 	p := newParser(filename, src)
 	defer p.recoverInternal(&err)
-	f = p.parseFile()
+	p.start()
+	p.parseFile(f)
 	return f, p.errs.result()
 }
 
@@ -21,6 +23,7 @@ func ParseFile(filename string, src []byte) (f *File, err error) {
 func ParseExpr(src string) (e Expr, err error) {
 	p := newParser("", []byte(src))
 	defer p.recoverInternal(&err)
+	p.start()
 	func() {
 		defer p.catch()
 		p.indent = 0
@@ -64,10 +67,11 @@ const maxDepth = 500
 func newParser(filename string, src []byte) *parser {
 	errs := &errorSink{src: src}
 	lx := newLexer(filename, src, Pos{File: filename, Line: 1, Col: 1}, len(src), errs)
-	p := &parser{file: filename, src: src, lx: lx, errs: errs}
-	p.tok = lx.nextToken()
-	return p
+	return &parser{file: filename, src: src, lx: lx, errs: errs}
 }
+
+// start reads the first token.
+func (p *parser) start() { p.tok = p.lx.nextToken() }
 
 // recoverInternal turns an unexpected internal panic into an error, so a
 // parser bug surfaces as a message rather than a crash of the CLI.

@@ -2,11 +2,10 @@ package syntax
 
 import "fmt"
 
-// parseFile parses header, imports and declarations. Each top-level item is
+// parseFile fills f with header, imports and declarations. Each top-level item is
 // a recovery point: after an error the parser skips to the next line that
 // starts at column 1 and carries on.
-func (p *parser) parseFile() *File {
-	f := &File{Name: p.file}
+func (p *parser) parseFile(f *File) {
 	start := p.tok.pos
 	p.indent = 1
 	if p.tok.kind == tModule {
@@ -28,7 +27,6 @@ func (p *parser) parseFile() *File {
 		lastEnd = p.prevEnd().Offset
 	}
 	f.Span = Span{start, p.tok.pos}
-	return f
 }
 
 // topLevel runs one top-level item with error recovery and checks that it

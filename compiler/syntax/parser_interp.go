@@ -29,7 +29,7 @@ func (p *parser) interpolation(t token) Expr {
 func (p *parser) parseInterpolated(part strPart) (x Expr) {
 	lx := newLexer(p.file, p.src, part.pos, part.end, p.errs)
 	sub := &parser{file: p.file, src: p.src, lx: lx, errs: p.errs, depth: p.depth}
-	sub.tok = lx.nextToken()
+	sub.start()
 	defer sub.catch()
 	if sub.tok.kind == tEOF {
 		sub.errs.add(Error{Pos: part.pos, Msg: "empty `{{}}` interpolation", Hint: "put a name between the braces, e.g. {{name}}"})
