@@ -73,7 +73,11 @@ func usage(w io.Writer) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	width := 0
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-28s %s\n", commands[n].usage, commands[n].summary)
+		width = max(width, len(commands[n].usage))
+	}
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, commands[n].usage, commands[n].summary)
 	}
 }

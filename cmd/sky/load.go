@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"os"
 
 	"skydurable/compiler/eval"
 	"skydurable/compiler/syntax"
@@ -35,6 +37,10 @@ func parseLoadFlags(args []string) (loadOptions, []string, error) {
 // type, load or compile error it prints the errors to stderr and returns
 // nil. A program that does not check never runs.
 func loadProgram(file string, cfg config, o loadOptions, s streams) *eval.Program {
+	if _, err := os.Stat(file); err != nil {
+		fmt.Fprintf(s.stderr, "sky: no program at %s (%v); hint: pass the file, e.g. `sky run app.sky`, or set `entry` in sky.toml\n", file, errors.Unwrap(err))
+		return nil
+	}
 	lib := standardLibrary()
 	opts := eval.Options{Root: cfg.Root, Stdlib: lib}
 	if !o.unchecked {
