@@ -71,8 +71,8 @@ func TestCorpusStdlib(t *testing.T) {
 }
 
 // TestCorpusProjects checks the Sky programs in the repository that are
-// meant to be valid: every examples/**/src/Main.sky (and any other
-// examples/**/*.sky entry without a `src` project around it), and the
+// meant to be valid: every examples/**/src/*.sky as an entry (with its
+// src/ as the source root), any other examples/**/*.sky, and the
 // evaluator's sample project.
 func TestCorpusProjects(t *testing.T) {
 	stdlib := corpusStdlib(t)
@@ -85,9 +85,11 @@ func TestCorpusProjects(t *testing.T) {
 			entries = append(entries, path)
 		}
 		if d.IsDir() && d.Name() == "src" {
-			if _, err := os.Stat(filepath.Join(path, "Main.sky")); err == nil {
-				entries = append(entries, filepath.Join(path, "Main.sky"))
-			}
+			// Every file of a project's source root is checked as an
+			// entry: a second program (a starter, a worker) may not be
+			// reachable from Main.
+			files, _ := filepath.Glob(filepath.Join(path, "*.sky"))
+			entries = append(entries, files...)
 			return filepath.SkipDir
 		}
 		return nil

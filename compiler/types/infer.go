@@ -352,6 +352,7 @@ func calleeName(f syntax.Expr) string {
 func (c *checker) inferApp(x *syntax.App, e *env) Type {
 	ft := c.infer(x.Fn, e)
 	name := calleeName(x.Fn)
+	failed := false
 	for i, a := range x.Args {
 		at := c.infer(a, e)
 		switch f := unalias(ft).(type) {
@@ -362,6 +363,7 @@ func (c *checker) inferApp(x *syntax.App, e *env) Type {
 					found:    "This argument is:",
 					expected: "But " + name + " needs the " + ordinal(i+1) + " argument to be:",
 				})
+				failed = true
 			}
 			ft = f.Res
 		case *Var:
@@ -386,6 +388,11 @@ func (c *checker) inferApp(x *syntax.App, e *env) Type {
 			c.tooManyArgs(x, name, i, ft)
 			return c.u.fresh()
 		}
+	}
+	if failed {
+		// The result type was shaped by a wrong argument; a fresh type
+		// keeps that one mistake from being reported again downstream.
+		return c.u.fresh()
 	}
 	return ft
 }
