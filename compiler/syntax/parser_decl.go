@@ -108,7 +108,7 @@ func (p *parser) parseExposing() *Exposing {
 		case t.kind == tUpper && t.module == "":
 			p.next()
 			item.Kind = ExposeType
-			if p.tok.kind == tLParen && !p.tok.spaceBefore || p.tok.kind == tLParen && p.peek(1).kind == tDotDot {
+			if p.tok.kind == tLParen && (!p.tok.spaceBefore || p.peek(1).kind == tDotDot) {
 				o := p.next()
 				if p.tok.kind != tDotDot {
 					p.unexpected("`..`", "expose a type's constructors with `T(..)`")
@@ -220,8 +220,8 @@ func (p *parser) parseValueDecl(ann *Annotation, doc *DocComment) *ValueDecl {
 	}
 	p.next()
 	if ann != nil && ann.Name.Name != name.name {
-		p.fail(name, fmt.Sprintf("the annotation is for `%s` but the definition below it is `%s`", ann.Name.Name, name.name), "",
-			"an annotation must be immediately followed by the definition it describes")
+		p.fail(name, fmt.Sprintf("the annotation for `%s` is followed by a definition of `%s`", ann.Name.Name, name.name), "",
+			fmt.Sprintf("an annotation must be immediately followed by its definition; if this is a typo, rename it to `%s`", ann.Name.Name))
 	}
 	var params []Pattern
 	for p.tok.kind != tEquals {
