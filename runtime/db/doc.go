@@ -37,6 +37,14 @@
 // the transaction) while the same goroutine holds a transaction waits for
 // that transaction to end: inside a transaction use its *DB or its context.
 //
+// SQLite TEMP tables live on one connection: create and use them inside
+// one transaction (which runs on the writer connection).
+//
+// On PostgreSQL, statements are prepared and cached per connection; after an
+// ALTER or DROP run through a DB its pool's connections are recycled, and a
+// stale cached plan (schema changed by another process) is retried once for
+// an autocommitted Exec, otherwise reported as a retryable Unavailable.
+//
 // Query results inside a transaction are read fully before the call returns
 // (so the transaction's connection is free for the next statement); outside a
 // transaction rows stream and must be closed.

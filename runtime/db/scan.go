@@ -2,6 +2,7 @@ package db
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -20,7 +21,12 @@ func scanInto(cols []string, vals []any, dest []any) error {
 	}
 	for i, d := range dest {
 		if err := assign(d, normalize(vals[i])); err != nil {
-			return task.Errorf(task.Decode, "db: column %q: %v", colName(cols, i), err)
+			kind := task.Decode
+			var bad badDestination
+			if errors.As(err, &bad) {
+				kind = task.InvalidInput
+			}
+			return task.Errorf(kind, "db: column %q: %v", colName(cols, i), err)
 		}
 	}
 	return nil
@@ -76,10 +82,16 @@ func assign(dest, src any) error {
 	case sql.Scanner:
 		return d.Scan(src)
 	case nil:
-		return fmt.Errorf("destination is nil; pass a pointer")
+		return badDestination("destination is nil; pass a pointer")
 	}
-	return fmt.Errorf("cannot scan into %T; use *string, *int64, *int, *float64, *bool, *time.Time, *[]byte, *any or a pointer to one of those pointers for NULLs", dest)
+	return badDestination(fmt.Sprintf("cannot scan into %T; use *string, *int64, *int, *float64, *bool, *time.Time, *[]byte, *any or a pointer to one of those pointers for NULLs", dest))
 }
+
+// badDestination is a Scan destination of a type the package cannot fill:
+// a programming error (InvalidInput), not bad data (Decode).
+type badDestination string
+
+func (e badDestination) Error() string { return string(e) }
 
 func assignValue[T any](dest *T, src any, conv func(any) (T, error)) error {
 	if src == nil {
