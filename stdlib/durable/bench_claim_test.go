@@ -10,9 +10,8 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"time"
-
 	"testing"
+	"time"
 
 	"skydurable/runtime/db"
 	"skydurable/stdlib/durable"
@@ -184,5 +183,19 @@ func machine() string {
 			}
 		}
 	}
-	return fmt.Sprintf("%d cores (%s), %s/%s, %s", runtime.NumCPU(), model, runtime.GOOS, runtime.GOARCH, runtime.Version())
+	return fmt.Sprintf("%d cores (%s), %s/%s, %s, %s", runtime.NumCPU(), model, runtime.GOOS, runtime.GOARCH, runtime.Version(), loadAverage())
+}
+
+// loadAverage is the 1-minute load average: on a shared machine, figures
+// taken under load are not comparable with figures taken idle.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "load average unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return "load average unknown"
+	}
+	return "load average " + f[0]
 }
