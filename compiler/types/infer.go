@@ -65,14 +65,7 @@ func (c *checker) inferExpr(x syntax.Expr, e *env) Type {
 		}
 		return t
 	case *syntax.Lambda:
-		names := map[string]Scheme{}
-		var params []Type
-		for _, p := range x.Params {
-			params = append(params, c.inferPattern(p, names))
-			c.checkIrrefutable(p, "lambda parameter")
-		}
-		body := c.infer(x.Body, e.child(names))
-		return fn(append(params, body)...)
+		return c.inferLambda(x, nil, e)
 	case *syntax.Let:
 		return c.inferLet(x, e)
 	case *syntax.Case:
@@ -354,9 +347,20 @@ func (c *checker) inferApp(x *syntax.App, e *env) Type {
 	name := calleeName(x.Fn)
 	failed := false
 	for i, a := range x.Args {
-		at := c.infer(a, e)
+		var at Type
+		if f, ok := unalias(ft).(*Fun); ok {
+			at = c.inferArg(a, f.Arg, e)
+		} else {
+			at = c.infer(a, e)
+		}
 		switch f := unalias(ft).(type) {
 		case *Fun:
+			if failed {
+				// One wrong argument already shaped the function's type;
+				// checking the rest against it would report phantoms.
+				ft = f.Res
+				continue
+			}
 			if m := c.u.unify(f.Arg, at); m != nil {
 				c.mismatchError(a, m, f.Arg, at, ctxText{
 					msg:      "The " + ordinal(i+1) + " argument to " + name + " is not what I expect:",
@@ -563,4 +567,44 @@ func sortedNames[T any](m map[string]T) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// inferArg infers an argument whose expected type is known: a lambda is
+// checked against it (its parameters take the expected argument types
+// before its body is checked, so a mistake in the body is reported where it
+// is); any other expression is inferred on its own.
+func (c *checker) inferArg(x syntax.Expr, expected Type, e *env) Type {
+	if l, ok := x.(*syntax.Lambda); ok {
+		t := c.inferLambda(l, expected, e)
+		c.info.Types[x] = t
+		return t
+	}
+	return c.infer(x, e)
+}
+
+// inferLambda infers `\p1 … pn -> body`; when expected is a function type,
+// each parameter pattern is first unified with its argument type (a
+// mismatch there is left for the caller's check of the whole lambda).
+func (c *checker) inferLambda(x *syntax.Lambda, expected Type, e *env) Type {
+	names := map[string]Scheme{}
+	var params []Type
+	cur := expected
+	for _, p := range x.Params {
+		pt := c.inferPattern(p, names)
+		if cur != nil {
+			if f, ok := unalias(cur).(*Fun); ok {
+				if probe := c.u.unify(f.Arg, pt); probe == nil {
+					cur = f.Res
+				} else {
+					cur = nil
+				}
+			} else {
+				cur = nil
+			}
+		}
+		params = append(params, pt)
+		c.checkIrrefutable(p, "lambda parameter")
+	}
+	body := c.infer(x.Body, e.child(names))
+	return fn(append(params, body)...)
 }

@@ -55,6 +55,11 @@ func (c *checker) inferBinOp(x *syntax.BinOp, e *env) Type {
 	switch x.Op {
 	case "|>":
 		lt := c.infer(x.L, e)
+		if app, ok := x.R.(*syntax.App); ok {
+			if t, ok := c.inferPipedApp(x, app, lt, e); ok {
+				return t
+			}
+		}
 		rt := c.infer(x.R, e)
 		return c.pipe(x, x.R, rt, x.L, lt)
 	case "<|":
@@ -170,4 +175,109 @@ func (c *checker) pipe(x *syntax.BinOp, fnNode syntax.Expr, ft Type, argNode syn
 	c.errorf(fnNode, "TOO MANY ARGS", "The right side of "+op+" is not a function, so nothing can be piped into it:",
 		"It is a value of type:\n\n"+indent(pr.String(ft)), "Did you give it one argument too many?")
 	return c.u.fresh()
+}
+
+// inferPipedApp checks `arg |> f a1 … an` when f's type is a known function
+// of more than n arguments: the piped argument is unified with f's last
+// parameter first, so the types it brings (a record's fields, a Task's
+// result) are known while the explicit arguments — often a lambda — are
+// checked, and a mistake is reported where it is rather than at the pipe.
+// It reports false, having inferred nothing, when f's type is not known.
+func (c *checker) inferPipedApp(x *syntax.BinOp, app *syntax.App, at Type, e *env) (Type, bool) {
+	fnType, known := c.peekType(app.Fn, e)
+	if !known {
+		return nil, false
+	}
+	params := make([]Type, 0, len(app.Args)+1)
+	cur := fnType
+	for i := 0; i <= len(app.Args); i++ {
+		f, ok := unalias(cur).(*Fun)
+		if !ok {
+			return nil, false
+		}
+		params = append(params, f.Arg)
+		cur = f.Res
+	}
+	ft := c.infer(app.Fn, e)
+	// Re-peel the recorded instance (peekType used a throwaway one).
+	params = params[:0]
+	cur = ft
+	for i := 0; i <= len(app.Args); i++ {
+		f := unalias(cur).(*Fun)
+		params = append(params, f.Arg)
+		cur = f.Res
+	}
+	name := calleeName(app.Fn)
+	piped := params[len(app.Args)]
+	failed := false
+	if m := c.u.unify(piped, at); m != nil {
+		c.mismatchError(x.L, m, piped, at, ctxText{
+			msg:      "This function cannot handle the argument sent through the (|>) pipe:",
+			found:    "The argument is:",
+			expected: "But " + name + " needs the argument to be:",
+			snippet:  app,
+		})
+		failed = true
+	}
+	for i, a := range app.Args {
+		t := c.inferArg(a, params[i], e)
+		if failed {
+			continue
+		}
+		if m := c.u.unify(params[i], t); m != nil {
+			c.mismatchError(a, m, params[i], t, ctxText{
+				msg:      "The " + ordinal(i+1) + " argument to " + name + " is not what I expect:",
+				found:    "This argument is:",
+				expected: "But " + name + " needs the " + ordinal(i+1) + " argument to be:",
+			})
+			failed = true
+		}
+	}
+	c.info.Types[app] = &Fun{Arg: piped, Res: cur}
+	if failed {
+		return c.u.fresh(), true
+	}
+	return cur, true
+}
+
+// peekType returns the type a function expression would have, without
+// recording anything or reporting errors, when it is a name with a known
+// type: a local, a top-level value or a constructor.
+func (c *checker) peekType(f syntax.Expr, e *env) (Type, bool) {
+	switch f := f.(type) {
+	case *syntax.Var:
+		if f.Module == "" {
+			if s, ok := e.lookup(f.Name); ok {
+				t := Prune(s.Type)
+				if _, isFun := unalias(t).(*Fun); isFun {
+					return t, true
+				}
+				return nil, false
+			}
+			if vi := c.mod.values[f.Name]; vi != nil {
+				return schemeFun(vi)
+			}
+			if cands := c.sc.values[f.Name]; len(cands) == 1 {
+				return schemeFun(cands[0])
+			}
+			if vi := c.sc.pvalues[f.Name]; vi != nil && len(c.sc.values[f.Name]) == 0 {
+				return schemeFun(vi)
+			}
+			return nil, false
+		}
+		for _, dm := range c.sc.quals[f.Module] {
+			if vi := dm.expValues[f.Name]; vi != nil {
+				return schemeFun(vi)
+			}
+		}
+	}
+	return nil, false
+}
+
+func schemeFun(vi *ValueInfo) (Type, bool) {
+	if !vi.known {
+		return nil, false
+	}
+	_, ok := unalias(Prune(vi.Scheme.Type)).(*Fun)
+	return vi.Scheme.Type, ok
 }
