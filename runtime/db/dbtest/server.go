@@ -146,9 +146,19 @@ func (s *Server) run(ctx context.Context, name string, args ...string) ([]byte, 
 	return out.Bytes(), err
 }
 
-// findPostgresBin locates initdb and pg_ctl: the newest
-// /usr/lib/postgresql/*/bin, else $PATH.
+// EnvBin names an environment variable that, when set, is the only
+// directory searched for initdb and pg_ctl.
+const EnvBin = "SKY_TEST_POSTGRES_BIN"
+
+// findPostgresBin locates initdb and pg_ctl: $SKY_TEST_POSTGRES_BIN if set,
+// else the newest /usr/lib/postgresql/*/bin, else $PATH.
 func findPostgresBin() (string, error) {
+	if d := os.Getenv(EnvBin); d != "" {
+		if isExecutable(filepath.Join(d, "initdb")) && isExecutable(filepath.Join(d, "pg_ctl")) {
+			return d, nil
+		}
+		return "", fmt.Errorf("no initdb and pg_ctl in %s=%s", EnvBin, d)
+	}
 	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
 	sort.Slice(dirs, func(i, j int) bool { return versionOf(dirs[i]) > versionOf(dirs[j]) })
 	for _, d := range dirs {
