@@ -20,6 +20,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "../../testscripts",
 		RequireExplicitExec: true,
+		Cmds:                scriptCommands(t),
 		Setup: func(env *testscript.Env) error {
 			// Keep scripts hermetic: no database or debug settings leak in.
 			env.Setenv("DATABASE_URL", "")

@@ -38,7 +38,7 @@ func DefaultEnv() Env {
 		Core:    core.DefaultEnv(),
 		Log:     log.DefaultEnv(),
 		Db:      skydb.DefaultEnv(),
-		Durable: durable.Options{Logger: durable.LoggerFromEnv(os.Getenv)},
+		Durable: durable.OptionsFromEnv(os.Getenv),
 	}
 }
 

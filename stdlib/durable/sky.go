@@ -3,6 +3,7 @@ package durable
 import (
 	"context"
 	_ "embed"
+	"fmt"
 	"log/slog"
 	"os"
 	"strings"
@@ -57,10 +58,26 @@ func (b *binding) engineFor(d *db.DB) *Engine {
 	return e
 }
 
-// Kernels returns the Std.Durable kernels with lifecycle logs configured from
-// the process environment (see LoggerFromEnv).
-func Kernels() map[string]value.Kernel {
-	return KernelsWith(Options{Logger: LoggerFromEnv(os.Getenv)})
+// Kernels returns the Std.Durable kernels configured from the process
+// environment (see OptionsFromEnv).
+func Kernels() map[string]value.Kernel { return KernelsWith(OptionsFromEnv(os.Getenv)) }
+
+// OptionsFromEnv is the engine configuration `sky` programs get from their
+// environment: lifecycle logs (see LoggerFromEnv) and SKY_DURABLE_LEASE, the
+// lease of a claimed run as a Go duration ("30m" by default; crash demos and
+// tests shorten it so a peer reclaims a killed worker's run sooner). A
+// malformed lease is reported on stderr and the default kept.
+func OptionsFromEnv(getenv func(string) string) Options {
+	opts := Options{Logger: LoggerFromEnv(getenv)}
+	if v := getenv("SKY_DURABLE_LEASE"); v != "" {
+		lease, err := time.ParseDuration(v)
+		if err != nil || lease <= 0 {
+			fmt.Fprintf(os.Stderr, "sky: SKY_DURABLE_LEASE=%q is not a positive duration (e.g. 30s, 5m); using the default %s\n", v, DefaultLease)
+		} else {
+			opts.Lease = lease
+		}
+	}
+	return opts
 }
 
 // LoggerFromEnv is the lifecycle logger `sky` programs get: off unless
