@@ -105,9 +105,10 @@ func HintSettingsFromEnv(getenv func(string) string) HintSettings {
 }
 
 // ListenForHints holds a dedicated connection to url LISTENing on
-// HintChannel and calls onHint(runID) for each hint, until ctx ends. When
-// the connection fails it reconnects with backoff (up to 30s) and calls
-// onHint("") after each reconnect, since hints may have been missed. It
+// HintChannel and calls onHint(runID) for each hint, until ctx ends. Once
+// LISTEN is in place (and again after each reconnect, with backoff up to
+// 30s) it calls onHint(""): hints sent before that were missed, so the
+// worker should poll. It
 // installs the hint trigger on d first, and checks that url reaches the
 // same database as d (a mismatch is an error: its hints would never come).
 // report receives connection problems; it returns only when ctx ends or on
@@ -125,10 +126,10 @@ func ListenForHints(ctx context.Context, d *db.DB, url string, onHint func(runID
 		return err
 	}
 	backoff := time.Second
-	for first := true; ctx.Err() == nil; first = false {
+	for ctx.Err() == nil {
 		conn, err := pgx.ConnectConfig(ctx, cfg)
 		if err == nil {
-			err = listen(ctx, conn, want, first, onHint)
+			err = listen(ctx, conn, want, onHint)
 			conn.Close(context.WithoutCancel(ctx))
 		}
 		if ctx.Err() != nil {
@@ -150,7 +151,7 @@ func ListenForHints(ctx context.Context, d *db.DB, url string, onHint func(runID
 }
 
 // listen checks the database, LISTENs and forwards hints until an error.
-func listen(ctx context.Context, conn *pgx.Conn, want string, first bool, onHint func(string)) error {
+func listen(ctx context.Context, conn *pgx.Conn, want string, onHint func(string)) error {
 	got, err := databaseIdentity(conn.QueryRow(ctx, sqlDatabaseIdentity))
 	if err != nil {
 		return err
@@ -161,9 +162,9 @@ func listen(ctx context.Context, conn *pgx.Conn, want string, first bool, onHint
 	if _, err := conn.Exec(ctx, "LISTEN "+HintChannel); err != nil {
 		return err
 	}
-	if !first {
-		onHint("")
-	}
+	// Hints sent before LISTEN took effect are lost: one catch-up hint
+	// makes the worker poll for them.
+	onHint("")
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
@@ -209,7 +210,7 @@ func WakeAppOnHints(ctx context.Context, d *db.DB, settings HintSettings, report
 			report("durable hints: no PostgreSQL URL to listen on (set DATABASE_URL or SKY_DURABLE_NOTIFY_URL, or SKY_DURABLE_NOTIFY=off); polling on the tick only")
 			return
 		}
-		if err := ListenForHints(life, d, settings.URL, func(string) { wake() }, report); err != nil {
+		if err := ListenForHints(life, d, settings.URL, func(string) { wake() }, report); err != nil && life.Err() == nil {
 			report(err.Error() + "; polling on the tick only")
 		}
 	})
