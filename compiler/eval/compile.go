@@ -45,7 +45,7 @@ func link(order []*Module, entry *Module, kernels map[string]value.Kernel) (*Pro
 	p := &Program{entry: entry, modules: order, ctx: context.Background()}
 	var errs ErrorList
 	for _, m := range order {
-		m.declare(kernels, &errs)
+		m.declare(&errs)
 	}
 	for _, m := range order {
 		c := &compiler{prog: p, mod: m, ns: newNamespace(m, &errs), src: m.src, kernels: kernels, errs: &errs}

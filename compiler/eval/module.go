@@ -83,7 +83,7 @@ var builtinCtors = map[string]*ctorInfo{
 }
 
 // declare fills m's tables of values, constructors and types.
-func (m *Module) declare(kernels map[string]value.Kernel, errs *ErrorList) {
+func (m *Module) declare(errs *ErrorList) {
 	m.values = map[string]*global{}
 	m.ctors = map[string]*ctorInfo{}
 	m.types = map[string][]string{}
