@@ -159,6 +159,10 @@ func (c *checker) importOrder() []string {
 				}
 				hint := "Sky looks for user modules under the source root (`src/`): module `" + dep +
 					"` lives in `" + strings.ReplaceAll(dep, ".", "/") + ".sky`."
+				if isStdlibModule(dep) {
+					hint = "`" + dep + "` is not a module of the standard library this sky provides."
+				}
+				sort.Strings(known)
 				if s := suggest(dep, known); len(s) > 0 {
 					hint = "Did you mean `" + s[0] + "`?"
 				}
