@@ -88,6 +88,7 @@ type Error struct {
 	Snippet string
 }
 
+// Error renders "file:line:col: message" and the source snippet.
 func (e *Error) Error() string {
 	s := e.Msg
 	if e.Pos.File != "" {
@@ -103,6 +104,7 @@ func (e *Error) Error() string {
 // position. It is returned as an error when non-empty.
 type ErrorList []*Error
 
+// Error renders every error, one after the other.
 func (l ErrorList) Error() string {
 	parts := make([]string, len(l))
 	for i, e := range l {
