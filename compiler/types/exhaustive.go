@@ -340,6 +340,10 @@ func (c *checker) checkCase(x *syntax.Case) {
 	subject := syntax.Span{Start: x.Start, End: x.Subject.Range().End}
 	hint := "this `case` does not handle " + strings.Join(names, ", ") +
 		"; add a branch for it, or a final `_ ->` branch for every other value."
+	if len(shown) == 1 && shown[0] == "_" {
+		hint = "this `case` matches specific values only (literals have no end of possible values): add a final " +
+			"`_ ->` branch for every other value."
+	}
 	if len(miss) > 4 {
 		hint = "this `case` does not handle " + strings.Join(names, ", ") + " and more" +
 			"; add branches for them, or a final `_ ->` branch for every other value."
