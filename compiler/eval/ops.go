@@ -126,6 +126,14 @@ func applyOp(f, x value.Value) (value.Value, string) {
 // operator returns the implementation of a strict binary operator; the
 // string result is the error message when the operands do not fit.
 func operator(op string) func(a, b value.Value) (value.Value, string) {
+	if f := intFastPath(op); f != nil {
+		return f
+	}
+	return slowOperator(op)
+}
+
+// slowOperator is the general implementation of each strict operator.
+func slowOperator(op string) func(a, b value.Value) (value.Value, string) {
 	switch op {
 	case "+", "-", "*", "/", "//", "^", "%":
 		return func(a, b value.Value) (value.Value, string) { return arith(op, a, b) }
@@ -287,4 +295,41 @@ func arith(op string, a, b value.Value) (value.Value, string) {
 		return nil, fmt.Sprintf("this `//` needs Ints, but got %s and %s; hint: use `/` for Floats", value.Show(a), value.Show(b))
 	}
 	return math.Mod(fx, fy), ""
+}
+
+// intFastPath handles the commonest operators on two Ints without the
+// generic dispatch, falling back to it for any other operands.
+func intFastPath(op string) func(a, b value.Value) (value.Value, string) {
+	var f func(x, y int64) value.Value
+	switch op {
+	case "+":
+		f = func(x, y int64) value.Value { return x + y }
+	case "-":
+		f = func(x, y int64) value.Value { return x - y }
+	case "*":
+		f = func(x, y int64) value.Value { return x * y }
+	case "<":
+		f = func(x, y int64) value.Value { return x < y }
+	case ">":
+		f = func(x, y int64) value.Value { return x > y }
+	case "<=":
+		f = func(x, y int64) value.Value { return x <= y }
+	case ">=":
+		f = func(x, y int64) value.Value { return x >= y }
+	case "==":
+		f = func(x, y int64) value.Value { return x == y }
+	case "/=":
+		f = func(x, y int64) value.Value { return x != y }
+	default:
+		return nil
+	}
+	slow := slowOperator(op)
+	return func(a, b value.Value) (value.Value, string) {
+		if x, ok := a.(int64); ok {
+			if y, ok := b.(int64); ok {
+				return f(x, y), ""
+			}
+		}
+		return slow(a, b)
+	}
 }
