@@ -127,3 +127,15 @@ main =
 		t.Errorf("kernel of errorToString = %q", k)
 	}
 }
+
+func TestRigidVariableEscape(t *testing.T) {
+	escaping := "f x =\n    let\n        g : b -> b\n        g y =\n            x\n    in\n    g\n"
+	_, _, errs := checkSources(t, escaping, nil)
+	if len(errs) == 0 || !strings.Contains(errs[0].Hint, "outside the definition") {
+		t.Fatalf("want an escaping-variable error, got:\n%s", types.RenderAll(errs))
+	}
+	fine := "f : a -> List a\nf x =\n    let\n        g : b -> b\n        g y =\n            y\n\n        h z =\n            [ z, x ]\n    in\n    h (g x)\n"
+	if _, _, errs := checkSources(t, fine, nil); len(errs) > 0 {
+		t.Fatal(types.RenderAll(errs))
+	}
+}

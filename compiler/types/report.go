@@ -110,6 +110,11 @@ func (c *checker) mismatchHint(node syntax.Node, m *mismatch, expected, found Ty
 	if (isCon(ie, "String") && isCon(ifd, "Int")) || (isCon(ie, "Int") && isCon(ifd, "String")) {
 		return "Use `String.fromInt` to turn an Int into a String, and `String.toInt` for the other way."
 	}
+	if m.rigid != nil && m.escape {
+		return "The type variable `" + pr.String(m.rigid) + "` of this annotation would have to stand for a type " +
+			"that comes from outside the definition it annotates. Use the enclosing annotation's variable, " +
+			"or remove this annotation."
+	}
 	if m.rigid != nil {
 		return "Your type annotation uses the type variable `" + pr.String(m.rigid) + "`, which means any type " +
 			"can flow through, but the code needs a more specific type here. Make the annotation more specific, " +

@@ -13,6 +13,7 @@ type mismatch struct {
 	fieldsOf *Record
 	infinite bool
 	rigid    *Var       // a rigid variable that was asked to be something else
+	escape   bool       // rigid is an annotation's variable leaking to an outer scope
 	kind     Constraint // a constraint the found type does not satisfy
 }
 
@@ -20,6 +21,9 @@ type mismatch struct {
 type unifier struct {
 	nextID int
 	level  int
+	// escaped is set by occurs when it meets a rigid variable younger than
+	// the variable being bound (an annotation's variable leaking out).
+	escaped *Var
 }
 
 func (u *unifier) fresh() *Var {
@@ -136,14 +140,18 @@ func (u *unifier) unifyVars(a, b *Var) *mismatch {
 		if !kindImplies(a.Kind, b.Kind) {
 			return &mismatch{expected: a, found: b, rigid: a}
 		}
-		u.lower(a, b.level)
+		if b.level < a.level {
+			return &mismatch{expected: a, found: b, rigid: a, escape: true}
+		}
 		b.Link = a
 		return nil
 	case b.Rigid:
 		if !kindImplies(b.Kind, a.Kind) {
 			return &mismatch{expected: a, found: b, rigid: b}
 		}
-		u.lower(b, a.level)
+		if a.level < b.level {
+			return &mismatch{expected: a, found: b, rigid: b, escape: true}
+		}
 		a.Link = b
 		return nil
 	}
@@ -171,8 +179,13 @@ func (u *unifier) lower(v *Var, level int) {
 // bind links flexible variable v to the non-variable type t after the occurs
 // check, level adjustment and the variable's constraint check.
 func (u *unifier) bind(v *Var, t Type, expected, found Type) *mismatch {
+	u.escaped = nil
 	if u.occurs(v, t, v.level) {
 		return &mismatch{expected: expected, found: found, infinite: true}
+	}
+	if r := u.escaped; r != nil {
+		u.escaped = nil
+		return &mismatch{expected: expected, found: found, rigid: r, escape: true}
 	}
 	if v.Kind != NoConstraint && !u.satisfies(v.Kind, t) {
 		return &mismatch{expected: expected, found: found, kind: v.Kind}
@@ -188,6 +201,12 @@ func (u *unifier) occurs(v *Var, t Type, level int) bool {
 	case *Var:
 		if x == v {
 			return true
+		}
+		if x.Rigid {
+			if x.level > level && u.escaped == nil {
+				u.escaped = x
+			}
+			return false
 		}
 		u.lower(x, level)
 	case *Con:
