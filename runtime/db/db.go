@@ -141,7 +141,7 @@ func (d *DB) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
 		return 0, err
 	}
 	var n int64
-	err = d.run(ctx, func(ex executor) error {
+	err = d.run(ctx, true, func(ex executor) error {
 		var e error
 		n, e = ex.exec(ctx, st, conv)
 		return e
@@ -160,7 +160,7 @@ func (d *DB) Query(ctx context.Context, sql string, args ...any) (Rows, error) {
 		return nil, err
 	}
 	var raw rawRows
-	err = d.run(ctx, func(ex executor) error {
+	err = d.run(ctx, st.writes, func(ex executor) error {
 		var e error
 		raw, e = ex.query(ctx, st, conv)
 		return e
@@ -228,7 +228,7 @@ func (d *DB) QueryMaps(ctx context.Context, sql string, args ...any) ([]map[stri
 // set-up, migrations) and reports the total rows affected.
 func (d *DB) ExecRaw(ctx context.Context, sql string) (int64, error) {
 	var n int64
-	err := d.run(ctx, func(ex executor) error {
+	err := d.run(ctx, true, func(ex executor) error {
 		var e error
 		n, e = ex.execRaw(ctx, sql)
 		return e
@@ -259,14 +259,17 @@ func (d *DB) prepare(sql string, args []any) (*statement, []any, error) {
 }
 
 // run picks where a statement goes: the transaction d is bound to, the
-// ambient transaction of ctx for this pool, or the pool itself.
-func (d *DB) run(ctx context.Context, fn func(executor) error) error {
+// ambient transaction of ctx for this pool, or the pool itself. On SQLite a
+// lazy transaction not yet begun is begun by the first write only: a read
+// before it goes to a reader connection, so a step that reads and then waits
+// on something slow does not hold SQLite's single write lock meanwhile.
+func (d *DB) run(ctx context.Context, writes bool, fn func(executor) error) error {
 	if d.p.closed.Load() {
 		return errClosed(d.p.dialect)
 	}
 	st := d.tx
 	if st == nil {
-		if amb := ambientFor(ctx, d.p); amb != nil {
+		if amb := ambientFor(ctx, d.p); amb != nil && (writes || d.p.dialect != SQLite || amb.open != nil || amb.lazy.Started()) {
 			var err error
 			if st, err = amb.state(ctx); err != nil {
 				return err

@@ -334,3 +334,41 @@ func TestCloseRollsBackOpenTransactions(t *testing.T) {
 		})
 	}
 }
+
+// On SQLite a read does not begin a lazy transaction (it would take the one
+// write lock for as long as the step runs); the first write does, and reads
+// after it see the transaction's writes. On PostgreSQL any statement begins
+// it, so SELECT ... FOR UPDATE locks inside the step's transaction.
+func TestLazyTxBeginsOnFirstWriteOnSQLite(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		ctx := context.Background()
+		mustExec(t, d, "CREATE TABLE lw (k INT)")
+		lctx, l := db.WithLazyTx(ctx, d)
+		var n int64
+		if err := d.QueryRow(lctx, "SELECT COUNT(*) FROM lw").Scan(&n); err != nil || n != 0 {
+			t.Fatalf("read under the lazy ctx: %d, %v", n, err)
+		}
+		if want := driver != "sqlite"; l.Started() != want {
+			t.Fatalf("after a read, Started() = %v, want %v on %s", l.Started(), want, driver)
+		}
+		if driver == "sqlite" {
+			// The write lock is free: another writer commits at once.
+			mustExec(t, d, "INSERT INTO lw VALUES (100)")
+		}
+		if _, err := d.Exec(lctx, "INSERT INTO lw VALUES (1)"); err != nil {
+			t.Fatal(err)
+		}
+		if !l.Started() {
+			t.Fatal("a write did not begin the lazy transaction")
+		}
+		if err := d.QueryRow(lctx, "SELECT COUNT(*) FROM lw WHERE k = 1").Scan(&n); err != nil || n != 1 {
+			t.Fatalf("read after the write inside the lazy tx: %d, %v; want 1", n, err)
+		}
+		if err := l.Rollback(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := count(t, d, "lw WHERE k = 1"); got != 0 {
+			t.Fatalf("%d rows of the rolled back write survive", got)
+		}
+	})
+}
