@@ -114,6 +114,10 @@ func TestCorpusProjects(t *testing.T) {
 // exercise runtime errors the checker now catches at compile time).
 var knownIllTyped = map[string]string{}
 
+// shellSky finds `sky run|test|check [args]` in a shell line, up to a
+// redirection, pipe or `&`.
+var shellSky = regexp.MustCompile(`(?:^|\|)\s*sky\s+(?:run|test|check)\b([^<>&|]*)`)
+
 var execLine = regexp.MustCompile(`^(!\s+)?exec\s+sky\s+(run|test|check)\b\s*(.*)$`)
 
 // compiledMarkers in a script's assertions after a failing `exec sky`
@@ -131,6 +135,8 @@ var compiledMarkers = regexp.MustCompile(`Runtime error|\^Error: |passed, |\bFAI
 func TestCorpusTestscripts(t *testing.T) {
 	stdlib := corpusStdlib(t)
 	scripts, _ := filepath.Glob(filepath.Join(repoRoot, "testscripts", "*.txtar"))
+	nested, _ := filepath.Glob(filepath.Join(repoRoot, "testscripts", "*", "*.txtar"))
+	scripts = append(scripts, nested...)
 	for _, script := range scripts {
 		ar, err := txtar.ParseFile(script)
 		if err != nil {
@@ -146,7 +152,7 @@ func TestCorpusTestscripts(t *testing.T) {
 		}
 		entry, root := projectDefaults(dir)
 		lines := strings.Split(string(ar.Comment), "\n")
-		seen := map[string]bool{}
+		var files []string
 		for i, line := range lines {
 			m := execLine.FindStringSubmatch(strings.TrimSpace(line))
 			if m == nil {
@@ -155,18 +161,34 @@ func TestCorpusTestscripts(t *testing.T) {
 			if m[1] != "" && !compiledAfter(lines[i+1:]) {
 				continue
 			}
-			if strings.Contains(m[3], "--unchecked") {
+			files = append(files, m[3])
+		}
+		// Shell scripts of the archive (run by `exec sh x.sh`) start sky
+		// too, in the background or in a pipe; those runs must succeed.
+		for _, f := range ar.Files {
+			if !strings.HasSuffix(f.Name, ".sh") {
+				continue
+			}
+			for _, line := range strings.Split(string(f.Data), "\n") {
+				if m := shellSky.FindStringSubmatch(line); m != nil {
+					files = append(files, m[1])
+				}
+			}
+		}
+		seen := map[string]bool{}
+		for _, args := range files {
+			if strings.Contains(args, "--unchecked") {
 				continue // deliberately run without the checker
 			}
 			file := ""
-			if args := strings.Fields(m[3]); len(args) > 0 {
-				file = args[len(args)-1]
+			if fields := strings.Fields(args); len(fields) > 0 {
+				file = fields[len(fields)-1]
 			}
 			if file == "" {
 				file = entry
 			}
-			if seen[file] {
-				continue
+			if _, err := os.Stat(filepath.Join(dir, file)); err != nil || seen[file] {
+				continue // not in the archive (copied in by the script)
 			}
 			seen[file] = true
 			key := filepath.Base(script) + ":" + file
