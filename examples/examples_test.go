@@ -87,3 +87,41 @@ func TestExamples(t *testing.T) {
 		})
 	}
 }
+
+// TestDocExamples runs the complete programs (```elm blocks that start with
+// `module Main`) in the user docs and checks the output the doc promises.
+func TestDocExamples(t *testing.T) {
+	sky := buildSky(t)
+	cases := []struct {
+		doc  string
+		want string
+	}{
+		{"../docs/durable.md", "hello Ada\ngreet-ada is done\n"},
+	}
+	for _, c := range cases {
+		text, err := os.ReadFile(c.doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := strings.Index(string(text), "```elm\nmodule Main")
+		if start < 0 {
+			t.Fatalf("%s has no complete Sky program", c.doc)
+		}
+		body := string(text[start+len("```elm\n"):])
+		body = body[:strings.Index(body, "```")]
+		dir := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "src", "Main.sky"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(sky, "run")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "DATABASE_URL=", "SKY_DB_DRIVER=", "SKY_DB_PATH=")
+		out, err := cmd.CombinedOutput()
+		if err != nil || string(out) != c.want {
+			t.Errorf("the program in %s printed (err %v):\n%s\nwant:\n%s", c.doc, err, out, c.want)
+		}
+	}
+}
