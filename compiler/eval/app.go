@@ -14,6 +14,22 @@ func (c *compiler) app(at syntax.Node, fnExpr syntax.Expr, argExprs []syntax.Exp
 	if tail && c.isSelfCall(fnExpr, len(args), sc) {
 		lam := sc.fn.lam
 		return func(fr *frame) (value.Value, error) {
+			if lam.reuseFrame && len(args) <= 8 {
+				// Nothing captured this frame: compute the new arguments
+				// aside, then overwrite the parameters in place.
+				var buf [8]value.Value
+				vals := buf[:len(args)]
+				for i, a := range args {
+					v, err := a(fr)
+					if err != nil {
+						return nil, err
+					}
+					vals[i] = v
+				}
+				copy(fr.slots, vals)
+				fr.tail = fr
+				return nil, errTailCall
+			}
 			// The callee is this very function, so its env is ours.
 			next := newFrame(lam.nslots, fr.parent)
 			next.depth = fr.depth

@@ -148,6 +148,9 @@ type fnScope struct {
 	selfBinding *binding
 	arity       int
 	lam         *lambda // the function being compiled
+	// captured is set when a closure is created over this function's
+	// frame; otherwise a self tail call may reuse the frame.
+	captured bool
 }
 
 // scope is a block of names inside one function (parameters, a let, a case
@@ -198,6 +201,9 @@ func (s *scope) resolve(name string) (int, *binding, bool) {
 // function's own name for self tail calls. outer is where it is written.
 func (c *compiler) lambda(name string, params []syntax.Pattern, body syntax.Expr, fs *fnScope, outer *scope) *lambda {
 	fs.outer, fs.arity = outer, len(params)
+	if outer != nil {
+		outer.fn.captured = true
+	}
 	fs.nslots = len(params)
 	sc := &scope{fn: fs}
 	lam := &lambda{name: name, arity: len(params), direct: true, src: c.src}
@@ -228,5 +234,6 @@ func (c *compiler) lambda(name string, params []syntax.Pattern, body syntax.Expr
 	}
 	lam.body = c.expr(body, sc, true)
 	lam.nslots = fs.nslots
+	lam.reuseFrame = !fs.captured
 	return lam
 }

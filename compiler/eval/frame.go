@@ -126,10 +126,13 @@ type lambda struct {
 	// direct is true when every parameter is a variable or `_`, which then
 	// live in slots 0..arity-1 with no matching.
 	direct bool
-	params []matcher
-	body   code
-	src    *source
-	pos    []syntax.Pos // position of each parameter pattern, for mismatches
+	// reuseFrame is true when no closure captures the frame, so a self
+	// tail call may overwrite it instead of allocating the next one.
+	reuseFrame bool
+	params     []matcher
+	body       code
+	src        *source
+	pos        []syntax.Pos // position of each parameter pattern, for mismatches
 }
 
 // closure is a lambda together with the frame it was created in.
