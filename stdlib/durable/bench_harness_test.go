@@ -22,12 +22,16 @@ import (
 	"skydurable/stdlib/durable"
 )
 
-// benchDB is one fresh database with its counters.
+// benchDB is one fresh database with its counters. On PostgreSQL it has
+// two pools: d connects directly (timed passes: the proxy would add its own
+// CPU and latency on a 2-core machine) and counted goes through the counting
+// proxy (counting passes). On SQLite both are the same pool.
 type benchDB struct {
-	driver string
-	d      *db.DB
-	proxy  *pgProxy // nil on SQLite
-	stmts  atomic.Int64
+	driver  string
+	d       *db.DB
+	counted *db.DB
+	proxy   *pgProxy // nil on SQLite
+	stmts   atomic.Int64
 
 	mu       sync.Mutex
 	trace    []hookEvent // only while tracing
@@ -41,32 +45,43 @@ type hookEvent struct {
 	at time.Time
 }
 
-// openBenchDB makes a fresh database of driver whose pool (PostgreSQL) holds
-// poolSize connections, behind a counting proxy on PostgreSQL.
+// openBenchDB makes a fresh database of driver whose pools (PostgreSQL)
+// hold poolSize connections each.
 func openBenchDB(b *testing.B, driver string, poolSize int) *benchDB {
 	b.Helper()
 	bd := &benchDB{driver: driver}
 	dsn := dbtest.URL(b, driver)
+	open := func(dsn string) *db.DB {
+		d, err := db.Open(context.Background(), driver, dsn)
+		if err != nil {
+			b.Fatalf("open %s: %v", driver, err)
+		}
+		b.Cleanup(func() { d.Close() })
+		return d
+	}
 	if driver == "postgres" {
-		var proxied string
-		bd.proxy, proxied = startPGProxy(b, dsn)
-		dsn = withParam(proxied, "pool_max_conns", strconv.Itoa(poolSize))
+		proxy, proxied := startPGProxy(b, dsn)
+		bd.proxy = proxy
+		bd.d = open(withParam(dsn, "pool_max_conns", strconv.Itoa(poolSize)))
+		bd.counted = open(withParam(proxied, "pool_max_conns", strconv.Itoa(poolSize)))
+	} else {
+		bd.d = open(dsn)
+		bd.counted = bd.d
 	}
-	d, err := db.Open(context.Background(), driver, dsn)
-	if err != nil {
-		b.Fatalf("open %s: %v", driver, err)
-	}
-	b.Cleanup(func() { d.Close() })
-	bd.d = d
 	if err := bd.engine("setup").Setup(context.Background()); err != nil {
 		b.Fatalf("setup: %v", err)
 	}
 	return bd
 }
 
-// engine is a new Engine on the database, counting its statements.
+// engine is a new Engine on the direct pool, counting its statements.
 func (bd *benchDB) engine(worker string) *durable.Engine {
 	return durable.New(bd.d, durable.Options{WorkerID: worker, OnStatement: bd.onStatement})
+}
+
+// countingEngine is a new Engine on the pool behind the counting proxy.
+func (bd *benchDB) countingEngine(worker string) *durable.Engine {
+	return durable.New(bd.counted, durable.Options{WorkerID: worker, OnStatement: bd.onStatement})
 }
 
 func (bd *benchDB) onStatement(op, sql string) {
@@ -228,13 +243,14 @@ func startRuns(b *testing.B, e *durable.Engine, def durable.Def[string, string],
 	}
 }
 
-// drain polls with pollers goroutines, each with its own Engine on the same
-// pool, until none finds a due run; it returns the elapsed time.
-func drain(b *testing.B, bd *benchDB, defs []durable.Workflow, pollers int) time.Duration {
+// drain polls with pollers goroutines, each with its own Engine made by
+// newEngine (all on one pool), until none finds a due run; it returns the
+// elapsed time.
+func drain(b *testing.B, newEngine func(worker string) *durable.Engine, defs []durable.Workflow, pollers int) time.Duration {
 	b.Helper()
 	engines := make([]*durable.Engine, pollers)
 	for i := range engines {
-		engines[i] = bd.engine(fmt.Sprintf("p%d", i))
+		engines[i] = newEngine(fmt.Sprintf("p%d", i))
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, pollers)

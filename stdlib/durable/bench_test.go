@@ -111,8 +111,12 @@ func BenchmarkLoad(b *testing.B) {
 	fmt.Printf("load run finished; %s\n", loadAverage())
 }
 
+// countedRuns is the number of workflows of a counting pass.
+const countedRuns = 200
+
 // measureThroughput drains loadRuns fresh workflows of steps steps with
-// pollers concurrent pollers on a fresh database.
+// pollers concurrent pollers on a fresh database (timed pass, direct
+// connections), then countedRuns more through the counting proxy.
 func measureThroughput(b *testing.B, driver string, steps, pollers int) throughput {
 	bd := openBenchDB(b, driver, pollers+2)
 	lat := &latencies{}
@@ -121,21 +125,25 @@ func measureThroughput(b *testing.B, driver string, steps, pollers int) throughp
 	starter := bd.engine("starter")
 	// Warm up: every pooled connection prepares the engine's statements.
 	startRuns(b, starter, def, "warm", 8*pollers)
-	drain(b, bd, defs, pollers)
+	drain(b, bd.engine, defs, pollers)
+	drain(b, bd.countingEngine, defs, pollers)
 	lat.reset()
 	startRuns(b, starter, def, "run", loadRuns)
+	elapsed := drain(b, bd.engine, defs, pollers)
+	p50, p99 := lat.quantile(0.50), lat.quantile(0.99)
+	startRuns(b, starter, def, "counted", countedRuns)
 	before := bd.counters()
-	elapsed := drain(b, bd, defs, pollers)
+	drain(b, bd.countingEngine, defs, pollers)
 	used := bd.counters().sub(before)
-	if done := bd.countStatus(b, durable.StatusDone); done != int64(loadRuns+8*pollers) {
-		b.Fatalf("%d runs done, want %d", done, loadRuns+8*pollers)
+	if want := int64(loadRuns + countedRuns + 8*pollers); bd.countStatus(b, durable.StatusDone) != want {
+		b.Fatalf("%d runs done, want %d", bd.countStatus(b, durable.StatusDone), want)
 	}
 	return throughput{
 		driver: driver, steps: steps, pollers: pollers,
 		wfPerSec:    float64(loadRuns) / elapsed.Seconds(),
-		perWorkflow: used.per(loadRuns),
-		p50:         lat.quantile(0.50),
-		p99:         lat.quantile(0.99),
+		perWorkflow: used.per(countedRuns),
+		p50:         p50,
+		p99:         p99,
 	}
 }
 
@@ -144,20 +152,20 @@ func measureThroughput(b *testing.B, driver string, steps, pollers int) throughp
 func measureReplay(b *testing.B, driver string) costs {
 	const n = 300
 	bd := openBenchDB(b, driver, 3)
-	e := bd.engine("replayer")
+	e := bd.countingEngine("replayer")
 	resume := func(steps int) costs {
 		def := stepsWorkflow(fmt.Sprintf("bench.replay%d", steps), steps, true, &latencies{})
 		defs := []durable.Workflow{def.Erase()}
 		prefix := fmt.Sprintf("replay%d", steps)
 		startRuns(b, e, def, prefix, n)
-		drain(b, bd, defs, 1) // runs the steps, parks on the signal
+		drain(b, bd.countingEngine, defs, 1) // runs the steps, parks on the signal
 		for i := 0; i < n; i++ {
 			if err := e.Signal(b.Context(), fmt.Sprintf("%s-%d", prefix, i), "go", `"!"`); err != nil {
 				b.Fatal(err)
 			}
 		}
 		before := bd.counters()
-		drain(b, bd, defs, 1) // replays the steps, consumes the signal, completes
+		drain(b, bd.countingEngine, defs, 1) // replays the steps, consumes the signal, completes
 		return bd.counters().sub(before).per(n)
 	}
 	without := resume(0)
