@@ -5,11 +5,13 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"skydurable/runtime/db/dbtest"
 )
 
 // TestMain lets the test binary act as the `sky` command inside scripts.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(withPostgres{m}, map[string]func(){
 		"sky": func() { os.Exit(runCLI(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
@@ -29,3 +31,9 @@ func TestScripts(t *testing.T) {
 		},
 	})
 }
+
+// withPostgres makes sure a PostgreSQL server answers for the scripts that
+// use `pgdb` (starting a private one when none does; see dbtest.Main).
+type withPostgres struct{ m *testing.M }
+
+func (w withPostgres) Run() int { return dbtest.Run(w.m) }

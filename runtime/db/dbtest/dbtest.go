@@ -180,10 +180,13 @@ func Answers(ctx context.Context, server string) error {
 // it afterwards. With neither a server nor binaries it exits with status 1
 // and says how to start PostgreSQL.
 func Main(m *testing.M) {
-	os.Exit(runMain(m))
+	os.Exit(Run(m))
 }
 
-func runMain(m *testing.M) int {
+// Run is Main without the exit: it returns m.Run's status. It serves test
+// harnesses that wrap testing.M themselves (testscript.Main takes any
+// `Run() int`).
+func Run(m interface{ Run() int }) int {
 	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
 	err := Answers(ctx, ServerURL())
 	cancel()
