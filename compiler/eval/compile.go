@@ -84,17 +84,22 @@ func (c *compiler) topLevel(d *syntax.ValueDecl) {
 		c.bindKernel(g, d, name)
 		return
 	}
-	if len(d.Params) > 0 {
+	params, body := d.Params, d.Body
+	if lam, ok := body.(*syntax.Lambda); ok && len(params) == 0 {
+		// `f = \x -> ...` is the function `f x = ...` (self tail calls too).
+		params, body = lam.Params, lam.Body
+	}
+	if len(params) > 0 {
 		fs := &fnScope{selfGlobal: g}
-		g.v = &closure{lam: c.lambda(d.Name.Name, d.Params, d.Body, fs, nil)}
+		g.v = &closure{lam: c.lambda(d.Name.Name, params, body, fs, nil)}
 		g.state = stateReady
 		return
 	}
 	fs := &fnScope{}
 	sc := &scope{fn: fs}
-	body := c.expr(d.Body, sc, false)
+	run := c.expr(d.Body, sc, false)
 	g.init = func() (value.Value, error) {
-		return body(newFrame(fs.nslots, nil))
+		return run(newFrame(fs.nslots, nil))
 	}
 }
 

@@ -60,6 +60,7 @@ func TestEvalSnippets(t *testing.T) {
 		{"let tail loop", "result =\n    let\n        go n acc =\n            case n of\n                0 ->\n                    acc\n\n                _ ->\n                    go (n - 1) (acc + n)\n    in\n    go 1000000 0", "500000500000"},
 		{"closures made in a tail loop keep their own values", "loop n acc =\n    if n == 0 then\n        acc\n\n    else\n        loop (n - 1) ((\\x -> x + n) :: acc)\n\napplyAll fs =\n    case fs of\n        [] ->\n            []\n\n        f :: rest ->\n            f 0 :: applyAll rest\n\nresult = applyAll (loop 3 [])", "[1,2,3]"},
 		{"tail loop with pattern parameters", "count ( n, acc ) =\n    case n of\n        0 ->\n            acc\n\n        _ ->\n            count ( n - 1, acc + 2 )\n\nresult = count ( 100000, 0 )", "200000"},
+		{"top-level lambda loops", "loop =\n    \\n acc ->\n        if n == 0 then\n            acc\n\n        else\n            loop (n - 1) (acc + 1)\n\nresult = loop 1000000 0", "1000000"},
 		{"interpolation", "name = \"sky\"\n\nresult = \"\"\"hi {{name}}!\"\"\"", `"hi sky!"`},
 		{"prelude", "result = ( identity 3, fst ( 1, 2 ), modBy 3 -1 )", "(3,1,2)"},
 		{"char and unit", "result = ( 'x', () )", "('x',())"},
