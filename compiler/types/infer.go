@@ -298,7 +298,10 @@ func (c *checker) lookupCtor(n syntax.Node, module, name string) (*CtorInfo, *Ty
 
 func recordCtorScheme(ti *TypeInfo) Scheme {
 	var args []Type
-	rec := unalias(ti.Body).(*Record)
+	rec, ok := unalias(ti.Body).(*Record)
+	if !ok {
+		return Scheme{Type: &Var{level: genericLevel}} // its definition was reported
+	}
 	for _, f := range ti.RecordCtor {
 		args = append(args, rec.Fields[f])
 	}

@@ -203,7 +203,11 @@ func (c *checker) inferPipedApp(x *syntax.BinOp, app *syntax.App, at Type, e *en
 	params = params[:0]
 	cur = ft
 	for i := 0; i <= len(app.Args); i++ {
-		f := unalias(cur).(*Fun)
+		f, ok := unalias(cur).(*Fun)
+		if !ok {
+			// Cannot happen (same scheme as peeked); stay safe regardless.
+			return c.pipe(x, app, c.infer(app, e), x.L, at), true
+		}
 		params = append(params, f.Arg)
 		cur = f.Res
 	}

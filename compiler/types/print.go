@@ -37,9 +37,6 @@ func (p *Printer) write(b *strings.Builder, t Type, ctx int) {
 	case *Var:
 		b.WriteString(p.varName(x))
 	case *Con:
-		if x.Module == "" && x.Name == "List" && len(x.Args) == 1 {
-			// Elm prints List a, not [a].
-		}
 		p.app(b, p.qual(x.Module, x.Name), x.Args, ctx)
 	case *Alias:
 		p.app(b, p.qual(x.Module, x.Name), x.Args, ctx)
