@@ -32,6 +32,9 @@ type Ctx struct {
 	lost      bool
 	// inStep is the id of the step whose task is running, or "".
 	inStep string
+	// last is the id of the last durable operation the body reached (for
+	// logs: where a run failed, suspended or lost its lease).
+	last string
 }
 
 func newCtx(e *Engine, cl claimed, token string, journal []JournalEntry) *Ctx {
@@ -80,6 +83,7 @@ func (c *Ctx) now() time.Time {
 func (c *Ctx) enter(id string, kinds ...EntryKind) (*JournalEntry, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.last = id
 	if c.lost {
 		return nil, leaseLostError(c.f.runID)
 	}
@@ -160,8 +164,15 @@ func (c *Ctx) suspend(ctx context.Context, wakeAt time.Time, signal, why string)
 	c.mu.Lock()
 	c.suspended = true
 	c.mu.Unlock()
-	c.e.log.Info("durable run suspended", "run", c.f.runID, "workflow", c.workflow, "why", why, "wake_at", wakeAt, "signal", signal, "attempt", c.attempt)
+	c.e.log.Info("durable run suspended", "run", c.f.runID, "workflow", c.workflow, "step", c.at(), "why", why, "wake_at", wakeAt, "signal", signal, "attempt", c.attempt)
 	return suspendError(c.f.runID, why)
+}
+
+// at is the id of the last durable operation the body reached, or "".
+func (c *Ctx) at() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.last
 }
 
 // state reports whether the body suspended or lost its lease.

@@ -175,7 +175,7 @@ func (e *Engine) start(ctx context.Context, workflow string, version int, runID,
 		return err
 	}
 	if inserted {
-		e.log.Info("durable run started", "run", runID, "workflow", workflow, "worker", e.worker)
+		e.log.Info("durable run started", "run", runID, "workflow", workflow, "worker", e.worker, "version", version)
 		return nil
 	}
 	if existing != workflow {
@@ -237,12 +237,9 @@ func (e *Engine) Describe(ctx context.Context, runID string) (Run, []JournalEntr
 }
 
 // List reads up to limit runs (default 100), newest first; a non-empty
-// status keeps only runs in that status.
+// status keeps only runs in that status. ListRuns filters more.
 func (e *Engine) List(ctx context.Context, status Status, limit int) ([]Run, error) {
-	if limit <= 0 {
-		limit = 100
-	}
-	return e.store.listRuns(ctx, status, limit)
+	return e.ListRuns(ctx, ListFilter{Status: status, Limit: limit})
 }
 
 // Retry makes a failed or dead run due now, with its attempts reset and its
@@ -283,11 +280,12 @@ func (e *Engine) Cancel(ctx context.Context, runID string) error {
 }
 
 // Compact deletes the journal and signals of a done or cancelled run, keeping
-// the run row (status, input, output) for inspection; it reports how many
-// rows it deleted. Dead and failed runs keep their journal so Retry does not
+// the run row (status, input, output) for inspection and stamping its
+// compacted_at; it reports how many rows it deleted. CompactOlderThan
+// compacts every finished run past a retention, in batches. Dead and failed runs keep their journal so Retry does not
 // re-run journalled steps.
 func (e *Engine) Compact(ctx context.Context, runID string) (int64, error) {
-	ok, n, err := e.store.compactRun(ctx, runID)
+	ok, n, err := e.store.compactRun(ctx, runID, e.now())
 	if err != nil || ok {
 		if ok {
 			e.log.Info("durable run compacted", "run", runID, "rows", n)

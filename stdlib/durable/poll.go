@@ -14,35 +14,34 @@ type PollOptions struct {
 	// MaxRuns is how many due runs one call may advance, one after another
 	// (default 1). Poll stops early when none is due.
 	MaxRuns int
+	// Versions says what to do with a run whose workflow version is not
+	// among defs (default PinToStart: leave it for a worker that has it).
+	Versions VersionPolicy
 }
 
-// Poll claims one due run whose workflow is among defs and advances it until
-// it suspends, completes or fails (Sky's Durable.poll). didWork is false when
-// no run was due. A worker that loses its lease mid-run stops, logs it and
-// returns normally. err is only a failure of the engine itself (for example
-// an unreachable database); a failing workflow body is recorded on its run.
+// Poll claims one due run whose workflow (and version, see PinToStart) is
+// among defs and advances it until it suspends, completes or fails (Sky's
+// Durable.poll). didWork is false when no run was due. A worker that loses
+// its lease mid-run stops, logs it and returns normally. err is only a
+// failure of the engine itself (for example an unreachable database); a
+// failing workflow body is recorded on its run.
 func (e *Engine) Poll(ctx context.Context, defs []Workflow) (didWork bool, err error) {
 	return e.PollWith(ctx, defs, PollOptions{})
 }
 
-// PollWith is Poll with options.
+// PollWith is Poll with options (Sky's Durable.pollWith). defs may hold
+// several versions of one workflow name: each run is advanced by the body
+// of the version it was started with.
 func (e *Engine) PollWith(ctx context.Context, defs []Workflow, opts PollOptions) (didWork bool, err error) {
 	if opts.MaxRuns <= 0 {
 		opts.MaxRuns = 1
 	}
-	byName := make(map[string]Workflow, len(defs))
-	names := make([]string, 0, len(defs))
-	for _, w := range defs {
-		if _, dup := byName[w.Name]; !dup {
-			names = append(names, w.Name)
-		}
-		byName[w.Name] = w
-	}
-	if len(names) == 0 {
+	reg := newRegistry(defs)
+	if len(reg.names) == 0 {
 		return false, nil
 	}
 	for i := 0; i < opts.MaxRuns; i++ {
-		worked, err := e.pollOne(ctx, byName, names)
+		worked, err := e.pollOne(ctx, reg, opts.Versions)
 		didWork = didWork || worked
 		if err != nil || !worked {
 			return didWork, err
@@ -51,18 +50,33 @@ func (e *Engine) PollWith(ctx context.Context, defs []Workflow, opts PollOptions
 	return didWork, nil
 }
 
+// claim leases one due run this worker may advance under policy.
+func (e *Engine) claim(ctx context.Context, reg registry, policy VersionPolicy, token string) (claimed, bool, error) {
+	if policy == FailSafe {
+		return e.store.claimRun(ctx, reg.names, e.now(), e.lease, token, e.worker)
+	}
+	return e.store.claimPinned(ctx, reg.keys, e.now(), e.lease, token, e.worker)
+}
+
 // pollOne claims and advances one run.
-func (e *Engine) pollOne(ctx context.Context, byName map[string]Workflow, names []string) (bool, error) {
+func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPolicy) (bool, error) {
 	token := fmt.Sprintf("%s/%016x", e.worker, e.randUint64())
-	cl, ok, err := e.store.claimRun(ctx, names, e.now(), e.lease, token, e.worker)
+	cl, ok, err := e.claim(ctx, reg, versions, token)
 	if err != nil || !ok {
 		return false, err
 	}
-	w := byName[cl.workflow]
-	policy := w.Retry.withDefaults()
 	f := fence{runID: cl.id, token: token}
 	log := e.log.With("run", cl.id, "workflow", cl.workflow, "attempt", cl.attempts, "worker", e.worker)
-	log.Info("durable run claimed")
+	log.Info("durable run claimed", "version", cl.version)
+
+	w, known := reg.lookup(cl.workflow, cl.version)
+	if !known {
+		// Only FailSafe claims a version it lacks: the attempt fails, and
+		// is retried (by a worker that has it, perhaps) or ends dead.
+		msg := versionMissing(cl.workflow, cl.version, reg.byName[cl.workflow])
+		return true, e.failAttempt(ctx, log, f, cl, reg.newest(cl.workflow).Retry.withDefaults(), msg, "")
+	}
+	policy := w.Retry.withDefaults()
 
 	if cl.attempts > policy.MaxAttempts {
 		// Only crashes (or lost leases) get here: a failure that used up the
@@ -71,7 +85,7 @@ func (e *Engine) pollOne(ctx context.Context, byName map[string]Workflow, names 
 		if cl.lastError != "" {
 			msg += "; last error: " + cl.lastError
 		}
-		return true, e.finish(ctx, log, f, e.store.fail(ctx, f, msg, 0, true, e.now()), "durable run dead", "error", msg)
+		return true, e.finish(ctx, log, f, e.store.fail(ctx, f, msg, 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg)
 	}
 
 	journal, err := e.store.loadJournal(ctx, cl.id)
@@ -83,7 +97,7 @@ func (e *Engine) pollOne(ctx context.Context, byName map[string]Workflow, names 
 	suspended, lost := c.state()
 	switch {
 	case lost:
-		log.Warn("durable lease lost: another worker owns the run now; stopping")
+		log.Warn("durable lease lost: another worker owns the run now, or it was cancelled; stopping", "step", c.at())
 		return true, nil
 	case suspended:
 		return true, nil
@@ -92,7 +106,7 @@ func (e *Engine) pollOne(ctx context.Context, byName map[string]Workflow, names 
 			bodyErr = err
 			break
 		}
-		return true, e.finish(ctx, log, f, e.store.complete(ctx, f, out, e.now()), "durable run done")
+		return true, e.finish(ctx, log, f, e.store.complete(ctx, f, out, e.now()), slog.LevelInfo, "durable run done", "step", c.at())
 	}
 	if ctx.Err() != nil {
 		// The worker is shutting down; the run is not at fault. Its lease
@@ -103,25 +117,31 @@ func (e *Engine) pollOne(ctx context.Context, byName map[string]Workflow, names 
 	if se := task.As(bodyErr); se != nil {
 		msg = se.Error()
 	}
+	return true, e.failAttempt(ctx, log, f, cl, policy, msg, c.at())
+}
+
+// failAttempt records a failed attempt: failed with backoff, or dead once
+// the attempts are used up.
+func (e *Engine) failAttempt(ctx context.Context, log *slog.Logger, f fence, cl claimed, policy RetryPolicy, msg, step string) error {
 	if cl.attempts >= policy.MaxAttempts {
-		return true, e.finish(ctx, log, f, e.store.fail(ctx, f, msg, 0, true, e.now()), "durable run dead", "error", msg)
+		return e.finish(ctx, log, f, e.store.fail(ctx, f, msg, 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg, "step", step)
 	}
 	backoff := policy.Backoff(cl.attempts, e.randFloat())
-	return true, e.finish(ctx, log, f, e.store.fail(ctx, f, msg, backoff, false, e.now()),
-		"durable attempt failed", "error", msg, "backoff", backoff)
+	return e.finish(ctx, log, f, e.store.fail(ctx, f, msg, backoff, false, e.now()), slog.LevelWarn,
+		"durable attempt failed", "error", msg, "backoff", backoff, "step", step)
 }
 
 // finish logs the outcome of the final write of a claim. A lost lease there
 // is logged, not returned.
-func (e *Engine) finish(ctx context.Context, log *slog.Logger, f fence, err error, event string, attrs ...any) error {
+func (e *Engine) finish(ctx context.Context, log *slog.Logger, f fence, err error, level slog.Level, event string, attrs ...any) error {
 	if IsLeaseLost(err) {
-		log.Warn("durable lease lost: another worker owns the run now; its outcome is not recorded")
+		log.Warn("durable lease lost: another worker owns the run now, or it was cancelled; its outcome is not recorded")
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	log.Info(event, attrs...)
+	log.Log(ctx, level, event, attrs...)
 	return nil
 }
 

@@ -56,6 +56,9 @@ type Run struct {
 	ClaimedBy string
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// CompactedAt is when compaction deleted the run's journal and
+	// signals (zero when it has not).
+	CompactedAt time.Time
 }
 
 // EntryKind says what a journal entry records.

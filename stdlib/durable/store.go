@@ -25,6 +25,8 @@ type store interface {
 	// claimRun leases the most overdue claimable run whose workflow is in
 	// names, counting an attempt. ok is false when none is due.
 	claimRun(ctx context.Context, names []string, now time.Time, lease time.Duration, token, worker string) (c claimed, ok bool, err error)
+	// claimPinned is claimRun for runs whose (workflow, version) is in keys.
+	claimPinned(ctx context.Context, keys []versionKey, now time.Time, lease time.Duration, token, worker string) (c claimed, ok bool, err error)
 	// loadJournal reads a run's whole journal in sequence order.
 	loadJournal(ctx context.Context, runID string) ([]JournalEntry, error)
 	// appendEntry journals one entry on q (the pool or a transaction)
@@ -48,8 +50,9 @@ type store interface {
 	putSignal(ctx context.Context, runID, name, payload string, now time.Time) (stored bool, err error)
 	// readRun reads one run; a missing run is errRunNotFound.
 	readRun(ctx context.Context, runID string) (Run, error)
-	// listRuns reads runs newest first, optionally of one status.
-	listRuns(ctx context.Context, status Status, limit int) ([]Run, error)
+	// listRuns reads runs newest first (created_at, id), filtered by f
+	// in SQL on an index.
+	listRuns(ctx context.Context, f ListFilter) ([]Run, error)
 	// retryRun makes a failed or dead run due now with attempts reset.
 	retryRun(ctx context.Context, runID string, now time.Time) (bool, error)
 	// wakeRun makes a waiting run due now.
@@ -59,7 +62,11 @@ type store interface {
 	cancelRun(ctx context.Context, runID string, now time.Time) (bool, error)
 	// compactRun deletes the journal and signals of a done or cancelled
 	// run, keeping the run row; ok is false when the run is not finished.
-	compactRun(ctx context.Context, runID string) (ok bool, deleted int64, err error)
+	compactRun(ctx context.Context, runID string, now time.Time) (ok bool, deleted int64, err error)
+	// compactBatch compacts, in one short transaction, up to limit done or
+	// cancelled runs not yet compacted and last updated before now -
+	// olderThan, oldest first; it reports the runs and rows it handled.
+	compactBatch(ctx context.Context, olderThan time.Duration, limit int, now time.Time) (runs, rows int64, err error)
 	// saveSnapshot writes data under id when seq is newer than the stored
 	// one; loadSnapshot reads it back.
 	saveSnapshot(ctx context.Context, id string, seq int64, data string, now time.Time) (bool, error)

@@ -41,6 +41,7 @@ CREATE TABLE IF NOT EXISTS _sky_durable_runs (
 ALTER TABLE _sky_durable_runs ADD COLUMN IF NOT EXISTS version INT NOT NULL DEFAULT 1;
 ALTER TABLE _sky_durable_runs ADD COLUMN IF NOT EXISTS lease_token TEXT;
 ALTER TABLE _sky_durable_runs ADD COLUMN IF NOT EXISTS claimed_by TEXT NOT NULL DEFAULT '';
+ALTER TABLE _sky_durable_runs ADD COLUMN IF NOT EXISTS compacted_at TIMESTAMPTZ;
 DO $$ BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = '_sky_durable_runs_status_ck') THEN
     ALTER TABLE _sky_durable_runs ADD CONSTRAINT _sky_durable_runs_status_ck
@@ -49,7 +50,12 @@ DO $$ BEGIN
 END $$;
 CREATE INDEX IF NOT EXISTS _sky_durable_runs_due ON _sky_durable_runs (wake_at)
   WHERE status IN ('waiting','running','failed');
-CREATE INDEX IF NOT EXISTS _sky_durable_runs_created ON _sky_durable_runs (created_at);
+DROP INDEX IF EXISTS _sky_durable_runs_created;
+CREATE INDEX IF NOT EXISTS _sky_durable_runs_list ON _sky_durable_runs (created_at, id);
+CREATE INDEX IF NOT EXISTS _sky_durable_runs_status_list ON _sky_durable_runs (status, created_at, id);
+CREATE INDEX IF NOT EXISTS _sky_durable_runs_workflow_list ON _sky_durable_runs (workflow, created_at, id);
+CREATE INDEX IF NOT EXISTS _sky_durable_runs_compactable ON _sky_durable_runs (updated_at)
+  WHERE status IN ('done','cancelled') AND compacted_at IS NULL;
 
 CREATE TABLE IF NOT EXISTS _sky_durable_journal (
   run_id     TEXT NOT NULL,
@@ -132,15 +138,18 @@ func (s *pgStore) insertRun(ctx context.Context, r newRun, now time.Time) (bool,
 
 const pgRunWorkflow = `SELECT workflow FROM _sky_durable_runs WHERE id = ?`
 
-// pgClaim picks the most overdue claimable run with SKIP LOCKED and leases
-// it in one statement (one round trip, also for an empty poll).
-const pgClaim = pgClock + `,
+// pgClaimWhere builds the claim statement: it picks the most overdue
+// claimable run matching pick (a predicate on r reading one JSON parameter)
+// with SKIP LOCKED and leases it in one statement (one round trip, also for
+// an empty poll). The due index (wake_at) drives the scan.
+func pgClaimWhere(pick string) string {
+	return pgClock + `,
 picked AS (
   SELECT r.id FROM _sky_durable_runs r, clock
    WHERE r.status IN ('waiting','running','failed')
      AND r.wake_at <= clock.now
      AND (r.claimed_at IS NULL OR r.claimed_at < clock.now - CAST(? AS BIGINT) * INTERVAL '1 millisecond')
-     AND r.workflow IN (SELECT jsonb_array_elements_text(CAST(? AS JSONB)))
+     AND ` + pick + `
    ORDER BY r.wake_at
    LIMIT 1
    FOR UPDATE OF r SKIP LOCKED)
@@ -150,11 +159,28 @@ UPDATE _sky_durable_runs r
   FROM picked, clock
  WHERE r.id = picked.id
 RETURNING r.id, r.workflow, r.version, r.input, r.attempts, r.last_error, clock.now`
+}
+
+// pgClaim claims by workflow name (FailSafe); pgClaimPinned by (workflow,
+// version) pair (PinToStart).
+var (
+	pgClaim       = pgClaimWhere(`r.workflow IN (SELECT jsonb_array_elements_text(CAST(? AS JSONB)))`)
+	pgClaimPinned = pgClaimWhere(`(r.workflow, r.version) IN (SELECT k.w, k.v FROM jsonb_to_recordset(CAST(? AS JSONB)) AS k(w TEXT, v INT))`)
+)
 
 func (s *pgStore) claimRun(ctx context.Context, names []string, now time.Time, lease time.Duration, token, worker string) (claimed, bool, error) {
 	namesJSON, _ := json.Marshal(names)
-	s.hook("claim", pgClaim)
-	rs, err := s.d.Query(ctx, pgClaim, clockArg(now), lease.Milliseconds(), string(namesJSON), token, worker)
+	return s.claimWith(ctx, pgClaim, string(namesJSON), now, lease, token, worker)
+}
+
+func (s *pgStore) claimPinned(ctx context.Context, keys []versionKey, now time.Time, lease time.Duration, token, worker string) (claimed, bool, error) {
+	keysJSON, _ := json.Marshal(keys)
+	return s.claimWith(ctx, pgClaimPinned, string(keysJSON), now, lease, token, worker)
+}
+
+func (s *pgStore) claimWith(ctx context.Context, sql, pick string, now time.Time, lease time.Duration, token, worker string) (claimed, bool, error) {
+	s.hook("claim", sql)
+	rs, err := s.d.Query(ctx, sql, clockArg(now), lease.Milliseconds(), pick, token, worker)
 	if err != nil {
 		return claimed{}, false, err
 	}
@@ -367,11 +393,10 @@ func (s *pgStore) putSignal(ctx context.Context, runID, name, payload string, no
 // pgRunColumns reads a run; 'infinity' reads as NULL (no wake time).
 const pgRunColumns = `id, workflow, version, status, input, COALESCE(output, ''), attempts,
   CASE WHEN wake_at = 'infinity' THEN NULL ELSE wake_at END, COALESCE(waiting_signal, ''), last_error,
-  claimed_at, claimed_by, created_at, updated_at`
+  claimed_at, claimed_by, created_at, updated_at, compacted_at`
 
 const pgReadRun = `SELECT ` + pgRunColumns + ` FROM _sky_durable_runs WHERE id = ?`
 
-const pgListRuns = `SELECT ` + pgRunColumns + ` FROM _sky_durable_runs WHERE (? = '' OR status = ?) ORDER BY created_at DESC, id LIMIT ?`
 
 func (s *pgStore) readRun(ctx context.Context, runID string) (Run, error) {
 	s.hook("read", pgReadRun)
@@ -385,23 +410,27 @@ func (s *pgStore) readRun(ctx context.Context, runID string) (Run, error) {
 	return runs[0], nil
 }
 
-func (s *pgStore) listRuns(ctx context.Context, status Status, limit int) ([]Run, error) {
-	s.hook("list", pgListRuns)
-	return scanRuns(ctx, s.d, pgListRuns, []any{string(status), string(status), limit}, pgRunScanner)
+func (s *pgStore) listRuns(ctx context.Context, f ListFilter) ([]Run, error) {
+	sql, args := listSQL(`SELECT `+pgRunColumns+` FROM _sky_durable_runs`, f)
+	s.hook("list", sql)
+	return scanRuns(ctx, s.d, sql, args, pgRunScanner)
 }
 
 func pgRunScanner(scan func(...any) error) (Run, error) {
 	var r Run
 	var status string
-	var wake, claimedAt *time.Time
+	var wake, claimedAt, compactedAt *time.Time
 	err := scan(&r.ID, &r.Workflow, &r.Version, &status, &r.Input, &r.Output, &r.Attempts,
-		&wake, &r.WaitingSignal, &r.LastError, &claimedAt, &r.ClaimedBy, &r.CreatedAt, &r.UpdatedAt)
+		&wake, &r.WaitingSignal, &r.LastError, &claimedAt, &r.ClaimedBy, &r.CreatedAt, &r.UpdatedAt, &compactedAt)
 	r.Status = Status(status)
 	if wake != nil {
 		r.WakeAt = *wake
 	}
 	if claimedAt != nil {
 		r.ClaimedAt = *claimedAt
+	}
+	if compactedAt != nil {
+		r.CompactedAt = *compactedAt
 	}
 	return r, err
 }
@@ -445,7 +474,10 @@ const pgDeleteJournal = `DELETE FROM _sky_durable_journal WHERE run_id = ?`
 
 const pgDeleteSignals = `DELETE FROM _sky_durable_signals WHERE run_id = ?`
 
-func (s *pgStore) compactRun(ctx context.Context, runID string) (bool, int64, error) {
+const pgStampCompacted = pgClock + `
+UPDATE _sky_durable_runs r SET compacted_at = clock.now FROM clock WHERE r.id = ?`
+
+func (s *pgStore) compactRun(ctx context.Context, runID string, now time.Time) (bool, int64, error) {
 	ok, total := false, int64(0)
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		s.hook("compact", pgFinishedRun)
@@ -465,7 +497,8 @@ func (s *pgStore) compactRun(ctx context.Context, runID string) (bool, int64, er
 			}
 			total += n
 		}
-		return nil
+		_, err = s.exec(ctx, tx, "compact", pgStampCompacted, clockArg(now), runID)
+		return err
 	})
 	return ok, total, err
 }

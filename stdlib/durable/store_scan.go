@@ -3,6 +3,7 @@ package durable
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"skydurable/runtime/db"
 )
@@ -43,4 +44,27 @@ func loadSnapshot(ctx context.Context, q *db.DB, sql, id string) (int64, string,
 		return 0, "", false, err
 	}
 	return seq, data, true, nil
+}
+
+// listSQL completes a run query with f's filters, newest first. Each filter
+// combination is its own statement (no "? = '' OR" trick), so a cached
+// generic plan still uses the matching index: (created_at, id),
+// (status, created_at, id) or (workflow, created_at, id).
+func listSQL(selectFrom string, f ListFilter) (string, []any) {
+	var where []string
+	var args []any
+	if f.Status != "" {
+		where = append(where, "status = ?")
+		args = append(args, string(f.Status))
+	}
+	if f.Workflow != "" {
+		where = append(where, "workflow = ?")
+		args = append(args, f.Workflow)
+	}
+	sql := selectFrom
+	if len(where) > 0 {
+		sql += " WHERE " + strings.Join(where, " AND ")
+	}
+	sql += " ORDER BY created_at DESC, id DESC LIMIT ?"
+	return sql, append(args, f.Limit)
 }

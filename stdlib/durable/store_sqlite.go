@@ -32,7 +32,8 @@ CREATE TABLE IF NOT EXISTS _sky_durable_runs (
   updated_at     INTEGER NOT NULL,
   version        INTEGER NOT NULL DEFAULT 1,
   lease_token    TEXT,
-  claimed_by     TEXT NOT NULL DEFAULT ''
+  claimed_by     TEXT NOT NULL DEFAULT '',
+  compacted_at   INTEGER
 );
 CREATE TABLE IF NOT EXISTS _sky_durable_journal (
   run_id     TEXT NOT NULL,
@@ -64,6 +65,7 @@ var sqliteAddedColumns = []struct{ table, column, ddl string }{
 	{"_sky_durable_runs", "version", `ALTER TABLE _sky_durable_runs ADD COLUMN version INTEGER NOT NULL DEFAULT 1`},
 	{"_sky_durable_runs", "lease_token", `ALTER TABLE _sky_durable_runs ADD COLUMN lease_token TEXT`},
 	{"_sky_durable_runs", "claimed_by", `ALTER TABLE _sky_durable_runs ADD COLUMN claimed_by TEXT NOT NULL DEFAULT ''`},
+	{"_sky_durable_runs", "compacted_at", `ALTER TABLE _sky_durable_runs ADD COLUMN compacted_at INTEGER`},
 	{"_sky_durable_journal", "kind", `ALTER TABLE _sky_durable_journal ADD COLUMN kind TEXT NOT NULL DEFAULT 'step'`},
 	{"_sky_durable_journal", "seq", `ALTER TABLE _sky_durable_journal ADD COLUMN seq INTEGER`},
 }
@@ -80,7 +82,12 @@ UPDATE _sky_durable_journal SET seq = (
 CREATE UNIQUE INDEX IF NOT EXISTS _sky_durable_journal_order ON _sky_durable_journal (run_id, seq);
 CREATE INDEX IF NOT EXISTS _sky_durable_runs_due ON _sky_durable_runs (wake_at)
   WHERE status IN ('waiting','running','failed');
-CREATE INDEX IF NOT EXISTS _sky_durable_runs_created ON _sky_durable_runs (created_at);
+DROP INDEX IF EXISTS _sky_durable_runs_created;
+CREATE INDEX IF NOT EXISTS _sky_durable_runs_list ON _sky_durable_runs (created_at, id);
+CREATE INDEX IF NOT EXISTS _sky_durable_runs_status_list ON _sky_durable_runs (status, created_at, id);
+CREATE INDEX IF NOT EXISTS _sky_durable_runs_workflow_list ON _sky_durable_runs (workflow, created_at, id);
+CREATE INDEX IF NOT EXISTS _sky_durable_runs_compactable ON _sky_durable_runs (updated_at)
+  WHERE status IN ('done','cancelled') AND compacted_at IS NULL;
 CREATE TRIGGER IF NOT EXISTS _sky_durable_journal_renews_lease AFTER INSERT ON _sky_durable_journal
 BEGIN
   UPDATE _sky_durable_runs SET claimed_at = NEW.created_at, updated_at = NEW.created_at
@@ -138,8 +145,6 @@ func (s *sqliteStore) insertRun(ctx context.Context, r newRun, now time.Time) (b
 	return false, existing, err
 }
 
-// sqliteClaim picks and leases the most overdue claimable run in one
-// statement (SQLite runs it under its single writer lock).
 const sqliteRunWorkflow = `SELECT workflow FROM _sky_durable_runs WHERE id = ?`
 
 const sqliteLoadJournal = `SELECT seq, step_id, kind, result, created_at FROM _sky_durable_journal WHERE run_id = ? ORDER BY seq`
@@ -150,24 +155,48 @@ const sqliteMarkDelivered = `UPDATE _sky_durable_signals SET delivered = TRUE WH
 
 const sqliteLoadSnapshot = `SELECT seq, data FROM _sky_durable_snapshot WHERE id = ?`
 
-const sqliteClaim = `
+// sqliteClaimWhere builds the claim statement: it picks and leases the most
+// overdue claimable run matching pick (a predicate reading one JSON
+// parameter) in one statement (SQLite runs it under its single writer lock).
+// INDEXED BY pins the due index: without statistics SQLite would otherwise
+// pick the (status, created_at, id) listing index and sort.
+func sqliteClaimWhere(pick string) string {
+	return `
 UPDATE _sky_durable_runs
    SET status = 'running', attempts = attempts + 1, claimed_at = ?, updated_at = ?,
        lease_token = ?, claimed_by = ?, waiting_signal = NULL
  WHERE id = (
-   SELECT id FROM _sky_durable_runs
+   SELECT id FROM _sky_durable_runs INDEXED BY _sky_durable_runs_due
     WHERE status IN ('waiting','running','failed')
       AND wake_at <= ?
       AND (claimed_at IS NULL OR claimed_at < ?)
-      AND workflow IN (SELECT value FROM json_each(?))
+      AND ` + pick + `
     ORDER BY wake_at
     LIMIT 1)
 RETURNING id, workflow, version, input, attempts, last_error`
+}
+
+// sqliteClaim claims by workflow name (FailSafe); sqliteClaimPinned by
+// (workflow, version) pair (PinToStart).
+var (
+	sqliteClaim       = sqliteClaimWhere(`workflow IN (SELECT value FROM json_each(?))`)
+	sqliteClaimPinned = sqliteClaimWhere(`EXISTS (SELECT 1 FROM json_each(?) k
+	      WHERE json_extract(k.value, '$.w') = workflow AND json_extract(k.value, '$.v') = version)`)
+)
 
 func (s *sqliteStore) claimRun(ctx context.Context, names []string, now time.Time, lease time.Duration, token, worker string) (claimed, bool, error) {
 	namesJSON, _ := json.Marshal(names)
-	s.hook("claim", sqliteClaim)
-	rs, err := s.d.Query(ctx, sqliteClaim, ms(now), ms(now), token, worker, ms(now), ms(now.Add(-lease)), string(namesJSON))
+	return s.claimWith(ctx, sqliteClaim, string(namesJSON), now, lease, token, worker)
+}
+
+func (s *sqliteStore) claimPinned(ctx context.Context, keys []versionKey, now time.Time, lease time.Duration, token, worker string) (claimed, bool, error) {
+	keysJSON, _ := json.Marshal(keys)
+	return s.claimWith(ctx, sqliteClaimPinned, string(keysJSON), now, lease, token, worker)
+}
+
+func (s *sqliteStore) claimWith(ctx context.Context, sql, pick string, now time.Time, lease time.Duration, token, worker string) (claimed, bool, error) {
+	s.hook("claim", sql)
+	rs, err := s.d.Query(ctx, sql, ms(now), ms(now), token, worker, ms(now), ms(now.Add(-lease)), pick)
 	if err != nil {
 		return claimed{}, false, err
 	}
@@ -310,20 +339,21 @@ func (s *sqliteStore) putSignal(ctx context.Context, runID, name, payload string
 }
 
 const sqliteRunColumns = `id, workflow, version, status, input, COALESCE(output, ''), attempts,
-  wake_at, COALESCE(waiting_signal, ''), last_error, COALESCE(claimed_at, 0), claimed_by, created_at, updated_at`
+  wake_at, COALESCE(waiting_signal, ''), last_error, COALESCE(claimed_at, 0), claimed_by, created_at, updated_at,
+  COALESCE(compacted_at, 0)`
 
 const sqliteReadRun = `SELECT ` + sqliteRunColumns + ` FROM _sky_durable_runs WHERE id = ?`
 
-const sqliteListRuns = `SELECT ` + sqliteRunColumns + ` FROM _sky_durable_runs WHERE (? = '' OR status = ?) ORDER BY created_at DESC, id LIMIT ?`
 
 func sqliteRunScanner(scan func(...any) error) (Run, error) {
 	var r Run
 	var status string
-	var wake, claimedAt, created, updated int64
+	var wake, claimedAt, created, updated, compacted int64
 	err := scan(&r.ID, &r.Workflow, &r.Version, &status, &r.Input, &r.Output, &r.Attempts,
-		&wake, &r.WaitingSignal, &r.LastError, &claimedAt, &r.ClaimedBy, &created, &updated)
+		&wake, &r.WaitingSignal, &r.LastError, &claimedAt, &r.ClaimedBy, &created, &updated, &compacted)
 	r.Status = Status(status)
 	r.WakeAt, r.ClaimedAt, r.CreatedAt, r.UpdatedAt = fromMs(wake), fromMs(claimedAt), fromMs(created), fromMs(updated)
+	r.CompactedAt = fromMs(compacted)
 	return r, err
 }
 
@@ -339,9 +369,10 @@ func (s *sqliteStore) readRun(ctx context.Context, runID string) (Run, error) {
 	return runs[0], nil
 }
 
-func (s *sqliteStore) listRuns(ctx context.Context, status Status, limit int) ([]Run, error) {
-	s.hook("list", sqliteListRuns)
-	return scanRuns(ctx, s.d, sqliteListRuns, []any{string(status), string(status), limit}, sqliteRunScanner)
+func (s *sqliteStore) listRuns(ctx context.Context, f ListFilter) ([]Run, error) {
+	sql, args := listSQL(`SELECT `+sqliteRunColumns+` FROM _sky_durable_runs`, f)
+	s.hook("list", sql)
+	return scanRuns(ctx, s.d, sql, args, sqliteRunScanner)
 }
 
 const sqliteRetry = `
@@ -379,7 +410,9 @@ const sqliteDeleteJournal = `DELETE FROM _sky_durable_journal WHERE run_id = ?`
 
 const sqliteDeleteSignals = `DELETE FROM _sky_durable_signals WHERE run_id = ?`
 
-func (s *sqliteStore) compactRun(ctx context.Context, runID string) (bool, int64, error) {
+const sqliteStampCompacted = `UPDATE _sky_durable_runs SET compacted_at = ? WHERE id = ?`
+
+func (s *sqliteStore) compactRun(ctx context.Context, runID string, now time.Time) (bool, int64, error) {
 	ok, total := false, int64(0)
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		var n int64
@@ -395,7 +428,8 @@ func (s *sqliteStore) compactRun(ctx context.Context, runID string) (bool, int64
 			}
 			total += n
 		}
-		return nil
+		_, err := s.exec(ctx, tx, "compact", sqliteStampCompacted, ms(now), runID)
+		return err
 	})
 	return ok, total, err
 }
