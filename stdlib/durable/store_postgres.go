@@ -397,7 +397,6 @@ const pgRunColumns = `id, workflow, version, status, input, COALESCE(output, '')
 
 const pgReadRun = `SELECT ` + pgRunColumns + ` FROM _sky_durable_runs WHERE id = ?`
 
-
 func (s *pgStore) readRun(ctx context.Context, runID string) (Run, error) {
 	s.hook("read", pgReadRun)
 	runs, err := scanRuns(ctx, s.d, pgReadRun, []any{runID}, pgRunScanner)

@@ -47,7 +47,7 @@ func loadSnapshot(ctx context.Context, q *db.DB, sql, id string) (int64, string,
 }
 
 // listSQL completes a run query with f's filters, newest first. Each filter
-// combination is its own statement (no "? = '' OR" trick), so a cached
+// combination is its own statement (rather than one statement with optional filters), so a cached
 // generic plan still uses the matching index: (created_at, id),
 // (status, created_at, id) or (workflow, created_at, id).
 func listSQL(selectFrom string, f ListFilter) (string, []any) {

@@ -344,7 +344,6 @@ const sqliteRunColumns = `id, workflow, version, status, input, COALESCE(output,
 
 const sqliteReadRun = `SELECT ` + sqliteRunColumns + ` FROM _sky_durable_runs WHERE id = ?`
 
-
 func sqliteRunScanner(scan func(...any) error) (Run, error) {
 	var r Run
 	var status string
