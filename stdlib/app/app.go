@@ -61,13 +61,16 @@ type Env struct {
 	// Args are the command-line arguments; the default snapshot id is
 	// made from the first one ending in ".sky".
 	Args []string
+	// Getenv reads the NOTIFY hint settings (durable.HintSettingsFromEnv);
+	// nil means no hints.
+	Getenv func(string) string
 }
 
 // DefaultEnv is the process's stdin, stdout, stderr, real tickers, SIGINT
-// and SIGTERM, and os.Args.
+// and SIGTERM, os.Args and os.Getenv.
 func DefaultEnv() Env {
 	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		StopSignals: []os.Signal{os.Interrupt, syscall.SIGTERM}, Args: os.Args}
+		StopSignals: []os.Signal{os.Interrupt, syscall.SIGTERM}, Args: os.Args, Getenv: os.Getenv}
 }
 
 // defaultSnapshotID is "app:" + the program's .sky file from args.

@@ -2,6 +2,9 @@ package app
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"os"
 
 	rapp "skydurable/runtime/app"
 	"skydurable/runtime/db"
@@ -94,6 +97,15 @@ func appKernels(env Env) []value.Kernel {
 			prog := s.program(stores)
 			opts := rapp.Options{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, NewTicker: env.NewTicker, StopSignals: env.StopSignals}
 			return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
+				if env.Getenv != nil {
+					hints := durable.HintSettingsFromEnv(env.Getenv)
+					stderr := io.Writer(os.Stderr)
+					if env.Stderr != nil {
+						stderr = env.Stderr
+					}
+					hints.Report = func(s string) { fmt.Fprintln(stderr, s) }
+					ctx = durable.WithHintSettings(ctx, hints)
+				}
 				if err := rapp.Run(ctx, prog, opts); err != nil {
 					return nil, err
 				}

@@ -85,6 +85,25 @@ type HintSettings struct {
 	// SKY_DURABLE_NOTIFY_URL, else DATABASE_URL, else SKY_DB_PATH when
 	// SKY_DB_DRIVER is postgres.
 	URL string
+	// Report receives the listener's problems (nil: dropped).
+	Report func(string)
+}
+
+type hintSettingsKey struct{}
+
+// WithHintSettings returns ctx carrying s. Std.App's App.run puts the
+// settings of the environment there, so every Poll made by the app's
+// commands can wake the app on hints (see Engine.Poll).
+func WithHintSettings(ctx context.Context, s HintSettings) context.Context {
+	return context.WithValue(ctx, hintSettingsKey{}, s)
+}
+
+// wakeAppOnHints is WakeAppOnHints with the settings found in ctx; without
+// settings (not inside an App) it does nothing.
+func (e *Engine) wakeAppOnHints(ctx context.Context) {
+	if s, ok := ctx.Value(hintSettingsKey{}).(HintSettings); ok {
+		WakeAppOnHints(ctx, e.db, s, s.Report)
+	}
 }
 
 // HintSettingsFromEnv reads HintSettings from the environment through
@@ -201,6 +220,9 @@ type hintListenerKey struct{ d *db.DB }
 // per database for the life of the loop, a listener whose hints fire the
 // loop's tickers at once. Problems go to report; the tick keeps working.
 func WakeAppOnHints(ctx context.Context, d *db.DB, settings HintSettings, report func(string)) {
+	if report == nil {
+		report = func(string) {}
+	}
 	w, ok := rapp.WakerFrom(ctx)
 	if !ok || settings.Off || d.Dialect() != db.Postgres {
 		return
