@@ -325,4 +325,3 @@ func describeExpr(x syntax.Expr) string {
 	}
 	return ""
 }
-

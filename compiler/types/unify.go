@@ -452,4 +452,3 @@ func (u *unifier) unifyTails(a, b Type, fail func() *mismatch) *mismatch {
 	}
 	return nil
 }
-
