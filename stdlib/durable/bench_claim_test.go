@@ -150,7 +150,11 @@ func explainClaim(bd *benchDB, workflow string) string {
 	if sql == "" {
 		return "(no claim statement seen)"
 	}
+	// The claim picks by workflow name, or by (workflow, version) pairs.
 	names := `["` + workflow + `"]`
+	if strings.Contains(sql, "jsonb_to_recordset") || strings.Contains(sql, "$.w") {
+		names = `[{"w":"` + workflow + `","v":1}]`
+	}
 	var lines []string
 	ctx := context.Background()
 	err := bd.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
