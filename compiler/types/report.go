@@ -90,6 +90,12 @@ func (c *checker) mismatchHint(node syntax.Node, m *mismatch, expected, found Ty
 			"Task.map with a function returning a Task nests them; Task.andThen chains them."
 	}
 	ie, ifd := unalias(m.expected), unalias(m.found)
+	if isCon(ie, "Task") && !isCon(ifd, "Task") {
+		if _, isVar := ifd.(*Var); !isVar || ifd.(*Var).Kind != NoConstraint {
+			return "A Task is expected where this gives a plain value: wrap it with `Task.succeed`, or use " +
+				"Task.map (which takes a plain function) instead of Task.andThen."
+		}
+	}
 	if (isCon(ie, "Int") && isCon(ifd, "Float")) || (isCon(ie, "Float") && isCon(ifd, "Int")) {
 		return "Sky does not convert between Int and Float automatically: use `toFloat` to turn an Int into a " +
 			"Float, and `round`, `floor`, `ceiling` or `truncate` for the other way."
