@@ -170,8 +170,8 @@ func run(ctx context.Context, out io.Writer, dataDir string) error {
 	if err != nil {
 		return err
 	}
-	say("order:    %s %s, reservation %s, charge %s, %d cents", order.ID, order.Status, order.Reservation, order.Charge, order.Amount)
 	say("stock:    %s", strings.Join(stock, " "))
+	say("order:    %s %s, reservation %s, charge %s, %d cents", order.ID, order.Status, order.Reservation, order.Charge, order.Amount)
 	say("charges: %d", charges)
 	return nil
 }
