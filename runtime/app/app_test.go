@@ -425,3 +425,49 @@ func TestEveryRejectsANonPositiveInterval(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+func TestEOFWaitsForCommandsInFlightAndStopsTickers(t *testing.T) {
+	clock := &manualClock{}
+	release := make(chan struct{})
+	slow := value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
+		<-release
+		return "done", nil
+	})}
+	subs := fn1("subscriptions", func(value.Value) (value.Value, error) {
+		s, err := EverySub(1000, ctor("Tick"))
+		return SubValue(s), err
+	})
+	update := fn2("update", func(msg, model value.Value) (value.Value, error) {
+		if msg == "go" {
+			return pair("working", PerformCmd(slow, fn1("Done", func(r value.Value) (value.Value, error) { return ctor("Done", r), nil }))), nil
+		}
+		if c, ok := msg.(value.Ctor); ok && c.Name == "Done" {
+			return pair("finished", Cmd{}), nil
+		}
+		return pair(model, Cmd{}), nil
+	})
+	p := Program{Init: initWith("idle", Cmd{}), Update: update, View: showView, Subscriptions: subs,
+		Input: fn1("input", func(s value.Value) (value.Value, error) { return s, nil })}
+	done := make(chan error, 1)
+	var out string
+	go func() {
+		var err error
+		out, err = run(t, context.Background(), p, Options{Stdin: strings.NewReader("go\n"), NewTicker: clock.NewTicker})
+		done <- err
+	}()
+	// EOF follows "go" at once; the ticker stops at EOF while the command
+	// is still in flight, and the loop waits for the command.
+	waitFor(t, "the ticker to stop at EOF", func() bool { return clock.started() == 1 && len(clock.live()) == 0 })
+	select {
+	case err := <-done:
+		t.Fatalf("Run returned (%v) with a command in flight", err)
+	default:
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if want := "model: \"idle\"\nmodel: \"working\"\nmodel: \"finished\"\n"; out != want {
+		t.Fatalf("output %q, want %q", out, want)
+	}
+}
