@@ -37,6 +37,7 @@ const (
 	pauseChargeEffect = "charge-effect" // the plain step's external effect happened, not journalled
 	pauseRecordEffect = "record-effect" // the transactional step's row is written, not committed
 	pauseAfterRecord  = "after-record"  // the transactional step is committed and journalled
+	pauseShipEffect   = "ship-effect"   // Transaction's row is written, not committed
 )
 
 // crashChildPrefix starts every line a child prints for its parent.
@@ -49,9 +50,10 @@ const crashLease = time.Minute
 // crashWorkflow is the workflow the crash tests kill: step "charge" is a
 // plain step whose external effect appends the step's idempotency key to
 // effects (a file, outside any transaction); step "record" inserts a row into
-// crash_orders through the run's database inside the step's transaction. The
-// output is "<input>:<charge>:<rows inserted>". pause is called at each pause
-// point with its name.
+// crash_orders through the run's database inside the step's transaction
+// (Sky's Durable.conn); step "ship" inserts another with Transaction. The
+// output is "<input>:<charge>:<rows recorded>:<rows shipped>". pause is
+// called at each pause point with its name.
 func crashWorkflow(effects string, maxAttempts int, pause func(point string)) durable.Def[string, string] {
 	policy := durable.RetryPolicy{MaxAttempts: maxAttempts}
 	return durable.RegisterWith(policy, "crash.order", codec.String, codec.String, func(c *durable.Ctx, item string) task.Task[string] {
@@ -74,7 +76,15 @@ func crashWorkflow(effects string, maxAttempts int, pause func(point string)) du
 			}))
 			return task.AndThen(record, func(n int64) task.Task[string] {
 				pause(pauseAfterRecord)
-				return task.Succeed(fmt.Sprintf("%s:%s:%d", item, ch, n))
+				ship := durable.Transaction(c, codec.Int, "ship", func(ctx context.Context, tx *db.DB) (int64, error) {
+					m, err := tx.Exec(ctx, `INSERT INTO crash_orders (run_id, item, charge) VALUES (?, ?, ?)`, c.RunID(), "shipment", ch)
+					if err != nil {
+						return 0, err
+					}
+					pause(pauseShipEffect)
+					return m, nil
+				})
+				return task.Map(ship, func(m int64) string { return fmt.Sprintf("%s:%s:%d:%d", item, ch, n, m) })
 			})
 		})
 	})

@@ -187,10 +187,10 @@ func (s *crashSetup) describe(t *testing.T) (durable.Run, []durable.JournalEntry
 	return r, j
 }
 
-// TestCrashResumeExactlyOnce kills three children at the three dangerous
-// points of a run, then a fourth finishes it: the transactional step's row
-// exists once, the plain step ran twice with one idempotency key, and the run
-// is done with the right output.
+// TestCrashResumeExactlyOnce kills four children at the dangerous points of
+// a run, then a fifth finishes it: each transactional step's row exists once,
+// the plain step ran twice with one idempotency key, and the run is done with
+// the right output.
 func TestCrashResumeExactlyOnce(t *testing.T) {
 	for _, driver := range dbtest.Drivers() {
 		t.Run(driver, func(t *testing.T) {
@@ -202,11 +202,13 @@ func TestCrashResumeExactlyOnce(t *testing.T) {
 			s.crashAt(t, pauseRecordEffect)
 			// 3: the record step committed with its journal row.
 			s.crashAt(t, pauseAfterRecord)
+			// 4: the Transaction step's row is written but not committed.
+			s.crashAt(t, pauseShipEffect)
 			r, j := s.describe(t)
 			if r.Status != durable.StatusRunning || len(j) != 2 {
-				t.Fatalf("after three crashes: status %s, %d journal entries; want running with 2 (charge, record)", r.Status, len(j))
+				t.Fatalf("after four crashes: status %s, %d journal entries; want running with 2 (charge, record)", r.Status, len(j))
 			}
-			// 4: runs through.
+			// 5: runs through.
 			last := s.child(t, "")
 			if got := last.await(t, "POLLED"); got != "worked=true err=<nil>" {
 				t.Fatalf("last child's poll: %s; want worked=true err=<nil>", got)
@@ -214,26 +216,28 @@ func TestCrashResumeExactlyOnce(t *testing.T) {
 			last.finish(t)
 
 			r, j = s.describe(t)
-			want := `"book:ch=order-7:charge:1"`
+			want := `"book:ch=order-7:charge:1:1"`
 			if r.Status != durable.StatusDone || r.Output != want {
 				t.Fatalf("run: status %s output %s (last error %q); want done with %s", r.Status, r.Output, r.LastError, want)
 			}
-			if r.Attempts != 4 {
-				t.Errorf("attempts %d, want 4 (every crash counts)", r.Attempts)
+			if r.Attempts != 5 {
+				t.Errorf("attempts %d, want 5 (every crash counts)", r.Attempts)
 			}
 			var ids []string
 			for _, e := range j {
 				ids = append(ids, e.StepID)
 			}
-			if strings.Join(ids, ",") != "charge,record" {
-				t.Errorf("journal %v, want [charge record]", ids)
+			if strings.Join(ids, ",") != "charge,record,ship" {
+				t.Errorf("journal %v, want [charge record ship]", ids)
 			}
-			var rows int64
-			if err := s.d.QueryRow(context.Background(), `SELECT COUNT(*) FROM crash_orders WHERE run_id = ?`, "order-7").Scan(&rows); err != nil {
-				t.Fatal(err)
-			}
-			if rows != 1 {
-				t.Errorf("the transactional step's row exists %d times, want exactly once", rows)
+			for _, item := range []string{"book", "shipment"} {
+				var rows int64
+				if err := s.d.QueryRow(context.Background(), `SELECT COUNT(*) FROM crash_orders WHERE run_id = ? AND item = ?`, "order-7", item).Scan(&rows); err != nil {
+					t.Fatal(err)
+				}
+				if rows != 1 {
+					t.Errorf("the transactional step's row %q exists %d times, want exactly once", item, rows)
+				}
 			}
 			keys := s.effectKeys(t)
 			if len(keys) != 2 || keys[0] != "order-7:charge" || keys[1] != keys[0] {
