@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"fmt"
+
+	"skydurable/runtime/task"
 )
 
 // restore replaces the init model by the stored snapshot, when there is one
@@ -15,7 +17,8 @@ func (l *loop) restore(ctx context.Context) error {
 	}
 	seq, data, found, err := s.Load(ctx)
 	if err != nil {
-		return fmt.Errorf("App.withDurable: cannot read the snapshot %q: %w", s.ID, err)
+		e := task.As(err)
+		return &task.Error{Kind: e.Kind, Message: fmt.Sprintf("App.withDurable: cannot read the snapshot %q: %s", s.ID, e.Message), Cause: err}
 	}
 	l.saving = true
 	if !found {

@@ -213,3 +213,15 @@ func TestDefaultSnapshotID(t *testing.T) {
 		}
 	}
 }
+
+func TestUnreadableSnapshotStoreFailsTheRun(t *testing.T) {
+	d := dbtest.Open(t, "sqlite")
+	d.Close()
+	ks := KernelsWith(Env{Stdin: strings.NewReader(""), Stdout: &lockedBuffer{}, Stderr: &lockedBuffer{}})
+	intCodec, _ := skycodec.Kernels()["Codec_int"].Fn(nil)
+	app := call(t, ks, "App_withDurableId", "counter", value.Opaque{Kind: "Db", V: d}, intCodec, counterApp(t, ks))
+	_, err := task.Run(context.Background(), call(t, ks, "App_run", app).(value.Task).T)
+	if err == nil || !strings.HasPrefix(err.Error(), `Unavailable: App.withDurable: cannot read the snapshot "counter": `) {
+		t.Fatalf("error %v", err)
+	}
+}
