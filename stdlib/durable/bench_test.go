@@ -10,12 +10,16 @@ package durable_test
 //	go test -run '^$' -bench Load -benchtime 1x -count 1 ./stdlib/durable
 
 import (
+	"context"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"skydurable/runtime/codec"
+	"skydurable/runtime/task"
 	"skydurable/stdlib/durable"
 )
 
@@ -37,6 +41,7 @@ type loadReport struct {
 	pgbenchErr error
 	runs       []throughput
 	replayed   map[string]costs // per replayed step, by driver
+	txStep     map[string]costs // per fresh step with its own INSERT, by driver
 	claims     []claimFigures
 }
 
@@ -50,7 +55,7 @@ func (r *loadReport) find(driver string, steps, pollers int) (throughput, bool) 
 }
 
 func BenchmarkLoad(b *testing.B) {
-	rep := &loadReport{replayed: map[string]costs{}}
+	rep := &loadReport{replayed: map[string]costs{}, txStep: map[string]costs{}}
 	fmt.Printf("load run: %d workflows per configuration; machine: %s\n", loadRuns, machine())
 	pgbench := func(name string) {
 		b.Run(name, func(b *testing.B) {
@@ -90,6 +95,11 @@ func BenchmarkLoad(b *testing.B) {
 				throughputRun(driver, steps, pollers)
 			}
 		}
+		b.Run("txstep/"+driver, func(b *testing.B) {
+			c := measureTxStep(b, driver)
+			rep.txStep[driver] = c
+			fmt.Printf("%-8s per fresh step running one INSERT of its own in the step's transaction: %s\n", driver, c.format(driver))
+		})
 		b.Run("replay/"+driver, func(b *testing.B) {
 			c := measureReplay(b, driver)
 			rep.replayed[driver] = c
@@ -174,6 +184,44 @@ func measureReplay(b *testing.B, driver string) costs {
 		b.Fatalf("%d runs done, want %d", done, 2*n)
 	}
 	return with.minus(without).scale(1.0 / 3)
+}
+
+// measureTxStep measures a step whose task runs one INSERT on the run's
+// database (joining the step's transaction, as Sky's Durable.conn does):
+// (3-step workflow - 1-step workflow) / 2, through the counting proxy.
+func measureTxStep(b *testing.B, driver string) costs {
+	const n = countedRuns
+	bd := openBenchDB(b, driver, 3)
+	if _, err := bd.d.Exec(b.Context(), `CREATE TABLE bench_effects (run_id TEXT NOT NULL, step TEXT NOT NULL)`); err != nil {
+		b.Fatal(err)
+	}
+	e := bd.countingEngine("tx")
+	perWorkflow := func(steps int) costs {
+		name := fmt.Sprintf("bench.tx%d", steps)
+		def := durable.Register(name, codec.String, codec.String, func(c *durable.Ctx, in string) task.Task[string] {
+			t := task.Succeed(in)
+			for i := 1; i <= steps; i++ {
+				id := "t" + strconv.Itoa(i)
+				t = task.AndThen(t, func(string) task.Task[string] {
+					return durable.Step(c, codec.String, id, task.From(func(ctx context.Context) (string, error) {
+						_, err := c.DB().Exec(ctx, `INSERT INTO bench_effects (run_id, step) VALUES (?, ?)`, c.RunID(), id)
+						return id, err
+					}))
+				})
+			}
+			return t
+		})
+		defs := []durable.Workflow{def.Erase()}
+		startRuns(b, e, def, name+"-warm", 5)
+		drain(b, bd.countingEngine, defs, 1)
+		startRuns(b, e, def, name, n)
+		before := bd.counters()
+		drain(b, bd.countingEngine, defs, 1)
+		return bd.counters().sub(before).per(n)
+	}
+	one := perWorkflow(1)
+	three := perWorkflow(3)
+	return three.minus(one).scale(0.5)
 }
 
 // summary compares the figures with the targets of the engine issue.
