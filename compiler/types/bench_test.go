@@ -2,6 +2,7 @@ package types_test
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -81,9 +82,18 @@ func BenchmarkCheckGenerated(b *testing.B) {
 					per = d
 				}
 			}
+			// Allocations do not depend on the machine's load: they show the
+			// growth rate exactly.
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			types.Check(prog)
+			runtime.ReadMemStats(&after)
+			allocs := float64(after.Mallocs-before.Mallocs) / float64(lines)
+			bytes := float64(after.TotalAlloc-before.TotalAlloc) / float64(lines)
 			b.ReportMetric(float64(per.Nanoseconds())/float64(lines), "ns/line")
-			fmt.Printf("check generated program: %6d lines in %2d modules: %v (%.0f ns/line)\n",
-				lines, len(mods), per, float64(per.Nanoseconds())/float64(lines))
+			b.ReportMetric(allocs, "allocs/line")
+			fmt.Printf("check generated program: %6d lines in %2d modules: %v (%.0f ns/line, %.0f allocs/line, %.0f B/line)\n",
+				lines, len(mods), per, float64(per.Nanoseconds())/float64(lines), allocs, bytes)
 		})
 	}
 }
