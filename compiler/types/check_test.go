@@ -63,6 +63,10 @@ func TestCheckCases(t *testing.T) {
 		{name: "unused import exposing missing type", src: "import Lib exposing (Nope)\n", extra: map[string]string{"Lib": "module Lib exposing (..)\n\n\nx =\n    1\n"}, want: "does not expose `Nope`"},
 		{name: "ambiguous constructors qualified ok", src: "import Lib.A as A\nimport Lib.B as B\n\n\nv =\n    ( A.Red, B.Red )\n",
 			extra: map[string]string{"Lib.A": "module Lib.A exposing (C(..))\n\n\ntype C\n    = Red\n", "Lib.B": "module Lib.B exposing (C(..))\n\n\ntype C\n    = Red\n"}},
+		{name: "alias declared after use", src: "type Shape\n    = Poly Points\n\n\ntype alias Points =\n    List Point\n\n\ntype alias Point =\n    { x : Float, y : Float }\n\n\nv : Shape\nv =\n    Poly [ Point 1 2 ]\n"},
+		{name: "mutually recursive types", src: "type Expr\n    = Num Int\n    | Block Stmts\n\n\ntype Stmts\n    = Stmts (List Expr)\n\n\nv : Expr\nv =\n    Block (Stmts [ Num 1 ])\n"},
+		{name: "phantom parameter", src: "type Id a\n    = Id String\n\n\ntype User\n    = User\n\n\nuserId : Id User\nuserId =\n    Id \"u1\"\n\n\nwrong : Id Int\nwrong =\n    userId\n", want: "body of the `wrong` definition"},
+		{name: "unbound type variable in alias", src: "type alias Box =\n    { value : a }\n", want: "type variable `a` is not declared"},
 		{name: "different types same name", src: "import Lib.A as A\nimport Lib.B as B\n\n\nv : A.C\nv =\n    B.Red\n",
 			extra: map[string]string{"Lib.A": "module Lib.A exposing (C(..))\n\n\ntype C\n    = Red\n", "Lib.B": "module Lib.B exposing (C(..))\n\n\ntype C\n    = Red\n"}, want: "body of the `v` definition"},
 	}
