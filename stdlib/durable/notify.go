@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -13,16 +15,19 @@ import (
 	"skydurable/runtime/db"
 )
 
-// Wake-up hints on PostgreSQL. When a run becomes due now and unclaimed —
-// `start` inserts it, `signal` wakes a run waiting for that signal, `retry`
-// re-queues it, a run suspends on a signal that already arrived — a trigger
-// on _sky_durable_runs sends NOTIFY on HintChannel with the run id, in the
-// same transaction, so the hint is delivered when the change commits. An
-// idle worker LISTENing on a dedicated connection polls at once instead of
-// at its next tick; the tick stays as the fallback, so a lost hint (a
-// dropped connection, a pooler that does not pass NOTIFY) only costs
-// latency. SKY_DURABLE_NOTIFY=off turns listening (and installing the
-// trigger) off.
+// Wake-up hints on PostgreSQL. Whenever a run is left unclaimed with a
+// finite wake time — `start` inserts it, `signal` wakes a run waiting for
+// that signal, `retry` re-queues it, a run suspends on a timer (sleep,
+// backoff) or on a signal that already arrived — a trigger on
+// _sky_durable_runs sends NOTIFY on HintChannel in the same transaction, so
+// the hint is delivered when the change commits. Its payload is the run id
+// when the run is due now, or "<run id> <ms>" when it is due in ms
+// milliseconds (by the database clock). An idle worker LISTENing on a
+// dedicated connection polls at once for the first kind, and when the time
+// comes for the second (if it is within MaxHintDelay). The tick stays as
+// the fallback, so a lost hint (a dropped connection, a pooler that does not
+// pass NOTIFY, a worker started after the hint) only costs latency.
+// SKY_DURABLE_NOTIFY=off turns listening (and installing the trigger) off.
 //
 // Installing the trigger is idempotent and serialised by an advisory lock;
 // the listener installs it, so a database without workers that listen
@@ -31,23 +36,38 @@ import (
 // HintChannel is the NOTIFY channel of wake-up hints.
 const HintChannel = "sky_durable_wake"
 
+// MaxHintDelay is the longest delay a listener keeps a timer for; a run due
+// later is found by the workers' tick.
+const MaxHintDelay = 24 * time.Hour
+
 // pgHintLock is the pg_advisory_xact_lock key that serialises installing
 // the hint trigger.
 const pgHintLock = 7_362_201_556
 
-// pgHintTrigger creates the hint function and trigger. The WHEN clause
-// keeps every other update of a run (claim, lease renewal, completion,
-// a future wake time) free of hints.
-const pgHintTrigger = `
+// pgHintFunction sends the hint. Claims, lease renewals, completions and
+// runs parked on a signal ('infinity') send nothing: the trigger's WHEN
+// clause and the status test filter them out.
+const pgHintFunction = `
 CREATE OR REPLACE FUNCTION _sky_durable_hint() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  due_in_ms BIGINT;
 BEGIN
-  PERFORM pg_notify('` + HintChannel + `', NEW.id);
+  IF NEW.status NOT IN ('waiting','running','failed') OR NEW.wake_at = 'infinity' THEN
+    RETURN NULL;
+  END IF;
+  due_in_ms := ceil(extract(epoch FROM NEW.wake_at - clock_timestamp()) * 1000);
+  IF due_in_ms <= 0 THEN
+    PERFORM pg_notify('` + HintChannel + `', NEW.id);
+  ELSE
+    PERFORM pg_notify('` + HintChannel + `', NEW.id || ' ' || due_in_ms);
+  END IF;
   RETURN NULL;
-END $$;
-DROP TRIGGER IF EXISTS _sky_durable_hint ON _sky_durable_runs;
+END $$;`
+
+// pgHintTrigger attaches the function to the runs table.
+const pgHintTrigger = `
 CREATE TRIGGER _sky_durable_hint AFTER INSERT OR UPDATE ON _sky_durable_runs
-  FOR EACH ROW
-  WHEN (NEW.claimed_at IS NULL AND NEW.status IN ('waiting','running','failed') AND NEW.wake_at <= clock_timestamp())
+  FOR EACH ROW WHEN (NEW.claimed_at IS NULL)
   EXECUTE FUNCTION _sky_durable_hint();`
 
 // InstallHints creates the hint trigger on the durable tables of d (on
@@ -63,6 +83,11 @@ func InstallHints(ctx context.Context, d *db.DB) error {
 	}
 	return d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(pgHintLock)); err != nil {
+			return err
+		}
+		// The function is replaced every time (an older version may be
+		// installed); the trigger is created once.
+		if _, err := tx.ExecRaw(ctx, pgHintFunction); err != nil {
 			return err
 		}
 		var n int64
@@ -124,7 +149,9 @@ func HintSettingsFromEnv(getenv func(string) string) HintSettings {
 }
 
 // ListenForHints holds a dedicated connection to url LISTENing on
-// HintChannel and calls onHint(runID) for each hint, until ctx ends. Once
+// HintChannel and calls onHint(runID) for each hint, until ctx ends: at once
+// for a run due now, and when it falls due for a run due later (within
+// MaxHintDelay; the timers stop with ctx). Once
 // LISTEN is in place (and again after each reconnect, with backoff up to
 // 30s) it calls onHint(""): hints sent before that were missed, so the
 // worker should poll. It
@@ -144,11 +171,13 @@ func ListenForHints(ctx context.Context, d *db.DB, url string, onHint func(runID
 	if err != nil {
 		return err
 	}
+	timers := &hintTimers{ctx: ctx, onHint: onHint, pending: map[*time.Timer]bool{}}
+	defer timers.stop()
 	backoff := time.Second
 	for ctx.Err() == nil {
 		conn, err := pgx.ConnectConfig(ctx, cfg)
 		if err == nil {
-			err = listen(ctx, conn, want, onHint)
+			err = listen(ctx, conn, want, onHint, timers)
 			conn.Close(context.WithoutCancel(ctx))
 		}
 		if ctx.Err() != nil {
@@ -170,7 +199,7 @@ func ListenForHints(ctx context.Context, d *db.DB, url string, onHint func(runID
 }
 
 // listen checks the database, LISTENs and forwards hints until an error.
-func listen(ctx context.Context, conn *pgx.Conn, want string, onHint func(string)) error {
+func listen(ctx context.Context, conn *pgx.Conn, want string, onHint func(string), timers *hintTimers) error {
 	got, err := databaseIdentity(conn.QueryRow(ctx, sqlDatabaseIdentity))
 	if err != nil {
 		return err
@@ -189,8 +218,66 @@ func listen(ctx context.Context, conn *pgx.Conn, want string, onHint func(string
 		if err != nil {
 			return err
 		}
-		onHint(n.Payload)
+		id, delay := parseHint(n.Payload)
+		if delay <= 0 {
+			onHint(id)
+		} else if delay <= MaxHintDelay {
+			timers.after(delay, id)
+		}
 	}
+}
+
+// parseHint reads "<run id>" (due now) or "<run id> <ms>" (due in ms).
+func parseHint(payload string) (runID string, delay time.Duration) {
+	i := strings.LastIndexByte(payload, ' ')
+	if i < 0 {
+		return payload, 0
+	}
+	ms, err := strconv.ParseInt(payload[i+1:], 10, 64)
+	if err != nil {
+		return payload, 0
+	}
+	// A few milliseconds past the due time, so the poll finds the run due
+	// despite the timer's and the network's jitter.
+	return payload[:i], time.Duration(ms)*time.Millisecond + hintMargin
+}
+
+// hintMargin is added to a delayed hint's wait.
+const hintMargin = 5 * time.Millisecond
+
+// hintTimers are the pending delayed hints of one listener.
+type hintTimers struct {
+	ctx    context.Context
+	onHint func(string)
+
+	mu      sync.Mutex
+	pending map[*time.Timer]bool
+}
+
+// after calls onHint(runID) after d unless the listener has stopped.
+func (h *hintTimers) after(d time.Duration, runID string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var t *time.Timer
+	t = time.AfterFunc(d, func() {
+		h.mu.Lock()
+		delete(h.pending, t)
+		h.mu.Unlock()
+		if h.ctx.Err() == nil {
+			h.onHint(runID)
+		}
+	})
+	h.pending[t] = true
+}
+
+// stop cancels every pending delayed hint.
+func (h *hintTimers) stop() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for t := range h.pending {
+		t.Stop()
+	}
+	clear(h.pending)
 }
 
 // sqlDatabaseIdentity names a database and its server instance.

@@ -197,3 +197,59 @@ func TestHintSettingsFromEnv(t *testing.T) {
 		}
 	}
 }
+
+func TestDelayedHintWhenASleepFallsDue(t *testing.T) {
+	url := dbtest.URL(t, "sleephint")
+	d, err := db.Open(context.Background(), "postgres", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	ctx := context.Background()
+	e := New(d, Options{})
+	nap := Register("nap", codec.Int, codec.String, func(c *Ctx, ms int64) task.Task[string] {
+		return task.AndThen(Sleep(c, ms), func(struct{}) task.Task[string] { return task.Succeed("rested") })
+	})
+	h := listening(t, d, url)
+	if got := h.awaitHints(t, 1); got[0] != "" {
+		t.Fatalf("first hint %q, want the catch-up hint", got[0])
+	}
+	if err := Start(ctx, e, nap, "n1", 300); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.awaitHints(t, 2); got[1] != "n1" {
+		t.Fatalf("hints after start: %v", got)
+	}
+	if worked, err := e.Poll(ctx, []Workflow{nap.Erase()}); err != nil || !worked {
+		t.Fatalf("first poll: worked=%v err=%v", worked, err)
+	}
+	// The suspension announced the wake time; the hint comes when it is
+	// due, so a poll made on it finds the run due and finishes it.
+	if got := h.awaitHints(t, 3); got[2] != "n1" {
+		t.Fatalf("hints after the sleep: %v", got)
+	}
+	if worked, err := e.Poll(ctx, []Workflow{nap.Erase()}); err != nil || !worked {
+		t.Fatalf("poll on the delayed hint: worked=%v err=%v (the hint came before the run was due)", worked, err)
+	}
+	if r, _, err := e.Describe(ctx, "n1"); err != nil || r.Status != StatusDone {
+		t.Fatalf("run n1: %+v %v", r, err)
+	}
+}
+
+func TestParseHint(t *testing.T) {
+	for payload, want := range map[string]struct {
+		id    string
+		delay time.Duration
+	}{
+		"order-1":      {"order-1", 0},
+		"order 1 250":  {"order 1", 250*time.Millisecond + hintMargin},
+		"order-1 soon": {"order-1 soon", 0},
+		"":             {"", 0},
+		"x 86400000":   {"x", 24*time.Hour + hintMargin},
+	} {
+		id, delay := parseHint(payload)
+		if id != want.id || delay != want.delay {
+			t.Errorf("parseHint(%q) = %q, %v; want %q, %v", payload, id, delay, want.id, want.delay)
+		}
+	}
+}
