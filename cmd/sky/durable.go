@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,7 +19,7 @@ import (
 )
 
 // `sky durable` lets an operator see and fix durable runs: list them, show
-// one with its journal, deliver a signal, cancel, retry. It opens the same
+// one with its journal, deliver a signal, cancel, retry, compact old ones. It opens the same
 // database as Db.connect (sky.toml [database], DATABASE_URL, SKY_DB_DRIVER /
 // SKY_DB_PATH), or the one --db names.
 //
@@ -27,7 +28,7 @@ import (
 func init() {
 	register(&command{
 		name:    "durable",
-		usage:   "sky durable ls|show|signal|cancel|retry",
+		usage:   "sky durable ls|show|signal|cancel|retry|compact",
 		summary: "inspect and operate durable runs (sky durable help)",
 		run:     runDurable,
 	})
@@ -39,6 +40,7 @@ const durableUsage = `Usage:
   sky durable signal ID NAME JSON
   sky durable cancel ID
   sky durable retry ID
+  sky durable compact --older-than DURATION   (e.g. 720h, 30d, 90m)
 
 Every subcommand takes --db DSN (a postgres:// URL or a SQLite file path);
 without it the database is the one Db.connect opens.
@@ -54,9 +56,10 @@ type durableOp struct {
 }
 
 var durableOps = map[string]durableOp{
-	"ls":     {0, "", durableLs},
-	"show":   {1, "ID", durableShow},
-	"signal": {3, "ID NAME JSON", durableSignal},
+	"ls":      {0, "", durableLs},
+	"show":    {1, "ID", durableShow},
+	"signal":  {3, "ID NAME JSON", durableSignal},
+	"compact": {0, "", durableCompact},
 	"cancel": {1, "ID", func(ctx context.Context, e *durable.Engine, _ *durableFlags, a []string, out io.Writer) error {
 		if err := e.Cancel(ctx, a[0]); err != nil {
 			return err
@@ -74,11 +77,14 @@ var durableOps = map[string]durableOp{
 }
 
 type durableFlags struct {
-	dsn      string
-	status   string
-	workflow string
-	limit    int
-	json     bool
+	dsn       string
+	status    string
+	workflow  string
+	limit     int
+	json      bool
+	olderThan string
+	// warn receives notes that are not errors (stderr).
+	warn io.Writer
 }
 
 func runDurable(ctx context.Context, args []string, s streams) int {
@@ -94,7 +100,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 		fmt.Fprintf(s.stderr, "sky durable: unknown subcommand %q\n\n%s", args[0], durableUsage)
 		return exitNoBuild
 	}
-	var f durableFlags
+	f := durableFlags{warn: s.stderr}
 	fs := flag.NewFlagSet("sky durable "+args[0], flag.ContinueOnError)
 	fs.SetOutput(s.stderr)
 	fs.StringVar(&f.dsn, "db", "", "database: a postgres:// URL or a SQLite file path")
@@ -106,6 +112,9 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	if args[0] == "ls" || args[0] == "show" {
 		fs.BoolVar(&f.json, "json", false, "print JSON for scripts")
 	}
+	if args[0] == "compact" {
+		fs.StringVar(&f.olderThan, "older-than", "", "compact runs finished longer ago than this (720h, 30d)")
+	}
 	pos, err := parseInterspersed(fs, args[1:])
 	if err != nil {
 		return exitNoBuild
@@ -114,9 +123,19 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 		fmt.Fprintf(s.stderr, "sky durable %s: expected %d argument(s) (%s), got %d\n\n%s", args[0], op.args, op.names, len(pos), durableUsage)
 		return exitNoBuild
 	}
-	if f.status != "" && !validStatus(f.status) {
+	if f.status != "" && !durable.Status(f.status).Valid() {
 		fmt.Fprintf(s.stderr, "sky durable ls: unknown status %q; hint: one of running, waiting, done, failed, dead, cancelled\n", f.status)
 		return exitNoBuild
+	}
+	if f.limit < 0 {
+		fmt.Fprintf(s.stderr, "sky durable ls: --limit %d is negative; hint: --limit 20\n", f.limit)
+		return exitNoBuild
+	}
+	if args[0] == "compact" {
+		if _, err := parseRetention(f.olderThan); err != nil {
+			fmt.Fprintf(s.stderr, "sky durable compact: %v\n", err)
+			return exitNoBuild
+		}
 	}
 	d, err := openDurableDB(ctx, f.dsn)
 	if err != nil {
@@ -131,7 +150,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	}
 	if err := op.run(ctx, e, &f, pos, s.stdout); err != nil {
 		fmt.Fprintf(s.stderr, "sky durable %s: %v\n", args[0], err)
-		if te := task.As(err); te.Kind == task.InvalidInput && args[0] == "signal" {
+		if te := task.As(err); te.Kind == task.InvalidInput && (args[0] == "signal" || args[0] == "compact") {
 			return exitNoBuild
 		}
 		return exitFailure
@@ -154,14 +173,6 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
-}
-
-func validStatus(s string) bool {
-	switch durable.Status(s) {
-	case durable.StatusRunning, durable.StatusWaiting, durable.StatusDone, durable.StatusFailed, durable.StatusDead, durable.StatusCancelled:
-		return true
-	}
-	return false
 }
 
 // openDurableDB opens --db, or what Db.connect would open. A SQLite file
@@ -187,10 +198,21 @@ func openDurableDB(ctx context.Context, dsn string) (*db.DB, error) {
 	return db.Open(ctx, cfg.Driver, cfg.DSN)
 }
 
-func durableSignal(ctx context.Context, e *durable.Engine, _ *durableFlags, a []string, out io.Writer) error {
+func durableSignal(ctx context.Context, e *durable.Engine, f *durableFlags, a []string, out io.Writer) error {
 	id, name, payload := a[0], a[1], a[2]
 	if !json.Valid([]byte(payload)) {
 		return task.Errorf(task.InvalidInput, "the payload %s is not valid JSON; hint: quote it for the shell, e.g. '{\"reference\":\"stl-1\"}' or '\"text\"'", payload)
+	}
+	// A signal may beat Durable.start, so an unknown id is accepted (with a
+	// note, in case it is a typo); a finished run is refused.
+	r, _, err := e.Describe(ctx, id)
+	switch {
+	case task.As(err) != nil && task.As(err).Kind == task.NotFound:
+		fmt.Fprintf(f.warn, "note: no run with id %q exists yet; the signal waits in its mailbox for a run with that id (check the id with `sky durable ls`)\n", id)
+	case err != nil:
+		return err
+	case r.Status == durable.StatusDone || r.Status == durable.StatusCancelled:
+		return task.Errorf(task.Conflict, "cannot signal run %q: it is %s and will never consume a signal", id, r.Status)
 	}
 	if err := e.Signal(ctx, id, name, payload); err != nil {
 		return err
@@ -200,21 +222,9 @@ func durableSignal(ctx context.Context, e *durable.Engine, _ *durableFlags, a []
 }
 
 func durableLs(ctx context.Context, e *durable.Engine, f *durableFlags, _ []string, out io.Writer) error {
-	runs, err := e.List(ctx, durable.Status(f.status), listFetch(f))
+	runs, err := e.ListRuns(ctx, durable.ListFilter{Status: durable.Status(f.status), Workflow: f.workflow, Limit: f.limit})
 	if err != nil {
 		return err
-	}
-	if f.workflow != "" {
-		kept := runs[:0]
-		for _, r := range runs {
-			if r.Workflow == f.workflow {
-				kept = append(kept, r)
-			}
-		}
-		runs = kept
-	}
-	if len(runs) > f.limit && f.limit > 0 {
-		runs = runs[:f.limit]
 	}
 	if f.json {
 		return writeJSON(out, runsJSON(runs))
@@ -223,13 +233,35 @@ func durableLs(ctx context.Context, e *durable.Engine, f *durableFlags, _ []stri
 	return nil
 }
 
-// listFetch is how many runs ls reads: a workflow filter is applied after
-// reading, so it reads more.
-func listFetch(f *durableFlags) int {
-	if f.workflow != "" {
-		return 100000
+func durableCompact(ctx context.Context, e *durable.Engine, f *durableFlags, _ []string, out io.Writer) error {
+	retention, err := parseRetention(f.olderThan)
+	if err != nil {
+		return err
 	}
-	return f.limit
+	res, err := e.CompactOlderThan(ctx, retention, durable.CompactOptions{})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "compacted %d runs finished more than %s ago: deleted %d journal and signal rows in %d batches (longest %s)\n",
+		res.Runs, f.olderThan, res.Rows, res.Batches, res.LongestBatch.Round(time.Millisecond))
+	return nil
+}
+
+// parseRetention reads a Go duration ("720h", "90m") or a number of days
+// ("30d").
+func parseRetention(text string) (time.Duration, error) {
+	if text == "" {
+		return 0, task.Errorf(task.InvalidInput, "--older-than is required; hint: --older-than 720h or --older-than 30d")
+	}
+	if days, ok := strings.CutSuffix(text, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err == nil && n >= 0 {
+			return time.Duration(n) * 24 * time.Hour, nil
+		}
+	} else if d, err := time.ParseDuration(text); err == nil && d >= 0 {
+		return d, nil
+	}
+	return 0, task.Errorf(task.InvalidInput, "--older-than %q is not a duration; hint: a Go duration such as 720h or 90m, or days such as 30d", text)
 }
 
 func durableShow(ctx context.Context, e *durable.Engine, f *durableFlags, a []string, out io.Writer) error {
@@ -237,10 +269,15 @@ func durableShow(ctx context.Context, e *durable.Engine, f *durableFlags, a []st
 	if err != nil {
 		return err
 	}
+	signals, err := e.Signals(ctx, a[0])
+	if err != nil {
+		return err
+	}
 	if f.json {
-		return writeJSON(out, map[string]any{"run": runJSON(r), "journal": journalJSON(journal)})
+		return writeJSON(out, map[string]any{"run": runJSON(r), "journal": journalJSON(journal), "signals": signalsJSON(signals)})
 	}
 	printRun(out, r, journal, time.Now())
+	printSignals(out, signals)
 	return nil
 }
 

@@ -113,12 +113,19 @@ func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, now 
 	}
 	field("created", stamp(r.CreatedAt))
 	field("updated", stamp(r.UpdatedAt))
+	if !r.CompactedAt.IsZero() {
+		field("compacted", stamp(r.CompactedAt)+" (journal and signals deleted)")
+	}
 	field("input", pretty(r.Input, 10))
 	if r.Status == durable.StatusDone {
 		field("output", pretty(r.Output, 10))
 	}
 	if len(journal) == 0 {
-		fmt.Fprintln(out, "journal: empty")
+		if r.CompactedAt.IsZero() {
+			fmt.Fprintln(out, "journal: empty")
+		} else {
+			fmt.Fprintln(out, "journal: compacted")
+		}
 		return
 	}
 	fmt.Fprintf(out, "journal (%d entries):\n", len(journal))
@@ -175,6 +182,9 @@ func pretty(js string, maxLines int) string {
 		return elide(js, 200)
 	}
 	lines := strings.Split(buf.String(), "\n")
+	for i, l := range lines {
+		lines[i] = elide(l, 160)
+	}
 	if len(lines) > maxLines {
 		lines = append(lines[:maxLines-1], fmt.Sprintf("… (%d more lines)", len(lines)-maxLines+1))
 	}
@@ -197,6 +207,7 @@ type runOut struct {
 	Output        json.RawMessage `json:"output"`
 	CreatedAt     time.Time       `json:"created_at"`
 	UpdatedAt     time.Time       `json:"updated_at"`
+	CompactedAt   *time.Time      `json:"compacted_at"`
 }
 
 func runJSON(r durable.Run) runOut {
@@ -209,6 +220,9 @@ func runJSON(r durable.Run) runOut {
 	if !r.ClaimedAt.IsZero() {
 		o.ClaimedAt = &r.ClaimedAt
 	}
+	if !r.CompactedAt.IsZero() {
+		o.CompactedAt = &r.CompactedAt
+	}
 	return o
 }
 
@@ -216,6 +230,40 @@ func runsJSON(runs []durable.Run) []runOut {
 	out := make([]runOut, len(runs))
 	for i, r := range runs {
 		out[i] = runJSON(r)
+	}
+	return out
+}
+
+// printSignals prints a run's mailbox: what was sent and whether the run
+// consumed it.
+func printSignals(out io.Writer, signals []durable.SignalInfo) {
+	if len(signals) == 0 {
+		return
+	}
+	fmt.Fprintf(out, "signals (%d):\n", len(signals))
+	for _, si := range signals {
+		state := "pending (not consumed yet)"
+		if si.Delivered {
+			state = "received"
+		}
+		fmt.Fprintf(out, "  %s  %s  %s\n", stamp(si.CreatedAt), si.Name, state)
+		for _, line := range strings.Split(pretty(si.Payload, 6), "\n") {
+			fmt.Fprintf(out, "         %s\n", line)
+		}
+	}
+}
+
+type signalOut struct {
+	Name      string          `json:"name"`
+	Payload   json.RawMessage `json:"payload"`
+	Delivered bool            `json:"delivered"`
+	CreatedAt time.Time       `json:"created_at"`
+}
+
+func signalsJSON(signals []durable.SignalInfo) []signalOut {
+	out := make([]signalOut, len(signals))
+	for i, si := range signals {
+		out[i] = signalOut{Name: si.Name, Payload: raw(si.Payload), Delivered: si.Delivered, CreatedAt: si.CreatedAt}
 	}
 	return out
 }

@@ -46,6 +46,24 @@ func (s Status) Valid() bool {
 	return false
 }
 
+// SignalInfo is one entry of a run's signal mailbox.
+type SignalInfo struct {
+	Name    string
+	Payload string
+	// Delivered is true once an AwaitSignal consumed it (its payload is
+	// then also in the journal); false while it waits to be consumed.
+	Delivered bool
+	// CreatedAt is when it was (last) sent.
+	CreatedAt time.Time
+}
+
+// Signals reads the signal mailbox of runID, oldest first: the signals
+// sent to it, delivered or not. An unknown run has an empty mailbox unless
+// signals were sent before it started.
+func (e *Engine) Signals(ctx context.Context, runID string) ([]SignalInfo, error) {
+	return e.store.listSignals(ctx, runID)
+}
+
 // DefaultCompactBatch is how many runs one compaction transaction handles.
 const DefaultCompactBatch = 1000
 

@@ -80,16 +80,22 @@ func OptionsFromEnv(getenv func(string) string) Options {
 	return opts
 }
 
-// LoggerFromEnv is the lifecycle logger `sky` programs get: off unless
-// SKY_DURABLE_LOG is set to a level (debug, info, warn, error); one line per
-// event on stderr, plain text or JSON when SKY_LOG_FORMAT=json.
+// LoggerFromEnv is the lifecycle logger `sky` programs get, one line per
+// event on stderr, plain text or JSON when SKY_LOG_FORMAT=json. Its level is
+// SKY_DURABLE_LOG (debug, info, warn, error, or off); unset means warn, so a
+// healthy worker is quiet while failed attempts, dead runs and lost leases
+// always show. SKY_DURABLE_LOG=info logs every lifecycle event.
 func LoggerFromEnv(getenv func(string) string) *slog.Logger {
 	level := strings.ToLower(getenv("SKY_DURABLE_LOG"))
-	if level == "" || level == "off" {
+	if level == "off" {
 		return nil
+	}
+	if level == "" {
+		level = "warn"
 	}
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		fmt.Fprintf(os.Stderr, "sky: SKY_DURABLE_LOG=%q is not a level (debug, info, warn, error, off); using info\n", level)
 		lv = slog.LevelInfo
 	}
 	opts := &slog.HandlerOptions{Level: lv}
@@ -133,7 +139,17 @@ func KernelsWith(opts Options) map[string]value.Kernel {
 		})},
 		{Name: "Durable_start", Arity: 4, Fn: b.start},
 		{Name: "Durable_signal", Arity: 5, Fn: b.signal},
-		{Name: "Durable_poll", Arity: 2, Fn: b.poll},
+		{Name: "Durable_poll", Arity: 2, Fn: func(a []value.Value) (value.Value, error) {
+			return b.poll("Durable.poll", PollOptions{}, a[0], a[1])
+		}},
+		{Name: "Durable_pollWith", Arity: 3, Fn: func(a []value.Value) (value.Value, error) {
+			opts, err := pollOptionsArg(a[0])
+			if err != nil {
+				return nil, err
+			}
+			return b.poll("Durable.pollWith", opts, a[1], a[2])
+		}},
+		{Name: "Durable_compact", Arity: 2, Fn: b.compact},
 		{Name: "Durable_step", Arity: 4, Fn: stepKernel},
 		{Name: "Durable_stepValue", Arity: 4, Fn: stepValueKernel},
 		{Name: "Durable_transaction", Arity: 4, Fn: transactionKernel},
@@ -387,15 +403,14 @@ func (b *binding) signal(a []value.Value) (value.Value, error) {
 	})}, nil
 }
 
-func (b *binding) poll(a []value.Value) (value.Value, error) {
-	const fn = "Durable.poll"
-	d, err := skydb.FromValue(a[0])
+func (b *binding) poll(fn string, opts PollOptions, dbArg, list value.Value) (value.Value, error) {
+	d, err := skydb.FromValue(dbArg)
 	if err != nil {
-		return nil, value.BadArg(fn, "a Db", a[0])
+		return nil, value.BadArg(fn, "a Db", dbArg)
 	}
-	l, ok := a[1].(*value.List)
-	if !ok && a[1] != nil {
-		return nil, value.BadArg(fn, "a List RegisteredWorkflow", a[1])
+	l, ok := list.(*value.List)
+	if !ok && list != nil {
+		return nil, value.BadArg(fn, "a List RegisteredWorkflow", list)
 	}
 	var defs []Workflow
 	for _, v := range l.Slice() {
@@ -408,7 +423,42 @@ func (b *binding) poll(a []value.Value) (value.Value, error) {
 	}
 	e := b.engineFor(d)
 	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
-		return e.Poll(ctx, defs)
+		return e.PollWith(ctx, defs, opts)
+	})}, nil
+}
+
+// pollOptionsArg reads a Sky PollOptions record.
+func pollOptionsArg(v value.Value) (PollOptions, error) {
+	const fn = "Durable.pollWith"
+	r, ok := v.(*value.Record)
+	if !ok {
+		return PollOptions{}, value.BadArg(fn, "a PollOptions record { versionPolicy : VersionPolicy }", v)
+	}
+	p, _ := r.Get("versionPolicy")
+	switch c, _ := p.(value.Ctor); c.Name {
+	case "PinToStart":
+		return PollOptions{Versions: PinToStart}, nil
+	case "FailSafe":
+		return PollOptions{Versions: FailSafe}, nil
+	}
+	return PollOptions{}, value.BadArg(fn, "a PollOptions with versionPolicy FailSafe or PinToStart", v)
+}
+
+// compact is Durable.compact db retentionMs.
+func (b *binding) compact(a []value.Value) (value.Value, error) {
+	const fn = "Durable.compact"
+	d, err := skydb.FromValue(a[0])
+	if err != nil {
+		return nil, value.BadArg(fn, "a Db", a[0])
+	}
+	ms, ok := a[1].(int64)
+	if !ok {
+		return nil, value.BadArg(fn, "an Int retention in milliseconds", a[1])
+	}
+	e := b.engineFor(d)
+	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
+		res, err := e.CompactOlderThan(ctx, time.Duration(ms)*time.Millisecond, CompactOptions{})
+		return res.Runs, err
 	})}, nil
 }
 

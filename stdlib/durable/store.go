@@ -48,6 +48,8 @@ type store interface {
 	// putSignal stores a signal (replacing an undelivered one of the same
 	// name, ignoring a delivered one) and wakes the run if it waits for it.
 	putSignal(ctx context.Context, runID, name, payload string, now time.Time) (stored bool, err error)
+	// listSignals reads a run's mailbox, oldest first.
+	listSignals(ctx context.Context, runID string) ([]SignalInfo, error)
 	// readRun reads one run; a missing run is errRunNotFound.
 	readRun(ctx context.Context, runID string) (Run, error)
 	// listRuns reads runs newest first (created_at, id), filtered by f

@@ -35,3 +35,14 @@ func (s *pgStore) compactBatch(ctx context.Context, olderThan time.Duration, lim
 	err := s.d.QueryRow(ctx, pgCompactBatch, clockArg(now), olderThan.Milliseconds(), limit).Scan(&runs, &rows)
 	return runs, rows, err
 }
+
+const pgListSignals = `SELECT name, payload, delivered, created_at FROM _sky_durable_signals WHERE run_id = ? ORDER BY created_at, name`
+
+func (s *pgStore) listSignals(ctx context.Context, runID string) ([]SignalInfo, error) {
+	s.hook("signals", pgListSignals)
+	return queryAll(ctx, s.d, pgListSignals, []any{runID}, func(scan func(...any) error) (SignalInfo, error) {
+		var si SignalInfo
+		err := scan(&si.Name, &si.Payload, &si.Delivered, &si.CreatedAt)
+		return si, err
+	})
+}

@@ -51,3 +51,16 @@ func (s *sqliteStore) compactBatch(ctx context.Context, olderThan time.Duration,
 	})
 	return runs, rows, err
 }
+
+const sqliteListSignals = `SELECT name, payload, delivered, created_at FROM _sky_durable_signals WHERE run_id = ? ORDER BY created_at, name`
+
+func (s *sqliteStore) listSignals(ctx context.Context, runID string) ([]SignalInfo, error) {
+	s.hook("signals", sqliteListSignals)
+	return queryAll(ctx, s.d, sqliteListSignals, []any{runID}, func(scan func(...any) error) (SignalInfo, error) {
+		var si SignalInfo
+		var created int64
+		err := scan(&si.Name, &si.Payload, &si.Delivered, &created)
+		si.CreatedAt = fromMs(created)
+		return si, err
+	})
+}
