@@ -108,8 +108,27 @@ func (c *checker) inferLetGroup(g []int, nodes []syntax.LetBinding, names map[st
 					expected: "But the pattern matches:",
 				})
 			}
-			if _, wild := b.Pattern.(*syntax.WildcardPat); wild && isCon(bt, "Task") {
-				c.info.TaskDiscards[b] = true
+			if _, wild := b.Pattern.(*syntax.WildcardPat); wild {
+				if isCon(bt, "Task") {
+					c.info.TaskDiscards[b] = true
+				}
+				if _, isFun := unalias(bt).(*Fun); isFun {
+					final := bt
+					for {
+						f, ok := unalias(final).(*Fun)
+						if !ok {
+							break
+						}
+						final = f.Res
+					}
+					hint := "Discarding a function does nothing; call it, or remove the binding."
+					if isCon(final, "Task") {
+						hint = "Discarding a function does nothing: give it its " +
+							plural(arity(bt), "argument", "arguments") + " so the Task it returns runs."
+					}
+					c.errorf(b.Body, "DISCARDED FUNCTION", "This `_ =` binding throws away a function, so nothing runs:",
+						"It is a function of type:\n\n"+indent(c.printer().String(bt)), hint)
+				}
 			}
 			c.checkIrrefutable(b.Pattern, "let binding")
 			for n, s := range pn {
