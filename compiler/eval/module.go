@@ -168,3 +168,28 @@ func (m *Module) exposesCtor(name string) bool {
 	}
 	return false
 }
+
+// reexportedCtor finds constructor name of a type m imports and exposes
+// again with `(..)` (Sky.Core.Error exposes the Prelude's `Error(..)`, so
+// `Error.NotFound` works), or nil.
+func (m *Module) reexportedCtor(name string) *ctorInfo {
+	if m.exposing == nil {
+		return nil
+	}
+	for _, it := range m.exposing.Items {
+		if it.Kind != syntax.ExposeType || !it.Open {
+			continue
+		}
+		for _, dep := range append(append([]*Module(nil), m.deps...), m.prelude) {
+			if dep == nil {
+				continue
+			}
+			for _, ctor := range dep.types[it.Name] {
+				if ctor == name && dep.exposesCtor(name) {
+					return dep.ctors[name]
+				}
+			}
+		}
+	}
+	return nil
+}

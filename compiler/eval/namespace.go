@@ -133,6 +133,9 @@ func (ns *namespace) lookupCtor(qual, name string) (*ctorInfo, string) {
 		if c, ok := m.ctors[name]; ok && m.exposesCtor(name) {
 			return c, ""
 		}
+		if c := m.reexportedCtor(name); c != nil {
+			return c, ""
+		}
 	}
 	return nil, "module " + mods[0].Name + " does not expose a constructor `" + name + "`"
 }
