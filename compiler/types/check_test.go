@@ -67,6 +67,7 @@ func TestCheckCases(t *testing.T) {
 		{name: "mutually recursive types", src: "type Expr\n    = Num Int\n    | Block Stmts\n\n\ntype Stmts\n    = Stmts (List Expr)\n\n\nv : Expr\nv =\n    Block (Stmts [ Num 1 ])\n"},
 		{name: "phantom parameter", src: "type Id a\n    = Id String\n\n\ntype User\n    = User\n\n\nuserId : Id User\nuserId =\n    Id \"u1\"\n\n\nwrong : Id Int\nwrong =\n    userId\n", want: "body of the `wrong` definition"},
 		{name: "unbound type variable in alias", src: "type alias Box =\n    { value : a }\n", want: "type variable `a` is not declared"},
+		{name: "constructor through a re-exporting module", src: "import Sky.Core.Error as Error\n\n\nkind : Error.ErrorKind\nkind =\n    Error.NotFound\n\n\nisMissing : Error.ErrorKind -> Bool\nisMissing k =\n    case k of\n        Error.NotFound ->\n            True\n\n        _ ->\n            False\n"},
 		{name: "different types same name", src: "import Lib.A as A\nimport Lib.B as B\n\n\nv : A.C\nv =\n    B.Red\n",
 			extra: map[string]string{"Lib.A": "module Lib.A exposing (C(..))\n\n\ntype C\n    = Red\n", "Lib.B": "module Lib.B exposing (C(..))\n\n\ntype C\n    = Red\n"}, want: "body of the `v` definition"},
 	}
