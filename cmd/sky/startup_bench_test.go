@@ -1,0 +1,28 @@
+package main
+
+import (
+	"io"
+	"os"
+	"testing"
+	"time"
+)
+
+// BenchmarkStartupCheckout measures what `sky run` does before main starts
+// for the checkout example: parse the program and the stdlib, type-check
+// them, and load (compile) them. Target: under 150 ms.
+func BenchmarkStartupCheckout(b *testing.B) {
+	const dir = "../../examples/checkout"
+	cfg, err := loadConfig(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	file := dir + "/" + cfg.Entry
+	s := streams{stdin: os.Stdin, stdout: io.Discard, stderr: os.Stderr}
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		if loadProgram(file, cfg, loadOptions{}, s) == nil {
+			b.Fatal("the checkout example did not load")
+		}
+	}
+	b.ReportMetric(float64(time.Since(start).Milliseconds())/float64(b.N), "ms/startup")
+}
