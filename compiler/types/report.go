@@ -90,6 +90,12 @@ func (c *checker) mismatchHint(node syntax.Node, m *mismatch, expected, found Ty
 			"Task.map with a function returning a Task nests them; Task.andThen chains them."
 	}
 	ie, ifd := unalias(m.expected), unalias(m.found)
+	if te, ok := ie.(*Tuple); ok {
+		if tf, ok := ifd.(*Tuple); ok && len(te.Elems) != len(tf.Elems) {
+			return "A tuple of " + plural(len(tf.Elems), "element", "elements") + " is not a tuple of " +
+				plural(len(te.Elems), "element", "elements") + "."
+		}
+	}
 	if isCon(ie, "Task") && !isCon(ifd, "Task") {
 		if _, isVar := ifd.(*Var); !isVar || ifd.(*Var).Kind != NoConstraint {
 			return "A Task is expected where this gives a plain value: wrap it with `Task.succeed`, or use " +
@@ -101,8 +107,8 @@ func (c *checker) mismatchHint(node syntax.Node, m *mismatch, expected, found Ty
 			"Float, and `round`, `floor`, `ceiling` or `truncate` for the other way."
 	}
 	if m.kind == Number && (isCon(ifd, "String") || isCon(ie, "String")) {
-		return "`number` stands for Int or Float, so it cannot be a String here. To append strings, use (++); " +
-			"to turn a number into a String, use `String.fromInt` or `String.fromFloat`."
+		return "`number` stands for Int or Float, so it cannot be a String here; to turn a number into a " +
+			"String, use `String.fromInt` or `String.fromFloat`."
 	}
 	if m.kind == Number {
 		return "Arithmetic works on `number` types only: Int and Float."
