@@ -242,8 +242,9 @@ func durableCompact(ctx context.Context, e *durable.Engine, f *durableFlags, _ [
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "compacted %d runs finished more than %s ago: deleted %d journal and signal rows in %d batches (longest %s)\n",
-		res.Runs, f.olderThan, res.Rows, res.Batches, res.LongestBatch.Round(time.Millisecond))
+	fmt.Fprintf(out, "compacted %d runs finished more than %s ago: deleted %d journal and signal rows in %d %s (longest %s)\n",
+		res.Runs, f.olderThan, res.Rows, res.Batches, map[bool]string{true: "batch", false: "batches"}[res.Batches == 1],
+		res.LongestBatch.Round(time.Millisecond))
 	return nil
 }
 
