@@ -141,14 +141,17 @@ const pgRunWorkflow = `SELECT workflow FROM _sky_durable_runs WHERE id = ?`
 // pgClaimWhere builds the claim statement: it picks the most overdue
 // claimable run matching pick (a predicate on r reading one JSON parameter)
 // with SKIP LOCKED and leases it in one statement (one round trip, also for
-// an empty poll). The due index (wake_at) drives the scan.
+// an empty poll). The due index (wake_at) drives the scan: the time is an
+// uncorrelated scalar subquery, which PostgreSQL evaluates once (an InitPlan)
+// and uses as the index bound, so an empty poll reads no waiting run (a join
+// with the clock CTE would filter every waiting run instead).
 func pgClaimWhere(pick string) string {
 	return pgClock + `,
 picked AS (
-  SELECT r.id FROM _sky_durable_runs r, clock
+  SELECT r.id FROM _sky_durable_runs r
    WHERE r.status IN ('waiting','running','failed')
-     AND r.wake_at <= clock.now
-     AND (r.claimed_at IS NULL OR r.claimed_at < clock.now - CAST(? AS BIGINT) * INTERVAL '1 millisecond')
+     AND r.wake_at <= (SELECT now FROM clock)
+     AND (r.claimed_at IS NULL OR r.claimed_at < (SELECT now FROM clock) - CAST(? AS BIGINT) * INTERVAL '1 millisecond')
      AND ` + pick + `
    ORDER BY r.wake_at
    LIMIT 1
