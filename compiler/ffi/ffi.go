@@ -13,6 +13,7 @@ import (
 	"os"
 
 	"skydurable/runtime/value"
+	skyapp "skydurable/stdlib/app"
 	"skydurable/stdlib/codec"
 	"skydurable/stdlib/core"
 	skydb "skydurable/stdlib/db"
@@ -30,6 +31,7 @@ type Env struct {
 	Log     log.Env
 	Db      skydb.Env
 	Durable durable.Options
+	App     skyapp.Env
 }
 
 // DefaultEnv is the real process environment.
@@ -39,6 +41,7 @@ func DefaultEnv() Env {
 		Log:     log.DefaultEnv(),
 		Db:      skydb.DefaultEnv(),
 		Durable: durable.OptionsFromEnv(os.Getenv),
+		App:     skyapp.DefaultEnv(),
 	}
 }
 
@@ -57,6 +60,7 @@ func parts(env Env) []part {
 		{"stdlib/durable", durable.Modules, func() map[string]value.Kernel { return durable.KernelsWith(env.Durable) }},
 		{"stdlib/log", log.Modules, func() map[string]value.Kernel { return log.KernelsWith(env.Log) }},
 		{"stdlib/test", skytest.Modules, skytest.Kernels},
+		{"stdlib/app", skyapp.Modules, func() map[string]value.Kernel { return skyapp.KernelsWith(env.App) }},
 	}
 }
 
