@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"skydurable/compiler/syntax"
@@ -39,7 +40,7 @@ const preludeName = "Sky.Core.Prelude"
 // defaultImports are the modules a user module may name by their last
 // segment without importing them, as Elm's default imports (`List.map`,
 // `String.fromInt`). Stdlib modules import what they use explicitly.
-var defaultImports = []string{"Sky.Core.Basics", "Sky.Core.List", "Sky.Core.Maybe", "Sky.Core.Result", "Sky.Core.String", "Sky.Core.Char", "Sky.Core.Tuple", "Sky.Core.Task", "Sky.Core.Dict"}
+var defaultImports = []string{"Sky.Core.Basics", "Sky.Core.List", "Sky.Core.Maybe", "Sky.Core.Result", "Sky.Core.String", "Sky.Core.Char", "Sky.Core.Tuple", "Sky.Core.Task", "Sky.Core.Dict", "Sky.Core.Debug"}
 
 // loader finds, parses and orders the modules of one program.
 type loader struct {
@@ -60,10 +61,25 @@ func Load(path string, opts Options) (*Program, error) {
 		return nil, &Error{Msg: fmt.Sprintf("cannot read the program %s: %v", path, errors.Unwrap(err)), Pos: syntax.Pos{}}
 	}
 	if opts.Root == "" {
-		dir := filepath.Dir(path)
-		return load(path, src, opts, []string{dir, filepath.Join(dir, "src")})
+		return load(path, src, opts, defaultRoots(path))
 	}
 	return load(path, src, opts, []string{opts.Root})
+}
+
+// defaultRoots are where user modules are looked up when no source root is
+// configured: the entry file's directory, a `src` directory beside it, and
+// a `src` directory beside that directory (so `tests/UserTest.sky` finds the
+// project's modules under src/). The type checker's loader
+// uses the same list.
+func defaultRoots(entry string) []string {
+	dir := filepath.Dir(entry)
+	roots := []string{dir}
+	for _, r := range []string{filepath.Join(dir, "src"), filepath.Join(dir, "..", "src")} {
+		if !slices.Contains(roots, filepath.Clean(r)) {
+			roots = append(roots, filepath.Clean(r))
+		}
+	}
+	return roots
 }
 
 // LoadSource is Load for an entry file already in memory (named filename in

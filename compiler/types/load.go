@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"skydurable/compiler/syntax"
@@ -15,7 +16,7 @@ import (
 // last segment without importing them (`List.map`, `String.fromInt`), as
 // Elm's default imports; the evaluator's loader uses the same list.
 var defaultImports = []string{"Sky.Core.Basics", "Sky.Core.List", "Sky.Core.Maybe", "Sky.Core.Result",
-	"Sky.Core.String", "Sky.Core.Char", "Sky.Core.Tuple", "Sky.Core.Task", "Sky.Core.Dict"}
+	"Sky.Core.String", "Sky.Core.Char", "Sky.Core.Tuple", "Sky.Core.Task", "Sky.Core.Dict", "Sky.Core.Debug"}
 
 // EntryModuleName is the module name of an entry file without a header.
 const EntryModuleName = "Main"
@@ -33,8 +34,7 @@ func LoadProgram(path, root string, stdlib map[string]string) (*Program, error) 
 	}
 	roots := []string{root}
 	if root == "" {
-		dir := filepath.Dir(path)
-		roots = []string{dir, filepath.Join(dir, "src")}
+		roots = defaultRoots(path)
 	}
 	l := &progLoader{
 		prog:   &Program{Modules: map[string]*syntax.File{}, Sources: map[string]string{}},
@@ -45,6 +45,22 @@ func LoadProgram(path, root string, stdlib map[string]string) (*Program, error) 
 		return nil, err
 	}
 	return l.prog, nil
+}
+
+// defaultRoots are where user modules are looked up when no source root is
+// configured: the entry file's directory, a `src` directory beside it, and
+// a `src` directory beside that directory (so `tests/UserTest.sky` finds the
+// project's modules under src/). The evaluator's loader uses
+// the same list.
+func defaultRoots(entry string) []string {
+	dir := filepath.Dir(entry)
+	roots := []string{dir}
+	for _, r := range []string{filepath.Join(dir, "src"), filepath.Join(dir, "..", "src")} {
+		if !slices.Contains(roots, filepath.Clean(r)) {
+			roots = append(roots, filepath.Clean(r))
+		}
+	}
+	return roots
 }
 
 // CheckFile loads the program whose entry is the file at path (see

@@ -26,10 +26,14 @@ func ShowFloat(f float64) string {
 	case math.IsInf(f, -1):
 		return "-Infinity"
 	}
-	if a := math.Abs(f); a == 0 || (a >= 1e-7 && a < 1e21) {
+	if a := math.Abs(f); a == 0 || (a >= 1e-6 && a < 1e21) {
 		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
+	// JavaScript writes the exponent without padding: 1e-7, 1.5e+22.
+	s := strconv.FormatFloat(f, 'e', -1, 64)
+	mant, exp, _ := strings.Cut(s, "e")
+	sign, digits := exp[:1], strings.TrimLeft(exp[1:], "0")
+	return mant + "e" + sign + digits
 }
 
 func show(b *strings.Builder, v Value, nested bool) {
