@@ -38,6 +38,24 @@ const (
 // skyDef is a Sky WorkflowDef.
 type skyDef = Def[value.Value, value.Value]
 
+// skyWorkflowDef is the value of a Sky WorkflowDef: the definition and the
+// identity of the `register` call that made it, which its erased form keeps
+// so poll can tell one workflow listed twice (harmless) from two different
+// workflows under one name and version (an error).
+type skyWorkflowDef struct {
+	def skyDef
+	id  *registration
+}
+
+// skyRegistered is the value of a Sky RegisteredWorkflow.
+type skyRegistered struct {
+	w  Workflow
+	id *registration
+}
+
+// registration is the identity of one register call.
+type registration struct{ name string }
+
 // binding holds one Engine per database a program uses, so Durable calls on
 // the same Db share the engine's options.
 type binding struct {
@@ -132,7 +150,7 @@ func KernelsWith(opts Options) map[string]value.Kernel {
 			if err != nil {
 				return nil, err
 			}
-			return value.Opaque{Kind: registeredKind, V: d.Erase()}, nil
+			return value.Opaque{Kind: registeredKind, V: skyRegistered{w: d.def.Erase(), id: d.id}}, nil
 		}},
 		{Name: "Durable_setup", Arity: 1, Fn: b.dbTask("Durable.setup", func(ctx context.Context, e *Engine) (value.Value, error) {
 			return value.Unit{}, e.Setup(ctx)
@@ -261,7 +279,7 @@ func registerKernel(fn string, policy RetryPolicy, version int, name, in, out, b
 	if version != 1 {
 		def = def.Versioned(version)
 	}
-	return value.Opaque{Kind: defKind, V: def}, nil
+	return value.Opaque{Kind: defKind, V: skyWorkflowDef{def: def, id: &registration{name: n}}}, nil
 }
 
 // applyTask applies a Sky function that must return a Task and yields it; a
@@ -309,13 +327,13 @@ func retryPolicyArg(v value.Value) (RetryPolicy, error) {
 	}.withDefaults(), nil
 }
 
-func defArg(fn string, v value.Value) (skyDef, error) {
+func defArg(fn string, v value.Value) (skyWorkflowDef, error) {
 	if o, ok := v.(value.Opaque); ok && o.Kind == defKind {
-		if d, ok := o.V.(skyDef); ok {
+		if d, ok := o.V.(skyWorkflowDef); ok {
 			return d, nil
 		}
 	}
-	return skyDef{}, value.BadArg(fn, "a WorkflowDef (from Durable.register)", v)
+	return skyWorkflowDef{}, value.BadArg(fn, "a WorkflowDef (from Durable.register)", v)
 }
 
 func ctxArg(fn string, v value.Value) (*Ctx, error) {
@@ -375,7 +393,7 @@ func (b *binding) start(a []value.Value) (value.Value, error) {
 	}
 	input, e := a[3], b.engineFor(d)
 	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
-		return value.Unit{}, Start(ctx, e, def, id, input)
+		return value.Unit{}, Start(ctx, e, def.def, id, input)
 	})}, nil
 }
 
@@ -412,19 +430,49 @@ func (b *binding) poll(fn string, opts PollOptions, dbArg, list value.Value) (va
 	if !ok && list != nil {
 		return nil, value.BadArg(fn, "a List RegisteredWorkflow", list)
 	}
-	var defs []Workflow
+	var listed []skyRegistered
 	for _, v := range l.Slice() {
 		o, ok := v.(value.Opaque)
-		w, isW := o.V.(Workflow)
-		if !ok || o.Kind != registeredKind || !isW {
+		r, isR := o.V.(skyRegistered)
+		if !ok || o.Kind != registeredKind || !isR {
 			return nil, value.BadArg(fn, "a RegisteredWorkflow (from Durable.erase)", v)
 		}
-		defs = append(defs, w)
+		listed = append(listed, r)
 	}
+	defs, clash := distinctWorkflows(fn, listed)
 	e := b.engineFor(d)
 	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
+		if clash != nil {
+			return nil, clash
+		}
 		return e.PollWith(ctx, defs, opts)
 	})}, nil
+}
+
+// distinctWorkflows is the poll list without repeats of one workflow; two
+// different registrations under one name and version are an InvalidInput
+// error, since the runner could only ever advance runs with one of them.
+func distinctWorkflows(fn string, listed []skyRegistered) ([]Workflow, error) {
+	type key struct {
+		name    string
+		version int
+	}
+	seen := map[key]*registration{}
+	var defs []Workflow
+	for _, r := range listed {
+		k := key{r.w.Name, max(r.w.Version, 1)}
+		if prev, ok := seen[k]; ok {
+			if prev == r.id {
+				continue
+			}
+			return nil, task.Errorf(task.InvalidInput,
+				"%s: the list holds two different workflows named %q (version %d); hint: give each workflow its own name, or register the new code with Durable.registerVersioned and another version",
+				fn, k.name, k.version)
+		}
+		seen[k] = r.id
+		defs = append(defs, r.w)
+	}
+	return defs, nil
 }
 
 // pollOptionsArg reads a Sky PollOptions record.
