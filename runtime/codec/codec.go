@@ -112,10 +112,14 @@ func Preview(text string) string {
 	return text
 }
 
-// WriteString appends s as a JSON string.
+// WriteString appends s as a JSON string. Like JavaScript's
+// JSON.stringify (what Elm's encoder produces), it leaves <, > and & as they
+// are rather than escaping them for HTML.
 func WriteString(buf *bytes.Buffer, s string) {
-	b, _ := json.Marshal(s) // a Go string always marshals
-	buf.Write(b)
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)           // a Go string always encodes
+	buf.Truncate(buf.Len() - 1) // Encode ends the value with a newline
 }
 
 // String is the codec of JSON strings.
