@@ -112,12 +112,14 @@ func (e *Engine) CompactOlderThan(ctx context.Context, olderThan time.Duration, 
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = DefaultCompactBatch
 	}
+	var from time.Time
 	for {
 		if err := ctx.Err(); err != nil {
 			return res, task.As(err)
 		}
 		began := time.Now()
-		runs, rows, err := e.store.compactBatch(ctx, olderThan, opts.BatchSize, e.now())
+		runs, rows, last, err := e.store.compactBatch(ctx, olderThan, opts.BatchSize, from, e.now())
+		from = last
 		took := time.Since(began)
 		if err != nil {
 			return res, err

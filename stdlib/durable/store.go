@@ -66,9 +66,11 @@ type store interface {
 	// run, keeping the run row; ok is false when the run is not finished.
 	compactRun(ctx context.Context, runID string, now time.Time) (ok bool, deleted int64, err error)
 	// compactBatch compacts, in one short transaction, up to limit done or
-	// cancelled runs not yet compacted and last updated before now -
-	// olderThan, oldest first; it reports the runs and rows it handled.
-	compactBatch(ctx context.Context, olderThan time.Duration, limit int, now time.Time) (runs, rows int64, err error)
+	// cancelled runs not yet compacted, created at or after from (zero: any)
+	// and last updated before now - olderThan, oldest created first; it
+	// reports the runs and rows it handled and the creation time of the
+	// last run, where the next batch starts.
+	compactBatch(ctx context.Context, olderThan time.Duration, limit int, from, now time.Time) (runs, rows int64, last time.Time, err error)
 	// saveSnapshot writes data under id when seq is newer than the stored
 	// one; loadSnapshot reads it back.
 	saveSnapshot(ctx context.Context, id string, seq int64, data string, now time.Time) (bool, error)

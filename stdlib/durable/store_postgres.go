@@ -53,9 +53,10 @@ CREATE INDEX IF NOT EXISTS _sky_durable_runs_due ON _sky_durable_runs (wake_at)
 DROP INDEX IF EXISTS _sky_durable_runs_created;
 CREATE INDEX IF NOT EXISTS _sky_durable_runs_list ON _sky_durable_runs (created_at, id);
 CREATE INDEX IF NOT EXISTS _sky_durable_runs_status_list ON _sky_durable_runs (status, created_at, id);
-CREATE INDEX IF NOT EXISTS _sky_durable_runs_workflow_list ON _sky_durable_runs (workflow, created_at, id);
-CREATE INDEX IF NOT EXISTS _sky_durable_runs_compactable ON _sky_durable_runs (updated_at)
+CREATE INDEX IF NOT EXISTS _sky_durable_runs_compactable ON _sky_durable_runs (created_at)
   WHERE status IN ('done','cancelled') AND compacted_at IS NULL;
+DROP INDEX IF EXISTS _sky_durable_runs_workflow_list;
+CREATE INDEX IF NOT EXISTS _sky_durable_runs_workflow_status_list ON _sky_durable_runs (workflow, status, created_at, id);
 
 CREATE TABLE IF NOT EXISTS _sky_durable_journal (
   run_id     TEXT NOT NULL,
@@ -90,7 +91,21 @@ CREATE TABLE IF NOT EXISTS _sky_durable_snapshot (
 );
 `
 
+// pgSchemaCurrent finds the object pgSchema creates last. When it exists the
+// schema is current and setup sends no DDL: every ALTER TABLE takes an ACCESS
+// EXCLUSIVE lock, which would queue every worker behind a `sky durable ls`.
+// Whoever extends pgSchema must point this at its new last object.
+const pgSchemaCurrent = `SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname = '_sky_durable_runs_workflow_status_list'`
+
 func (s *pgStore) setup(ctx context.Context) error {
+	var current int64
+	s.hook("setup", pgSchemaCurrent)
+	if err := s.d.QueryRow(ctx, pgSchemaCurrent).Scan(&current); err != nil {
+		return err
+	}
+	if current > 0 {
+		return nil
+	}
 	return s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		s.hook("setup", "pg_advisory_xact_lock")
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(pgSetupLock)); err != nil {
@@ -413,7 +428,7 @@ func (s *pgStore) readRun(ctx context.Context, runID string) (Run, error) {
 }
 
 func (s *pgStore) listRuns(ctx context.Context, f ListFilter) ([]Run, error) {
-	sql, args := listSQL(`SELECT `+pgRunColumns+` FROM _sky_durable_runs`, f)
+	sql, args := listSQL(pgRunColumns, f, func(string) string { return "" })
 	s.hook("list", sql)
 	return scanRuns(ctx, s.d, sql, args, pgRunScanner)
 }

@@ -3,6 +3,7 @@ package durable
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"skydurable/runtime/db"
@@ -46,25 +47,40 @@ func loadSnapshot(ctx context.Context, q *db.DB, sql, id string) (int64, string,
 	return seq, data, true, nil
 }
 
-// listSQL completes a run query with f's filters, newest first. Each filter
-// combination is its own statement (rather than one statement with optional filters), so a cached
-// generic plan still uses the matching index: (created_at, id),
-// (status, created_at, id) or (workflow, created_at, id).
-func listSQL(selectFrom string, f ListFilter) (string, []any) {
-	var where []string
+// allStatuses lists every run status, for the per-status branches of a
+// workflow listing.
+var allStatuses = []Status{StatusWaiting, StatusRunning, StatusDone, StatusFailed, StatusDead, StatusCancelled}
+
+// listSQL builds the listing query for f, newest first, given the run
+// columns and a dialect's index hint (SQLite's "INDEXED BY", nothing on
+// PostgreSQL). Each filter combination is its own statement, so a cached
+// generic plan still uses its index, and each reads only the first rows of
+// an index scan:
+//
+//   - no filter: (created_at, id);
+//   - a status: (status, created_at, id);
+//   - a workflow and a status: (workflow, status, created_at, id);
+//   - a workflow alone: the same index, the newest Limit runs of each status
+//     (six index-only scans), merged and cut to Limit.
+func listSQL(columns string, f ListFilter, indexedBy func(index string) string) (string, []any) {
+	const order = " ORDER BY created_at DESC, id DESC LIMIT ?"
+	from := " FROM _sky_durable_runs"
+	switch {
+	case f.Workflow == "" && f.Status == "":
+		return "SELECT " + columns + from + indexedBy("_sky_durable_runs_list") + order, []any{f.Limit}
+	case f.Workflow == "":
+		return "SELECT " + columns + from + indexedBy("_sky_durable_runs_status_list") + " WHERE status = ?" + order,
+			[]any{string(f.Status), f.Limit}
+	case f.Status != "":
+		return "SELECT " + columns + from + indexedBy("_sky_durable_runs_workflow_status_list") + " WHERE workflow = ? AND status = ?" + order,
+			[]any{f.Workflow, string(f.Status), f.Limit}
+	}
+	branches := make([]string, len(allStatuses))
 	var args []any
-	if f.Status != "" {
-		where = append(where, "status = ?")
-		args = append(args, string(f.Status))
+	for i, st := range allStatuses {
+		branches[i] = fmt.Sprintf("SELECT id FROM (SELECT id%s%s WHERE workflow = ? AND status = '%s'%s) s%d",
+			from, indexedBy("_sky_durable_runs_workflow_status_list"), st, order, i)
+		args = append(args, f.Workflow, f.Limit)
 	}
-	if f.Workflow != "" {
-		where = append(where, "workflow = ?")
-		args = append(args, f.Workflow)
-	}
-	sql := selectFrom
-	if len(where) > 0 {
-		sql += " WHERE " + strings.Join(where, " AND ")
-	}
-	sql += " ORDER BY created_at DESC, id DESC LIMIT ?"
-	return sql, append(args, f.Limit)
+	return "SELECT " + columns + from + " WHERE id IN (" + strings.Join(branches, " UNION ALL ") + ")" + order, append(args, f.Limit)
 }

@@ -85,9 +85,10 @@ CREATE INDEX IF NOT EXISTS _sky_durable_runs_due ON _sky_durable_runs (wake_at)
 DROP INDEX IF EXISTS _sky_durable_runs_created;
 CREATE INDEX IF NOT EXISTS _sky_durable_runs_list ON _sky_durable_runs (created_at, id);
 CREATE INDEX IF NOT EXISTS _sky_durable_runs_status_list ON _sky_durable_runs (status, created_at, id);
-CREATE INDEX IF NOT EXISTS _sky_durable_runs_workflow_list ON _sky_durable_runs (workflow, created_at, id);
-CREATE INDEX IF NOT EXISTS _sky_durable_runs_compactable ON _sky_durable_runs (updated_at)
+CREATE INDEX IF NOT EXISTS _sky_durable_runs_compactable ON _sky_durable_runs (created_at)
   WHERE status IN ('done','cancelled') AND compacted_at IS NULL;
+DROP INDEX IF EXISTS _sky_durable_runs_workflow_list;
+CREATE INDEX IF NOT EXISTS _sky_durable_runs_workflow_status_list ON _sky_durable_runs (workflow, status, created_at, id);
 CREATE TRIGGER IF NOT EXISTS _sky_durable_journal_renews_lease AFTER INSERT ON _sky_durable_journal
 BEGIN
   UPDATE _sky_durable_runs SET claimed_at = NEW.created_at, updated_at = NEW.created_at
@@ -97,7 +98,20 @@ END;
 
 const sqliteHasColumn = `SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = ?`
 
+// sqliteSchemaCurrent finds the object setup creates last; when it exists
+// the schema is current and setup writes nothing (no writer lock taken).
+// Whoever extends the schema must point this at its new last object.
+const sqliteSchemaCurrent = `SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = '_sky_durable_runs_workflow_status_list'`
+
 func (s *sqliteStore) setup(ctx context.Context) error {
+	var current int64
+	s.hook("setup", sqliteSchemaCurrent)
+	if err := s.d.QueryRow(ctx, sqliteSchemaCurrent).Scan(&current); err != nil {
+		return err
+	}
+	if current > 0 {
+		return nil
+	}
 	return s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		s.hook("setup", sqliteTables)
 		if _, err := tx.ExecRaw(ctx, sqliteTables); err != nil {
@@ -369,7 +383,7 @@ func (s *sqliteStore) readRun(ctx context.Context, runID string) (Run, error) {
 }
 
 func (s *sqliteStore) listRuns(ctx context.Context, f ListFilter) ([]Run, error) {
-	sql, args := listSQL(`SELECT `+sqliteRunColumns+` FROM _sky_durable_runs`, f)
+	sql, args := listSQL(sqliteRunColumns, f, func(index string) string { return " INDEXED BY " + index })
 	s.hook("list", sql)
 	return scanRuns(ctx, s.d, sql, args, sqliteRunScanner)
 }

@@ -9,12 +9,14 @@ import (
 )
 
 // sqlitePickCompactable lists one batch of finished, not yet compacted runs
-// older than the retention, oldest first, on the partial index
-// _sky_durable_runs_compactable.
+// last updated before the cutoff, oldest first, on the partial index
+// _sky_durable_runs_compactable (created_at; a run is updated after it is
+// created, so created_at < cutoff bounds the scan).
 const sqlitePickCompactable = `
-SELECT id FROM _sky_durable_runs
- WHERE status IN ('done','cancelled') AND compacted_at IS NULL AND updated_at < ?
- ORDER BY updated_at
+SELECT id, created_at FROM _sky_durable_runs INDEXED BY _sky_durable_runs_compactable
+ WHERE status IN ('done','cancelled') AND compacted_at IS NULL
+   AND created_at >= ? AND created_at < ? AND updated_at < ?
+ ORDER BY created_at
  LIMIT ?`
 
 const sqliteDeleteJournalOf = `DELETE FROM _sky_durable_journal WHERE run_id IN (SELECT value FROM json_each(?))`
@@ -26,18 +28,29 @@ const sqliteStampCompactedOf = `UPDATE _sky_durable_runs SET compacted_at = ?
 
 // compactBatch compacts one batch in one transaction (SQLite holds its
 // single writer lock for it, so batches keep that lock short).
-func (s *sqliteStore) compactBatch(ctx context.Context, olderThan time.Duration, limit int, now time.Time) (int64, int64, error) {
+func (s *sqliteStore) compactBatch(ctx context.Context, olderThan time.Duration, limit int, from, now time.Time) (int64, int64, time.Time, error) {
 	var runs, rows int64
+	last := from
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
-		runs, rows = 0, 0
+		runs, rows, last = 0, 0, from
+		cutoff := ms(now.Add(-olderThan))
 		s.hook("compact", sqlitePickCompactable)
-		ids, err := queryAll(ctx, tx, sqlitePickCompactable, []any{ms(now.Add(-olderThan)), limit}, func(scan func(...any) error) (string, error) {
-			var id string
-			return id, scan(&id)
+		type picked struct {
+			id      string
+			created int64
+		}
+		found, err := queryAll(ctx, tx, sqlitePickCompactable, []any{max(ms(from), 0), cutoff, cutoff, limit}, func(scan func(...any) error) (picked, error) {
+			var p picked
+			return p, scan(&p.id, &p.created)
 		})
-		if err != nil || len(ids) == 0 {
+		if err != nil || len(found) == 0 {
 			return err
 		}
+		ids := make([]string, len(found))
+		for i, p := range found {
+			ids[i] = p.id
+		}
+		last = fromMs(found[len(found)-1].created)
 		idsJSON, _ := json.Marshal(ids)
 		for _, sql := range []string{sqliteDeleteJournalOf, sqliteDeleteSignalsOf} {
 			n, err := s.exec(ctx, tx, "compact", sql, string(idsJSON))
@@ -49,7 +62,7 @@ func (s *sqliteStore) compactBatch(ctx context.Context, olderThan time.Duration,
 		runs, err = s.exec(ctx, tx, "compact", sqliteStampCompactedOf, ms(now), string(idsJSON))
 		return err
 	})
-	return runs, rows, err
+	return runs, rows, last, err
 }
 
 const sqliteListSignals = `SELECT name, payload, delivered, created_at FROM _sky_durable_signals WHERE run_id = ? ORDER BY created_at, name`
