@@ -64,8 +64,15 @@ type binding struct {
 	opts    Options
 }
 
-// engineFor returns the engine of d, making it on first use.
+// engineFor returns the engine of d, making it on first use. A Db that is a
+// transaction (the tx of Db.withTransaction or Durable.transaction) lives
+// for one transaction: its engine is made afresh and never cached, so a
+// worker that starts or signals runs inside transactions does not keep one
+// engine (and one finished transaction) per call forever.
 func (b *binding) engineFor(d *db.DB) *Engine {
+	if d.InTransaction() {
+		return New(d, b.opts)
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if e, ok := b.engines[d]; ok {
