@@ -26,7 +26,10 @@ func ShowFloat(f float64) string {
 	case math.IsInf(f, -1):
 		return "-Infinity"
 	}
-	if a := math.Abs(f); a == 0 || (a >= 1e-6 && a < 1e21) {
+	if f == 0 {
+		return "0" // JavaScript prints -0 as 0
+	}
+	if a := math.Abs(f); a >= 1e-6 && a < 1e21 {
 		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
 	// JavaScript writes the exponent without padding: 1e-7, 1.5e+22.

@@ -1,6 +1,9 @@
 package value
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // TestShowFloatLikeJavaScript pins String.fromFloat to JavaScript's
 // Number#toString, which Elm uses: plain digits from 1e-6 up to 1e21, an
@@ -12,6 +15,7 @@ func TestShowFloatLikeJavaScript(t *testing.T) {
 	}{
 		{1.0, "1"},
 		{-0.5, "-0.5"},
+		{math.Copysign(0, -1), "0"},
 		{0.000001, "0.000001"},
 		{1e-7, "1e-7"},
 		{-1.5e-7, "-1.5e-7"},
