@@ -231,7 +231,7 @@ func (c *compiler) record(e *syntax.Record, sc *scope) code {
 			}
 			out[i] = x
 		}
-		return &value.Record{Names: sorted, Values: out}, nil
+		return &value.Record{Names: sorted, Values: out, Declared: names}, nil
 	}
 }
 
@@ -265,6 +265,6 @@ func (c *compiler) recordUpdate(e *syntax.RecordUpdate, sc *scope) code {
 			}
 			out[idx] = v
 		}
-		return &value.Record{Names: r.Names, Values: out}, nil
+		return &value.Record{Names: r.Names, Values: out, Declared: r.Declared}, nil
 	}
 }

@@ -191,8 +191,9 @@ func (f *ctorFunc) Call(args []value.Value) (value.Value, error) {
 // recordFunc is a record alias used as a positional constructor: `R 1 2`
 // builds `{ a = 1, b = 2 }` for `type alias R = { a : Int, b : Int }`.
 type recordFunc struct {
-	names []string // sorted field names
-	perm  []int    // perm[i] is the slot in names of the i-th declared field
+	names    []string // sorted field names
+	perm     []int    // perm[i] is the slot in names of the i-th declared field
+	declared []string // the field names in declaration order
 }
 
 func (f *recordFunc) Arity() int { return len(f.perm) }
@@ -202,7 +203,7 @@ func (f *recordFunc) Call(args []value.Value) (value.Value, error) {
 	for i, a := range args {
 		vals[f.perm[i]] = a
 	}
-	return &value.Record{Names: f.names, Values: vals}, nil
+	return &value.Record{Names: f.names, Values: vals, Declared: f.declared}, nil
 }
 
 // accessorFunc is `.field`.

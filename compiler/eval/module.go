@@ -131,7 +131,7 @@ func recordCtor(rt *syntax.RecordType) *recordFunc {
 	for i, n := range declared {
 		perm[i] = sort.SearchStrings(names, n)
 	}
-	return &recordFunc{names: names, perm: perm}
+	return &recordFunc{names: names, perm: perm, declared: declared}
 }
 
 func (m *Module) errorf(errs *ErrorList, pos syntax.Pos, format string, args ...any) {

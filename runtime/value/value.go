@@ -74,10 +74,24 @@ func (l *List) Len() int {
 type Tuple []Value
 
 // Record is a Sky record. Names are sorted and unique; Values[i] is the value
-// of field Names[i]. Treat both slices as read-only.
+// of field Names[i]. Treat the slices as read-only.
 type Record struct {
 	Names  []string
 	Values []Value
+	// Declared is the order the fields were written in (the record literal
+	// or the alias declaration that built it), for encoders that keep the
+	// author's order (Codec.auto); nil means Names order. Equality and
+	// Debug.toString ignore it.
+	Declared []string
+}
+
+// FieldOrder is the order to write r's fields in: Declared when it names
+// exactly r's fields, Names otherwise.
+func (r *Record) FieldOrder() []string {
+	if len(r.Declared) == len(r.Names) {
+		return r.Declared
+	}
+	return r.Names
 }
 
 // NewRecord builds a record from its fields.
@@ -127,7 +141,7 @@ func (r *Record) With(name string, v Value) *Record {
 		vals := make([]Value, len(r.Values))
 		copy(vals, r.Values)
 		vals[i] = v
-		return &Record{Names: r.Names, Values: vals}
+		return &Record{Names: r.Names, Values: vals, Declared: r.Declared}
 	}
 	at := sort.SearchStrings(r.Names, name)
 	names := make([]string, 0, len(r.Names)+1)

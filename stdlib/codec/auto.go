@@ -31,6 +31,13 @@ func autoRecord(w *value.Record, at string) (Codec, error) {
 		codecs[i] = c
 	}
 	names := w.Names
+	// Encode in the order the witness was written in, as JSON.stringify
+	// would write the literal; order[k] is the slot of the k-th key.
+	declared := w.FieldOrder()
+	order := make([]int, len(declared))
+	for k, name := range declared {
+		order[k] = w.Index(name)
+	}
 	c := rc.Make(
 		func(buf *bytes.Buffer, v value.Value) error {
 			r, ok := v.(*value.Record)
@@ -38,12 +45,13 @@ func autoRecord(w *value.Record, at string) (Codec, error) {
 				return encodeMismatch("a record", v)
 			}
 			buf.WriteByte('{')
-			for i, name := range names {
+			for k, i := range order {
+				name := names[i]
 				fv, ok := r.Get(name)
 				if !ok {
 					return fmt.Errorf("cannot encode %s: it has no field %q, which the Codec.auto witness has", value.Show(v), name)
 				}
-				if i > 0 {
+				if k > 0 {
 					buf.WriteByte(',')
 				}
 				rc.WriteString(buf, name)
@@ -73,7 +81,7 @@ func autoRecord(w *value.Record, at string) (Codec, error) {
 				}
 				vals[i] = v
 			}
-			return &value.Record{Names: names, Values: vals}, nil
+			return &value.Record{Names: names, Values: vals, Declared: w.Declared}, nil
 		})
 	return c, nil
 }
