@@ -115,6 +115,7 @@ func (lx *lexer) escape() (rune, bool) {
 
 // multiString scans a raw `"""…"""` string. `{{expr}}` marks an
 // interpolation; its source range is kept in token.parts for the parser.
+// `\{{` writes a literal `{{`.
 func (lx *lexer) multiString(t token) token {
 	for i := 0; i < 3; i++ {
 		lx.advance()
@@ -150,6 +151,15 @@ func (lx *lexer) multiString(t token) token {
 				t.parts = nil
 			}
 			return t
+		case lx.peekAt(0) == '\\' && lx.peekAt(1) == '{' && lx.peekAt(2) == '{':
+			// `\{{` is a literal `{{`, the one escape a raw string has.
+			if lit.Len() == 0 {
+				litStart = lx.pos()
+			}
+			for i := 0; i < 3; i++ {
+				lx.advance()
+			}
+			lit.WriteString("{{")
 		case lx.peekAt(0) == '{' && lx.peekAt(1) == '{':
 			flush()
 			open := lx.pos()

@@ -25,6 +25,9 @@ func TestParseExpr(t *testing.T) {
 		{"multi string raw", "\"\"\"line1\n  \\n \"quoted\" \"\"\"", `"line1\n  \\n \"quoted\" "`},
 		{"interp name", `"""Hi {{name}}!"""`, `(interp "Hi " name "!")`},
 		{"interp field and app", `"""{{user.name}} has {{String.fromInt n}}"""`, `(interp user.name " has " (String.fromInt n))`},
+		{"interp escaped braces", `"""a \{{b}} {{c}}"""`, `(interp "a {{b}} " c)`},
+		{"escaped braces only", `"""\{{x}}"""`, `"{{x}}"`},
+		{"interp parenthesised argument", `"""{{String.fromInt (n + 1)}}"""`, `(interp (String.fromInt (n + 1)))`},
 		{"unit", "()", "()"},
 		// names
 		{"var", "x", "x"},

@@ -25,7 +25,7 @@ func (p *parser) interpolation(t token) Expr {
 }
 
 // parseInterpolated parses the source inside `{{ }}`: a name, a field access
-// or an application of names and fields.
+// or an application of one to arguments.
 func (p *parser) parseInterpolated(part strPart) (x Expr) {
 	lx := newLexer(p.file, p.src, part.pos, part.end, p.errs)
 	sub := &parser{file: p.file, src: p.src, lx: lx, errs: p.errs, depth: p.depth}
@@ -47,7 +47,8 @@ func (p *parser) parseInterpolated(part strPart) (x Expr) {
 }
 
 // simpleInterpolation reports whether e is a name, a field access or an
-// application of those to names, fields and literals.
+// application of those. An argument may be any expression: one that is not
+// a single atom was written in parentheses (`{{String.fromInt (n + 1)}}`).
 func simpleInterpolation(e Expr) bool {
 	switch e := e.(type) {
 	case *Var:
@@ -55,24 +56,7 @@ func simpleInterpolation(e Expr) bool {
 	case *Access:
 		return simpleInterpolation(e.Record)
 	case *App:
-		if !simpleInterpolation(e.Fn) {
-			return false
-		}
-		for _, a := range e.Args {
-			if !simpleInterpolation(a) && !isLiteral(a) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
-// isLiteral reports whether e is a literal or a bare constructor.
-func isLiteral(e Expr) bool {
-	switch e.(type) {
-	case *IntLit, *FloatLit, *StringLit, *CharLit, *Ctor:
-		return true
+		return simpleInterpolation(e.Fn)
 	}
 	return false
 }
