@@ -145,7 +145,7 @@ func stringKernels() []value.Kernel {
 		}),
 		str1("String_toUpper", "String.toUpper", func(s string) value.Value { return strings.ToUpper(s) }),
 		str1("String_toLower", "String.toLower", func(s string) value.Value { return strings.ToLower(s) }),
-		padKernel("String_pad", "String.pad", func(n int) (int, int) { return n / 2, n - n/2 }),
+		padKernel("String_pad", "String.pad", func(n int) (int, int) { return n - n/2, n / 2 }), // Elm: the extra one goes left
 		padKernel("String_padLeft", "String.padLeft", func(n int) (int, int) { return n, 0 }),
 		padKernel("String_padRight", "String.padRight", func(n int) (int, int) { return 0, n }),
 		str1("String_trim", "String.trim", func(s string) value.Value { return strings.TrimSpace(s) }),
@@ -270,11 +270,11 @@ func stringIndexes(needle, s string) value.Value {
 		if i < 0 {
 			return out.done()
 		}
+		// Matches do not overlap: Elm resumes the search after the match.
 		runeIndex += utf8.RuneCountInString(s[byteIndex : byteIndex+i])
 		out.add(int64(runeIndex))
-		_, size := utf8.DecodeRuneInString(s[byteIndex+i:])
-		byteIndex += i + size
-		runeIndex++
+		byteIndex += i + len(needle)
+		runeIndex += utf8.RuneCountInString(needle)
 	}
 }
 
