@@ -65,9 +65,16 @@ func stringKernels() []value.Kernel {
 			parts, err := stringList("String.join", a[1])
 			return strings.Join(parts, sep), err
 		}},
-		str1("String_words", "String.words", func(s string) value.Value { return stringsToList(strings.Fields(s)) }),
+		str1("String_words", "String.words", func(s string) value.Value {
+			if strings.TrimSpace(s) == "" {
+				return stringsToList([]string{""}) // as Elm (JavaScript's "".split(/\s+/))
+			}
+			return stringsToList(strings.Fields(s))
+		}),
 		str1("String_lines", "String.lines", func(s string) value.Value {
-			return stringsToList(strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n"))
+			// Elm splits on \r\n, \r and \n.
+			s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+			return stringsToList(strings.Split(s, "\n"))
 		}),
 		{Name: "String_slice", Arity: 3, Fn: stringSlice},
 		intStr("String_left", "String.left", func(n int, r []rune) string { return string(r[:n]) }),
