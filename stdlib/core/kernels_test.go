@@ -237,6 +237,7 @@ func TestString(t *testing.T) {
 		{"String_reverse", args("abc"), `"cba"`},
 		{"String_repeat", args(int64(3), "ab"), `"ababab"`},
 		{"String_replace", args(".", "-", "a.b.c"), `"a-b-c"`},
+		{"String_replace", args("", "-", "ab"), `"a-b"`},
 		{"String_concat", args(strs("a", "b")), `"ab"`},
 		{"String_split", args(",", "a,b,,c"), `["a","b","","c"]`},
 		{"String_join", args(", ", strs("a", "b")), `"a, b"`},

@@ -41,10 +41,9 @@ func stringKernels() []value.Kernel {
 			if err != nil {
 				return nil, err
 			}
-			if ss[0] == "" {
-				return ss[2], nil
-			}
-			return strings.ReplaceAll(ss[2], ss[0], ss[1]), nil
+			// Elm's replace is split-then-join, so an empty needle puts the
+			// replacement between characters: replace "" "-" "ab" == "a-b".
+			return strings.Join(strings.Split(ss[2], ss[0]), ss[1]), nil
 		}},
 		{Name: "String_concat", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
 			parts, err := stringList("String.concat", a[0])
