@@ -36,6 +36,9 @@ func (e *Engine) PollWith(ctx context.Context, defs []Workflow, opts PollOptions
 	if opts.MaxRuns <= 0 {
 		opts.MaxRuns = 1
 	}
+	// Inside an App loop (App.run put HintSettings in ctx), NOTIFY hints
+	// wake the loop's tickers; elsewhere this does nothing (notify.go).
+	e.wakeAppOnHints(ctx)
 	reg := newRegistry(defs)
 	if len(reg.names) == 0 {
 		return false, nil
