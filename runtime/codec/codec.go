@@ -157,7 +157,7 @@ var Float = Make(
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return task.Errorf(task.InvalidInput, "cannot encode %v as JSON", f)
 		}
-		buf.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
+		buf.WriteString(jsNumber(f))
 		return nil
 	},
 	func(v any, p Path) (float64, error) {
@@ -171,6 +171,21 @@ var Float = Make(
 		}
 		return f, nil
 	})
+
+// jsNumber writes a finite float as JavaScript's JSON.stringify does (what
+// Elm's encoder produces): plain digits from 1e-6 up to 1e21 (1000000,
+// 0.000001), an unpadded exponent outside (1e-7, 1e+21), and -0 as 0.
+func jsNumber(f float64) string {
+	if f == 0 {
+		return "0"
+	}
+	if a := math.Abs(f); a >= 1e-6 && a < 1e21 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	s := strconv.FormatFloat(f, 'e', -1, 64)
+	mant, exp, _ := strings.Cut(s, "e")
+	return mant + "e" + exp[:1] + strings.TrimLeft(exp[1:], "0")
+}
 
 // Bool is the codec of JSON booleans.
 var Bool = Make(
