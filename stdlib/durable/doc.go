@@ -12,6 +12,12 @@
 // Storage is three tables of the spec (_sky_durable_runs, _sky_durable_journal,
 // _sky_durable_signals) plus _sky_durable_snapshot, on PostgreSQL or SQLite
 // through runtime/db. All SQL lives in store_postgres.go and store_sqlite.go
-// behind the store interface. See docs/durable.md for the guarantees, the
-// schema and operations notes.
+// behind the store interface.
+//
+// Operations (ops.go, versions.go): ListRuns filters runs on an index (`sky
+// durable ls`); a run is stamped with its workflow version at Start and Poll
+// dispatches on (name, version) under a VersionPolicy (PinToStart by
+// default, or FailSafe); CompactOlderThan deletes the journal of finished
+// runs in short batches; Cancel stops a run at its next step boundary. See
+// docs/durable.md for the guarantees, the schema and operations.
 package durable
