@@ -225,3 +225,17 @@ func TestUnreadableSnapshotStoreFailsTheRun(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+func TestWithDurableDefaultIDIsTheProgramFile(t *testing.T) {
+	d := dbtest.Open(t, "sqlite")
+	ks := KernelsWith(Env{Stdin: strings.NewReader("inc\n"), Stdout: &lockedBuffer{}, Stderr: &lockedBuffer{}, Args: []string{"sky", "run", "./shop/Main.sky"}})
+	intCodec, _ := skycodec.Kernels()["Codec_int"].Fn(nil)
+	app := call(t, ks, "App_withDurable", value.Opaque{Kind: "Db", V: d}, intCodec, counterApp(t, ks))
+	if _, err := task.Run(context.Background(), call(t, ks, "App_run", app).(value.Task).T); err != nil {
+		t.Fatal(err)
+	}
+	_, data, found, err := durable.NewSnapshotStore(durable.New(d, durable.Options{})).Load(context.Background(), "app:shop/Main.sky")
+	if err != nil || !found || data != "1" {
+		t.Fatalf("snapshot under app:shop/Main.sky: found=%v data=%q err=%v", found, data, err)
+	}
+}
