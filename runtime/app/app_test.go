@@ -160,8 +160,8 @@ func TestInputLinesBecomeMessagesAndEOFEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The unchanged view after "noop" is not printed again.
-	if want := "model: 0\nmodel: 1\nmodel: 2\nmodel: 1\n"; out != want {
+	// Every update prints the view, the unchanged one after "noop" too.
+	if want := "model: 0\nmodel: 1\nmodel: 2\nmodel: 2\nmodel: 1\n"; out != want {
 		t.Fatalf("output:\n%s\nwant:\n%s", out, want)
 	}
 }

@@ -14,8 +14,8 @@
 //     message (Sub.every) or by their interval and position
 //     (Sub.everyWithTime): a ticker that stays keeps its phase and picks up
 //     the new message, a new one starts, a missing one stops.
-//   - The loop prints `view model` after init and after each update whose
-//     view text differs from the last one printed.
+//   - The loop prints `view model` after init and after each update, also
+//     when it did not change (one line per update, as sky-language.md says).
 //   - With App.withDurable (Program.Snapshots) the model is restored at start
 //     and saved after each update that changed it, before its view is
 //     printed, with a sequence number that only grows (write-if-newer). A

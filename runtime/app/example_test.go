@@ -11,8 +11,8 @@ import (
 )
 
 // A counter over stdin lines, written with Go functions where Sky would
-// pass its own: each line is a message, the view is printed when it
-// changes, and stdin EOF ends the program.
+// pass its own: each line is a message, the view is printed after init and
+// after every update, and stdin EOF ends the program.
 func Example() {
 	none := app.CmdValue(app.Cmd{})
 	prog := app.Program{

@@ -100,9 +100,6 @@ type loop struct {
 	gen       int
 	inputOpen bool
 
-	lastView string
-	printed  bool
-
 	saving    bool
 	seq       int64
 	lastSaved string
@@ -207,7 +204,8 @@ func (l *loop) update(msg value.Value, perform bool) error {
 	return nil
 }
 
-// refresh re-evaluates the subscriptions and prints the view if it changed.
+// refresh re-evaluates the subscriptions and prints the view (after init and
+// after every update, as sky-language.md says, even when it did not change).
 func (l *loop) refresh() error {
 	if l.p.Input == nil || l.inputOpen {
 		if err := l.subscribe(); err != nil {
@@ -225,10 +223,7 @@ func (l *loop) refresh() error {
 	if !ok {
 		return value.BadArg("App view", "a String", v)
 	}
-	if !l.printed || text != l.lastView {
-		fmt.Fprintln(l.o.Stdout, text)
-		l.printed, l.lastView = true, text
-	}
+	fmt.Fprintln(l.o.Stdout, text)
 	return nil
 }
 
