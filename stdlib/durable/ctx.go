@@ -30,7 +30,10 @@ type Ctx struct {
 	sleeps    int
 	suspended bool
 	lost      bool
-	// inStep is the id of the step whose task is running, or "".
+	// inStep is the id of the fresh durable operation in flight (a step
+	// running its task and journalling its result, a timer or signal wait
+	// being journalled), or "": a durable operation started meanwhile
+	// (nested in a step's task, or in parallel) is refused.
 	inStep string
 	// last is the id of the last durable operation the body reached (for
 	// logs: where a run failed, suspended or lost its lease).
@@ -97,6 +100,7 @@ func (c *Ctx) enter(id string, kinds ...EntryKind) (*JournalEntry, error) {
 		return nil, duplicateStep(c.f.runID, id)
 	}
 	if c.cursor >= len(c.journal) {
+		c.inStep = id // fresh: in flight until the caller's finish
 		return nil, nil
 	}
 	je := c.journal[c.cursor]
@@ -112,11 +116,11 @@ func (c *Ctx) enter(id string, kinds ...EntryKind) (*JournalEntry, error) {
 	return &je, nil
 }
 
-// running marks step id as running its task (id "" when it ends), so a
-// durable operation started meanwhile (nested or in parallel) is refused.
-func (c *Ctx) running(id string) {
+// finish ends the fresh operation enter let in (whether it was journalled,
+// suspended or failed), so the body may take its next one.
+func (c *Ctx) finish() {
 	c.mu.Lock()
-	c.inStep = id
+	c.inStep = ""
 	c.mu.Unlock()
 }
 

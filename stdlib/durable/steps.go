@@ -33,10 +33,9 @@ func Step[A any](c *Ctx, cd codec.Codec[A], stepID string, t task.Task[A]) task.
 		if prev != nil {
 			return replay(c, cd, *prev)
 		}
+		defer c.finish()
 		stepCtx, lazy := db.WithLazyTx(ctx, c.e.db)
-		c.running(stepID)
 		a, err := task.Run(stepCtx, t)
-		c.running("")
 		if err != nil {
 			rollback(ctx, lazy)
 			return zero, err
@@ -90,13 +89,12 @@ func Transaction[A any](c *Ctx, cd codec.Codec[A], stepID string, fn func(ctx co
 		if prev != nil {
 			return replay(c, cd, *prev)
 		}
+		defer c.finish()
 		var a A
 		var e JournalEntry
 		err = c.e.db.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 			var err error
-			c.running(stepID)
 			a, err = fn(ctx, tx)
-			c.running("")
 			if err != nil {
 				return err
 			}
@@ -184,6 +182,7 @@ func timer(ctx context.Context, c *Ctx, id string, kind EntryKind, ms int64) (ti
 		}
 		return time.UnixMilli(*w.WakeAt).UTC(), nil
 	}
+	defer c.finish()
 	if ms < 0 {
 		ms = 0
 	}
@@ -213,6 +212,7 @@ func AwaitSignal[A any](c *Ctx, cd codec.Codec[A], name string) task.Task[A] {
 		if prev != nil {
 			return replay(c, cd, *prev)
 		}
+		defer c.finish()
 		a, found, err := consume(ctx, c, cd, name, id)
 		if err != nil || found {
 			return a, err
@@ -242,6 +242,7 @@ func AwaitSignalFor[A any](c *Ctx, cd codec.Codec[A], name string, timeoutMs int
 			a, err := replay(c, cd, *prev)
 			return &a, err
 		}
+		defer c.finish()
 		a, found, err := consume(ctx, c, cd, name, id)
 		if err != nil {
 			return nil, err
