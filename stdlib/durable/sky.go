@@ -364,7 +364,10 @@ func (b *binding) dbTask(fn string, f func(context.Context, *Engine) (value.Valu
 			return nil, value.BadArg(fn, "a Db", a[0])
 		}
 		e := b.engineFor(d)
-		return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) { return f(ctx, e) })}, nil
+		return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
+			v, err := f(ctx, e)
+			return v, setupHint(fn, err)
+		})}, nil
 	}
 }
 
@@ -380,7 +383,10 @@ func (b *binding) runTask(fn string, f func(context.Context, *Engine, string) (v
 			return nil, value.BadArg(fn, "a String run id", a[1])
 		}
 		e := b.engineFor(d)
-		return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) { return f(ctx, e, id) })}, nil
+		return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
+			v, err := f(ctx, e, id)
+			return v, setupHint(fn, err)
+		})}, nil
 	}
 }
 
@@ -400,7 +406,7 @@ func (b *binding) start(a []value.Value) (value.Value, error) {
 	}
 	input, e := a[3], b.engineFor(d)
 	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
-		return value.Unit{}, Start(ctx, e, def.def, id, input)
+		return value.Unit{}, setupHint(fn, Start(ctx, e, def.def, id, input))
 	})}, nil
 }
 
@@ -424,7 +430,7 @@ func (b *binding) signal(a []value.Value) (value.Value, error) {
 	}
 	payload, e := a[4], b.engineFor(d)
 	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
-		return value.Unit{}, SignalValue(ctx, e, id, name, cd, payload)
+		return value.Unit{}, setupHint(fn, SignalValue(ctx, e, id, name, cd, payload))
 	})}, nil
 }
 
@@ -452,8 +458,27 @@ func (b *binding) poll(fn string, opts PollOptions, dbArg, list value.Value) (va
 		if clash != nil {
 			return nil, clash
 		}
-		return e.PollWith(ctx, defs, opts)
+		worked, err := e.PollWith(ctx, defs, opts)
+		return worked, setupHint(fn, err)
 	})}, nil
+}
+
+// setupHint turns the database's "no such table" error for a durable table
+// (the program never called Durable.setup on this database) into one that
+// names the fix; any other error is returned as it is.
+func setupHint(fn string, err error) error {
+	te := task.As(err)
+	if te == nil || !strings.Contains(te.Message, "_sky_durable_") {
+		return err
+	}
+	if !strings.Contains(te.Message, "no such table") && !strings.Contains(te.Message, "42P01") {
+		return err
+	}
+	return &task.Error{
+		Kind:    te.Kind,
+		Message: fn + ": the Std.Durable tables do not exist in this database; hint: call Durable.setup db once (it is idempotent) before start, signal, poll or reading runs",
+		Cause:   err,
+	}
 }
 
 // distinctWorkflows is the poll list without repeats of one workflow; two
@@ -513,7 +538,7 @@ func (b *binding) compact(a []value.Value) (value.Value, error) {
 	e := b.engineFor(d)
 	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
 		res, err := e.CompactOlderThan(ctx, time.Duration(ms)*time.Millisecond, CompactOptions{})
-		return res.Runs, err
+		return res.Runs, setupHint(fn, err)
 	})}, nil
 }
 
