@@ -202,6 +202,9 @@ func KernelsWith(opts Options) map[string]value.Kernel {
 			if !ok {
 				return nil, value.BadArg("Durable.sleepAs", "an Int of milliseconds", a[2])
 			}
+			if id == "" {
+				return emptyName(c, "Durable.sleepAs", "sleep id", `"reminder-wait"`), nil
+			}
 			return unitTask(SleepAs(c, id, ms)), nil
 		}},
 		{Name: "Durable_awaitSignal", Arity: 3, Fn: awaitSignalKernel},
@@ -568,6 +571,9 @@ func stepKernel(a []value.Value) (value.Value, error) {
 	if !ok {
 		return nil, value.BadArg("Durable.step", "a Task", a[3])
 	}
+	if id == "" {
+		return emptyName(c, "Durable.step", "step id", `"charge"`), nil
+	}
 	return value.Task{T: Step(c, cd, id, t.T)}, nil
 }
 
@@ -575,6 +581,9 @@ func stepValueKernel(a []value.Value) (value.Value, error) {
 	c, cd, id, err := stepArgs("Durable.stepValue", a)
 	if err != nil {
 		return nil, err
+	}
+	if id == "" {
+		return emptyName(c, "Durable.stepValue", "step id", `"order-id"`), nil
 	}
 	thunk := a[3]
 	compute := task.From(func(context.Context) (value.Value, error) { return value.Apply(thunk, value.Unit{}) })
@@ -586,6 +595,9 @@ func transactionKernel(a []value.Value) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if id == "" {
+		return emptyName(c, "Durable.transaction", "step id", `"record-order"`), nil
+	}
 	f := a[3]
 	return value.Task{T: Transaction(c, cd, id, func(ctx context.Context, tx *db.DB) (value.Value, error) {
 		return task.Run(ctx, applyTask("Durable.transaction", f, skydb.ToValue(tx)))
@@ -596,6 +608,9 @@ func awaitSignalKernel(a []value.Value) (value.Value, error) {
 	c, cd, name, err := stepArgs("Durable.awaitSignal", a)
 	if err != nil {
 		return nil, err
+	}
+	if name == "" {
+		return emptyName(c, "Durable.awaitSignal", "signal name", `"payment.settled"`), nil
 	}
 	return value.Task{T: AwaitSignal(c, cd, name)}, nil
 }
@@ -609,12 +624,23 @@ func awaitSignalForKernel(a []value.Value) (value.Value, error) {
 	if !ok {
 		return nil, value.BadArg("Durable.awaitSignalFor", "an Int timeout in milliseconds", a[3])
 	}
+	if name == "" {
+		return emptyName(c, "Durable.awaitSignalFor", "signal name", `"approved"`), nil
+	}
 	return value.Task{T: task.Map(AwaitSignalFor(c, cd, name, ms), func(p *value.Value) value.Value {
 		if p == nil {
 			return value.Nothing
 		}
 		return value.Just(*p)
 	})}, nil
+}
+
+// emptyName is the failing task of a durable operation given an empty id or
+// signal name: an empty step id cannot be told apart in the journal, and a
+// run waiting for signal "" would wait forever (signal refuses that name).
+func emptyName(c *Ctx, fn, what, example string) value.Value {
+	return value.Task{T: task.Fail[value.Value](task.Errorf(task.InvalidInput,
+		"durable run %q: %s with an empty %s; hint: give it a name that says what it is, e.g. %s", c.RunID(), fn, what, example))}
 }
 
 // runInfo is a Run as the Sky record RunInfo.
