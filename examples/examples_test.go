@@ -97,6 +97,7 @@ func TestDocExamples(t *testing.T) {
 		want string
 	}{
 		{"../docs/durable.md", "hello Ada\ngreet-ada is done\n"},
+		{"../docs/language.md", "3, 6\n"},
 	}
 	for _, c := range cases {
 		text, err := os.ReadFile(c.doc)
