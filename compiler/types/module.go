@@ -172,7 +172,14 @@ func (c *checker) buildScope(m *moduleInfo) *scope {
 		if imp.Exposing == nil {
 			continue
 		}
+		// An explicit `import Sky.Core.Prelude exposing (..)` adds nothing:
+		// its names are already the fallback layer, so they must not become
+		// ambiguous with Sky.Core.Basics, which binds the same kernels.
+		preludeAgain := name == preludeName && m.name != preludeName
 		if imp.Exposing.All {
+			if preludeAgain {
+				continue
+			}
 			for n, v := range dep.expValues {
 				addUnique(sc.values, n, v)
 			}
@@ -194,7 +201,9 @@ func (c *checker) buildScope(m *moduleInfo) *scope {
 					c.notExposed(m, it.Span, dep, it.Name, false)
 					continue
 				}
-				addUnique(sc.values, it.Name, v)
+				if !preludeAgain {
+					addUnique(sc.values, it.Name, v)
+				}
 			case syntax.ExposeType:
 				t := dep.expTypes[it.Name]
 				if t == nil && builtinTypes[it.Name] != nil {
@@ -203,6 +212,9 @@ func (c *checker) buildScope(m *moduleInfo) *scope {
 				}
 				if t == nil {
 					c.notExposed(m, it.Span, dep, it.Name, true)
+					continue
+				}
+				if preludeAgain {
 					continue
 				}
 				addUnique(sc.types, it.Name, t)
