@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -166,6 +167,11 @@ func SleepAs(c *Ctx, sleepID string, ms int64) task.Task[struct{}] {
 	})
 }
 
+// maxTimerMs is the longest timer (about 292 years): a longer one is
+// clamped to it, since its wake time in nanoseconds would overflow and wrap
+// into the past, making a "sleep forever" return at once.
+const maxTimerMs = int64(math.MaxInt64 / int64(time.Millisecond))
+
 // timer returns the journalled wake time of a sleep or deadline, journalling
 // now+ms the first time.
 func timer(ctx context.Context, c *Ctx, id string, kind EntryKind, ms int64) (time.Time, error) {
@@ -183,9 +189,7 @@ func timer(ctx context.Context, c *Ctx, id string, kind EntryKind, ms int64) (ti
 		return time.UnixMilli(*w.WakeAt).UTC(), nil
 	}
 	defer c.finish()
-	if ms < 0 {
-		ms = 0
-	}
+	ms = min(max(ms, 0), maxTimerMs)
 	wake := c.now().Add(time.Duration(ms) * time.Millisecond)
 	e := c.entry(id, kind, fmt.Sprintf(`{"wakeAt":%d}`, wake.UnixMilli()))
 	if err := c.write(ctx, c.e.db, e); err != nil {
