@@ -63,6 +63,32 @@ func defaultRoots(entry string) []string {
 	return roots
 }
 
+// resolveElmImports lets Elm's module names stand for the stdlib's, as an
+// Elm programmer writes them: a one-word import (`import Dict exposing
+// (Dict)`) that names no user module under roots but a `Sky.Core` module is
+// rewritten to that module (`Sky.Core.Dict`). The evaluator's loader does
+// the same, so both see one program.
+func resolveElmImports(f *syntax.File, roots []string, isStdlib func(string) bool) {
+	for _, imp := range f.Imports {
+		if len(imp.Module.Parts) != 1 {
+			continue
+		}
+		short := imp.Module.Parts[0]
+		if !isStdlib("Sky.Core." + short) {
+			continue
+		}
+		user := false
+		for _, root := range roots {
+			if _, err := os.Stat(filepath.Join(root, short+".sky")); err == nil {
+				user = true
+			}
+		}
+		if !user {
+			imp.Module.Parts = []string{"Sky", "Core", short}
+		}
+	}
+}
+
 // CheckFile loads the program whose entry is the file at path (see
 // LoadProgram) and checks it. The error is for a file that cannot be read
 // or parsed; type errors come back in the list.
@@ -88,6 +114,7 @@ func (l *progLoader) add(path string, src []byte, name string) error {
 	if err != nil {
 		return err
 	}
+	resolveElmImports(f, l.roots, func(name string) bool { _, ok := l.stdlib[name]; return ok })
 	if name == "" {
 		name = EntryModuleName
 		if f.Module != nil {
