@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"strings"
 	"sync"
@@ -330,10 +331,11 @@ func retryPolicyArg(v value.Value) (RetryPolicy, error) {
 	if err != nil {
 		return RetryPolicy{}, err
 	}
+	ms := func(n int64) time.Duration { return time.Duration(min(n, maxTimerMs)) * time.Millisecond }
 	return RetryPolicy{
-		MaxAttempts:    int(attempts),
-		InitialBackoff: time.Duration(initial) * time.Millisecond,
-		MaxBackoff:     time.Duration(maxB) * time.Millisecond,
+		MaxAttempts:    int(min(attempts, math.MaxInt32)),
+		InitialBackoff: ms(initial),
+		MaxBackoff:     ms(maxB),
 	}.withDefaults(), nil
 }
 

@@ -2,10 +2,13 @@ package durable
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"skydurable/runtime/db"
+	"skydurable/runtime/value"
 )
 
 // TestBindingEngineCacheSkipsTransactions checks that the Sky binding keeps
@@ -37,5 +40,22 @@ func TestBindingEngineCacheSkipsTransactions(t *testing.T) {
 	}
 	if len(b.engines) != 1 {
 		t.Fatalf("the binding caches %d engines after 3 transactions, want 1 (the database's own)", len(b.engines))
+	}
+}
+
+// TestRetryPolicyArgClampsHugeBackoff checks that a RetryPolicy from Sky with
+// backoffs too long for a time.Duration keeps a huge backoff instead of
+// overflowing to a negative one that silently became the 5-minute default.
+func TestRetryPolicyArgClampsHugeBackoff(t *testing.T) {
+	p, err := retryPolicyArg(value.NewRecord(map[string]value.Value{
+		"maxAttempts":      int64(3),
+		"initialBackoffMs": int64(math.MaxInt64),
+		"maxBackoffMs":     int64(math.MaxInt64),
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if century := 100 * 365 * 24 * time.Hour; p.InitialBackoff < century || p.MaxBackoff < century || p.MaxAttempts != 3 {
+		t.Fatalf("policy %+v, want 3 attempts and backoffs over a century", p)
 	}
 }
