@@ -88,6 +88,20 @@ func basicsKernels() []value.Kernel {
 		floatFn("Basics_sin", "sin", math.Sin),
 		floatFn("Basics_cos", "cos", math.Cos),
 		floatFn("Basics_tan", "tan", math.Tan),
+		floatFn("Basics_acos", "acos", math.Acos),
+		floatFn("Basics_asin", "asin", math.Asin),
+		floatFn("Basics_atan", "atan", math.Atan),
+		{Name: "Basics_atan2", Arity: 2, Fn: func(a []value.Value) (value.Value, error) {
+			y, err := floatArg("atan2", a[0])
+			if err != nil {
+				return nil, err
+			}
+			x, err := floatArg("atan2", a[1])
+			if err != nil {
+				return nil, err
+			}
+			return math.Atan2(y, x), nil
+		}},
 		{Name: "Basics_pi", Arity: 0, Fn: func([]value.Value) (value.Value, error) { return math.Pi, nil }},
 		{Name: "Basics_e", Arity: 0, Fn: func([]value.Value) (value.Value, error) { return math.E, nil }},
 		{Name: "Basics_logBase", Arity: 2, Fn: func(a []value.Value) (value.Value, error) {
