@@ -542,7 +542,7 @@ func (b *binding) compact(a []value.Value) (value.Value, error) {
 	}
 	e := b.engineFor(d)
 	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
-		res, err := e.CompactOlderThan(ctx, time.Duration(ms)*time.Millisecond, CompactOptions{})
+		res, err := e.CompactOlderThan(ctx, time.Duration(min(ms, maxTimerMs))*time.Millisecond, CompactOptions{})
 		return res.Runs, setupHint(fn, err)
 	})}, nil
 }
