@@ -411,6 +411,10 @@ func (b *binding) start(a []value.Value) (value.Value, error) {
 	}
 	input, e := a[3], b.engineFor(d)
 	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
+		if def.def.Name() == "" {
+			return nil, task.Errorf(task.InvalidInput,
+				"%s: cannot start run %q: its workflow was registered with an empty name; hint: name it, e.g. Durable.register \"checkout\" inputCodec outputCodec body", fn, id)
+		}
 		return value.Unit{}, setupHint(fn, Start(ctx, e, def.def, id, input))
 	})}, nil
 }
