@@ -17,6 +17,7 @@ func unionKernels() []value.Kernel {
 		{Name: "Codec_var0", Arity: 2, Fn: func(a []value.Value) (value.Value, error) { return variantKernel("Codec.var0", a, 0) }},
 		{Name: "Codec_var1", Arity: 3, Fn: func(a []value.Value) (value.Value, error) { return variantKernel("Codec.var1", a, 1) }},
 		{Name: "Codec_var2", Arity: 4, Fn: func(a []value.Value) (value.Value, error) { return variantKernel("Codec.var2", a, 2) }},
+		{Name: "Codec_var3", Arity: 5, Fn: func(a []value.Value) (value.Value, error) { return variantKernel("Codec.var3", a, 3) }},
 	}
 }
 
@@ -91,7 +92,7 @@ const variantKind = "Variant"
 // name: applying a constructor to probes yields Ctor{Name, probes}.
 type probe struct{ i int }
 
-// variantKernel is `varN tag ctor codec...`. For var1/var2 the function is
+// variantKernel is `varN tag ctor codec...`. For var1..var3 the function is
 // applied once to placeholder arguments to learn the constructor's name,
 // which must be a constructor: encoding picks a variant by the value's
 // constructor name.
@@ -144,7 +145,7 @@ func sameValues(got, want []value.Value) bool {
 func taggedUnionKernel(a []value.Value) (value.Value, error) {
 	l, ok := a[0].(*value.List)
 	if !ok {
-		return nil, value.BadArg("Codec.taggedUnion", "a list of variants (Codec.var0, var1, var2)", a[0])
+		return nil, value.BadArg("Codec.taggedUnion", "a list of variants (Codec.var0 .. var3)", a[0])
 	}
 	byTag := map[string]*variant{}
 	byCtor := map[string]*variant{}
@@ -152,7 +153,7 @@ func taggedUnionKernel(a []value.Value) (value.Value, error) {
 	for ; l != nil; l = l.Tail {
 		o, ok := l.Head.(value.Opaque)
 		if !ok || o.Kind != variantKind {
-			return nil, value.BadArg("Codec.taggedUnion", "a variant (Codec.var0, var1, var2)", l.Head)
+			return nil, value.BadArg("Codec.taggedUnion", "a variant (Codec.var0 .. var3)", l.Head)
 		}
 		v := o.V.(*variant)
 		if _, dup := byTag[v.tag]; dup {
