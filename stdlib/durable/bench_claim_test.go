@@ -61,8 +61,9 @@ SELECT 'parked-' || n, ?, 'waiting', '"x"', 0, ?, '', ?, ? FROM g`, n, workflow,
 }
 
 // measureClaim parks waiting runs, then times claimDueRuns claims of due
-// runs one by one (from the engine's statement hook: the claim statement is
-// announced, and the next statement, the journal load, follows its answer),
+// runs one by one (from the engine's statement hook: the claim statement,
+// which also reads the journal, is announced, and the next statement, the
+// completion of the 0-step run, follows its answer),
 // then emptyPolls empty polls.
 func measureClaim(b *testing.B, driver string, waiting int) claimFigures {
 	bd := openBenchDB(b, driver, 3)
@@ -96,7 +97,7 @@ func measureClaim(b *testing.B, driver string, waiting int) claimFigures {
 	bd.mu.Unlock()
 	var claims []time.Duration
 	for i := 0; i+1 < len(trace); i++ {
-		if trace[i].op == "claim" && trace[i+1].op == "journal" {
+		if trace[i].op == "claim" && trace[i+1].op == "complete" {
 			claims = append(claims, trace[i+1].at.Sub(trace[i].at))
 		}
 	}

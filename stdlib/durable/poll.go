@@ -91,9 +91,11 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 		return true, e.finish(ctx, log, f, e.store.fail(ctx, f, msg, 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg)
 	}
 
-	journal, err := e.store.loadJournal(ctx, cl.id)
-	if err != nil {
-		return true, err
+	journal := cl.journal
+	if !cl.journalRead {
+		if journal, err = e.store.loadJournal(ctx, cl.id); err != nil {
+			return true, err
+		}
 	}
 	c := newCtx(e, cl, token, journal)
 	out, bodyErr := runBody(ctx, c, w, cl.input)

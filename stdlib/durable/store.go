@@ -23,7 +23,9 @@ type store interface {
 	// and reports the existing run's workflow name.
 	insertRun(ctx context.Context, r newRun, now time.Time) (inserted bool, existingWorkflow string, err error)
 	// claimRun leases the most overdue claimable run whose workflow is in
-	// names, counting an attempt. ok is false when none is due.
+	// names, counting an attempt. ok is false when none is due. It also
+	// reads the run's journal in the same statement when it can prove the
+	// read complete (c.journalRead); otherwise the caller uses loadJournal.
 	claimRun(ctx context.Context, names []string, now time.Time, lease time.Duration, token, worker string) (c claimed, ok bool, err error)
 	// claimPinned is claimRun for runs whose (workflow, version) is in keys.
 	claimPinned(ctx context.Context, keys []versionKey, now time.Time, lease time.Duration, token, worker string) (c claimed, ok bool, err error)
@@ -100,6 +102,11 @@ type claimed struct {
 	attempts  int
 	lastError string
 	now       time.Time // the clock reading the claim used
+	// journal is the run's whole journal in sequence order, read by the
+	// claim itself when journalRead is true (see pgClaimWhere for when it
+	// is not: then loadJournal, after the claim, reads it).
+	journal     []JournalEntry
+	journalRead bool
 }
 
 // statementHook is called once per SQL statement the store sends.

@@ -155,28 +155,56 @@ const pgRunWorkflow = `SELECT workflow FROM _sky_durable_runs WHERE id = ?`
 
 // pgClaimWhere builds the claim statement: it picks the most overdue
 // claimable run matching pick (a predicate on r reading one JSON parameter)
-// with SKIP LOCKED and leases it in one statement (one round trip, also for
-// an empty poll). The due index (wake_at) drives the scan: the time is an
-// uncorrelated scalar subquery, which PostgreSQL evaluates once (an InitPlan)
-// and uses as the index bound, so an empty poll reads no waiting run (a join
-// with the clock CTE would filter every waiting run instead).
+// with SKIP LOCKED, leases it and reads its journal, in one statement (one
+// round trip, also for an empty poll). The due index (wake_at) drives the
+// scan: the time is an uncorrelated scalar subquery, which PostgreSQL
+// evaluates once (an InitPlan) and uses as the index bound, so an empty poll
+// reads no waiting run (a join with the clock CTE would filter every waiting
+// run instead).
+//
+// The first row is the claimed run (part 0), the others its journal rows
+// (part 1) in sequence order; each part fills the other part's columns with
+// placeholders.
+//
+// Is the journal read here complete? Every journal write of the previous
+// lease holder updates the run row in the same transaction (pgAppend renews
+// the lease), and the statement reads the journal in its snapshot, taken when
+// it started. A holder's write that committed before that is seen; one still
+// in flight when we reach the row holds the row lock, so SKIP LOCKED skips
+// the run. The gap is a write committing after our snapshot but before we
+// lock the row: READ COMMITTED then re-checks the new row version, which may
+// still be claimable (say, its lease renewed by a clock far behind ours), and
+// we would claim it while our snapshot misses that write's journal row. The
+// statement detects exactly that case: the locked row version (picked.xmin)
+// differs from the one in our snapshot. Then fresh is false and the engine
+// reads the journal again (loadJournal) after the claim committed, when the
+// old holder's token no longer matches and it cannot write any more.
 func pgClaimWhere(pick string) string {
 	return pgClock + `,
 picked AS (
-  SELECT r.id FROM _sky_durable_runs r
+  SELECT r.id, r.xmin AS locked FROM _sky_durable_runs r
    WHERE r.status IN ('waiting','running','failed')
      AND r.wake_at <= (SELECT now FROM clock)
      AND (r.claimed_at IS NULL OR r.claimed_at < (SELECT now FROM clock) - CAST(? AS BIGINT) * INTERVAL '1 millisecond')
      AND ` + pick + `
    ORDER BY r.wake_at
    LIMIT 1
-   FOR UPDATE OF r SKIP LOCKED)
-UPDATE _sky_durable_runs r
-   SET status = 'running', attempts = r.attempts + 1, claimed_at = clock.now, updated_at = clock.now,
-       lease_token = ?, claimed_by = ?, waiting_signal = NULL
-  FROM picked, clock
- WHERE r.id = picked.id
-RETURNING r.id, r.workflow, r.version, r.input, r.attempts, r.last_error, clock.now`
+   FOR UPDATE OF r SKIP LOCKED),
+claimed AS (
+  UPDATE _sky_durable_runs r
+     SET status = 'running', attempts = r.attempts + 1, claimed_at = clock.now, updated_at = clock.now,
+         lease_token = ?, claimed_by = ?, waiting_signal = NULL
+    FROM picked, clock
+   WHERE r.id = picked.id
+  RETURNING r.id, r.workflow, r.version, r.input, r.attempts, r.last_error, clock.now, picked.locked)
+SELECT 0 AS part, c.id, c.workflow, c.version, c.input, c.attempts, c.last_error, c.now,
+       COALESCE(c.locked = (SELECT s.xmin FROM _sky_durable_runs s WHERE s.id = c.id), FALSE) AS fresh,
+       0 AS seq, '' AS step_id, '' AS kind, '' AS result, c.now AS created_at
+  FROM claimed c
+UNION ALL
+SELECT 1, '', '', 0, '', 0, '', c.now, FALSE, j.seq, j.step_id, j.kind, j.result, j.created_at
+  FROM claimed c JOIN _sky_durable_journal j ON j.run_id = c.id
+ORDER BY part, seq`
 }
 
 // pgClaim claims by workflow name (FailSafe); pgClaimPinned by (workflow,
@@ -204,13 +232,30 @@ func (s *pgStore) claimWith(ctx context.Context, sql, pick string, now time.Time
 	}
 	defer rs.Close()
 	var c claimed
-	if !rs.Next() {
-		return claimed{}, false, rs.Err()
+	found := false
+	for rs.Next() {
+		var part int
+		var run claimed
+		var e JournalEntry
+		var kind string
+		if err := rs.Scan(&part, &run.id, &run.workflow, &run.version, &run.input, &run.attempts, &run.lastError, &run.now,
+			&run.journalRead, &e.Seq, &e.StepID, &kind, &e.Result, &e.CreatedAt); err != nil {
+			return claimed{}, false, err
+		}
+		if part == 0 {
+			c, found = run, true
+			continue
+		}
+		e.Kind = EntryKind(kind)
+		c.journal = append(c.journal, e)
 	}
-	if err := rs.Scan(&c.id, &c.workflow, &c.version, &c.input, &c.attempts, &c.lastError, &c.now); err != nil {
+	if err := rs.Err(); err != nil || !found {
 		return claimed{}, false, err
 	}
-	return c, true, rs.Err()
+	if !c.journalRead {
+		c.journal = nil
+	}
+	return c, true, nil
 }
 
 const pgLoadJournal = `SELECT seq, step_id, kind, result, created_at FROM _sky_durable_journal WHERE run_id = ? ORDER BY seq`

@@ -3,6 +3,7 @@ package durable
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"skydurable/runtime/db"
@@ -171,7 +172,10 @@ const sqliteLoadSnapshot = `SELECT seq, data FROM _sky_durable_snapshot WHERE id
 
 // sqliteClaimWhere builds the claim statement: it picks and leases the most
 // overdue claimable run matching pick (a predicate reading one JSON
-// parameter) in one statement (SQLite runs it under its single writer lock).
+// parameter) in one statement (SQLite runs it under its single writer lock),
+// which also returns the run's journal as one JSON array of [seq, step_id,
+// kind, result, created_at] arrays in sequence order: no other writer can run
+// between the claim and that read, so it is complete.
 // INDEXED BY pins the due index: without statistics SQLite would otherwise
 // pick the (status, created_at, id) listing index and sort.
 func sqliteClaimWhere(pick string) string {
@@ -187,7 +191,9 @@ UPDATE _sky_durable_runs
       AND ` + pick + `
     ORDER BY wake_at
     LIMIT 1)
-RETURNING id, workflow, version, input, attempts, last_error`
+RETURNING id, workflow, version, input, attempts, last_error,
+  (SELECT json_group_array(json_array(j.seq, j.step_id, j.kind, j.result, j.created_at) ORDER BY j.seq)
+     FROM _sky_durable_journal j WHERE j.run_id = _sky_durable_runs.id)`
 }
 
 // sqliteClaim claims by workflow name (FailSafe); sqliteClaimPinned by
@@ -219,10 +225,39 @@ func (s *sqliteStore) claimWith(ctx context.Context, sql, pick string, now time.
 		return claimed{}, false, rs.Err()
 	}
 	c := claimed{now: now}
-	if err := rs.Scan(&c.id, &c.workflow, &c.version, &c.input, &c.attempts, &c.lastError); err != nil {
+	var journal string
+	if err := rs.Scan(&c.id, &c.workflow, &c.version, &c.input, &c.attempts, &c.lastError, &journal); err != nil {
 		return claimed{}, false, err
 	}
+	if c.journal, err = sqliteJournalJSON(journal); err != nil {
+		return claimed{}, false, fmt.Errorf("durable: read the journal of run %q returned by its claim: %w", c.id, err)
+	}
+	c.journalRead = true
 	return c, true, rs.Err()
+}
+
+// sqliteJournalJSON decodes the journal the claim returns as JSON.
+func sqliteJournalJSON(text string) ([]JournalEntry, error) {
+	var rows [][5]json.RawMessage
+	if err := json.Unmarshal([]byte(text), &rows); err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	out := make([]JournalEntry, len(rows))
+	for i, r := range rows {
+		var kind string
+		var created int64
+		for k, dest := range []any{&out[i].Seq, &out[i].StepID, &kind, &out[i].Result, &created} {
+			if err := json.Unmarshal(r[k], dest); err != nil {
+				return nil, fmt.Errorf("entry %d, field %d (%s): %w", i, k, r[k], err)
+			}
+		}
+		out[i].Kind = EntryKind(kind)
+		out[i].CreatedAt = fromMs(created)
+	}
+	return out, nil
 }
 
 func (s *sqliteStore) loadJournal(ctx context.Context, runID string) ([]JournalEntry, error) {
