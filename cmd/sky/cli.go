@@ -55,6 +55,9 @@ func runCLI(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		args[0] = "version"
+	}
 	c, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "sky: unknown command %q\n\n", args[0])
