@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"skydurable/compiler/syntax"
+	"skydurable/compiler/types"
 	"skydurable/runtime/value"
 )
 
@@ -36,11 +37,6 @@ type Options struct {
 
 // preludeName is the module every other module imports implicitly.
 const preludeName = "Sky.Core.Prelude"
-
-// defaultImports are the modules a user module may name by their last
-// segment without importing them, as Elm's default imports (`List.map`,
-// `String.fromInt`). Stdlib modules import what they use explicitly.
-var defaultImports = []string{"Sky.Core.Basics", "Sky.Core.List", "Sky.Core.Maybe", "Sky.Core.Result", "Sky.Core.String", "Sky.Core.Char", "Sky.Core.Tuple", "Sky.Core.Task", "Sky.Core.Dict", "Sky.Core.Debug"}
 
 // loader finds, parses and orders the modules of one program.
 type loader struct {
@@ -173,7 +169,7 @@ func (l *loader) visit(m *Module) {
 		}
 	}
 	if !m.stdlib {
-		for _, name := range defaultImports {
+		for _, name := range types.DefaultImports {
 			if _, ok := l.opts.Stdlib.Modules[name]; ok {
 				if dep := l.find(name, nil, m); dep != nil {
 					m.defaults = append(m.defaults, dep)

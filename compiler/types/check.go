@@ -144,7 +144,7 @@ func (c *checker) importOrder() []string {
 			}
 		}
 		if !isStdlibModule(n) {
-			for _, d := range defaultImports {
+			for _, d := range DefaultImports {
 				if _, ok := c.prog.Modules[d]; ok && d != n {
 					deps = append(deps, d)
 				}

@@ -12,10 +12,10 @@ import (
 	"skydurable/compiler/syntax"
 )
 
-// defaultImports are the stdlib modules a user module may name by their
+// DefaultImports are the stdlib modules a user module may name by their
 // last segment without importing them (`List.map`, `String.fromInt`), as
-// Elm's default imports; the evaluator's loader uses the same list.
-var defaultImports = []string{"Sky.Core.Basics", "Sky.Core.List", "Sky.Core.Maybe", "Sky.Core.Result",
+// Elm's default imports. The one list: the evaluator's loader uses it too.
+var DefaultImports = []string{"Sky.Core.Basics", "Sky.Core.List", "Sky.Core.Maybe", "Sky.Core.Result",
 	"Sky.Core.String", "Sky.Core.Char", "Sky.Core.Tuple", "Sky.Core.Task", "Sky.Core.Dict", "Sky.Core.Debug"}
 
 // EntryModuleName is the module name of an entry file without a header.
@@ -128,7 +128,7 @@ func (l *progLoader) add(path string, src []byte, name string) error {
 		deps = append(deps, imp.Module.String())
 	}
 	if !isStdlibModule(name) {
-		deps = append(deps, defaultImports...)
+		deps = append(deps, DefaultImports...)
 	}
 	for _, dep := range deps {
 		if _, done := l.prog.Modules[dep]; done || dep == name {

@@ -229,7 +229,7 @@ func (c *checker) buildScope(m *moduleInfo) *scope {
 		}
 	}
 	if !isStdlibModule(m.name) {
-		for _, name := range defaultImports {
+		for _, name := range DefaultImports {
 			dep := c.modules[name]
 			q := name[strings.LastIndexByte(name, '.')+1:]
 			if _, taken := sc.quals[q]; dep != nil && !taken {
