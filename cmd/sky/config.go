@@ -15,9 +15,8 @@ type config struct {
 	Name  string // name
 	Entry string // entry: the program file `sky run` uses by default
 	Root  string // [source] root: where module A.B is found (A/B.sky)
-	// [database] driver ("sqlite" | "postgres") and path (file or URL).
-	DBDriver string
-	DBPath   string
+	// The [database] table is read by Db.connect and `sky durable`
+	// (stdlib/db.Resolve), not here.
 }
 
 // configFile is the project file sky reads from the working directory.
@@ -45,8 +44,7 @@ func parseConfig(path, text string) (config, error) {
 	var cfg config
 	fields := map[string]*string{
 		"name": &cfg.Name, "entry": &cfg.Entry,
-		"source.root":     &cfg.Root,
-		"database.driver": &cfg.DBDriver, "database.path": &cfg.DBPath,
+		"source.root": &cfg.Root,
 	}
 	section := ""
 	sc := bufio.NewScanner(strings.NewReader(text))

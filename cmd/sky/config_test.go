@@ -24,7 +24,7 @@ path = "postgres://localhost/shop#frag"
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := config{Name: "shop", Entry: "src/App.sky", Root: "lib", DBDriver: "postgres", DBPath: "postgres://localhost/shop#frag"}
+	want := config{Name: "shop", Entry: "src/App.sky", Root: "lib"} // [database] is stdlib/db's
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
 	}
