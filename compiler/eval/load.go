@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"skydurable/compiler/syntax"
@@ -57,50 +56,9 @@ func Load(path string, opts Options) (*Program, error) {
 		return nil, &Error{Msg: fmt.Sprintf("cannot read the program %s: %v", path, errors.Unwrap(err)), Pos: syntax.Pos{}}
 	}
 	if opts.Root == "" {
-		return load(path, src, opts, defaultRoots(path))
+		return load(path, src, opts, types.DefaultRoots(path))
 	}
 	return load(path, src, opts, []string{opts.Root})
-}
-
-// resolveElmImports lets Elm's module names stand for the stdlib's: a
-// one-word import (`import Dict exposing (Dict)`) that names no user module
-// under roots but a `Sky.Core` module is rewritten to that module
-// (`Sky.Core.Dict`), as the type checker's loader does.
-func resolveElmImports(f *syntax.File, roots []string, isStdlib func(string) bool) {
-	for _, imp := range f.Imports {
-		if len(imp.Module.Parts) != 1 {
-			continue
-		}
-		short := imp.Module.Parts[0]
-		if !isStdlib("Sky.Core." + short) {
-			continue
-		}
-		user := false
-		for _, root := range roots {
-			if _, err := os.Stat(filepath.Join(root, short+".sky")); err == nil {
-				user = true
-			}
-		}
-		if !user {
-			imp.Module.Parts = []string{"Sky", "Core", short}
-		}
-	}
-}
-
-// defaultRoots are where user modules are looked up when no source root is
-// configured: the entry file's directory, a `src` directory beside it, and
-// a `src` directory beside that directory (so `tests/UserTest.sky` finds the
-// project's modules under src/). The type checker's loader
-// uses the same list.
-func defaultRoots(entry string) []string {
-	dir := filepath.Dir(entry)
-	roots := []string{dir}
-	for _, r := range []string{filepath.Join(dir, "src"), filepath.Join(dir, "..", "src")} {
-		if !slices.Contains(roots, filepath.Clean(r)) {
-			roots = append(roots, filepath.Clean(r))
-		}
-	}
-	return roots
 }
 
 // LoadSource is Load for an entry file already in memory (named filename in
@@ -144,7 +102,7 @@ func (l *loader) parse(filename string, src []byte, name string) *Module {
 		}
 	}
 	if !strings.HasPrefix(filename, "<stdlib>/") {
-		resolveElmImports(f, l.roots, func(n string) bool { _, ok := l.opts.Stdlib.Modules[n]; return ok })
+		types.ResolveElmImports(f, l.roots, func(n string) bool { _, ok := l.opts.Stdlib.Modules[n]; return ok })
 	}
 	m := &Module{Name: name, File: f, src: &source{name: filename, text: src}}
 	l.modules[name] = m

@@ -34,7 +34,7 @@ func LoadProgram(path, root string, stdlib map[string]string) (*Program, error) 
 	}
 	roots := []string{root}
 	if root == "" {
-		roots = defaultRoots(path)
+		roots = DefaultRoots(path)
 	}
 	l := &progLoader{
 		prog:   &Program{Modules: map[string]*syntax.File{}, Sources: map[string]string{}},
@@ -47,12 +47,12 @@ func LoadProgram(path, root string, stdlib map[string]string) (*Program, error) 
 	return l.prog, nil
 }
 
-// defaultRoots are where user modules are looked up when no source root is
+// DefaultRoots are where user modules are looked up when no source root is
 // configured: the entry file's directory, a `src` directory beside it, and
 // a `src` directory beside that directory (so `tests/UserTest.sky` finds the
 // project's modules under src/). The evaluator's loader uses
 // the same list.
-func defaultRoots(entry string) []string {
+func DefaultRoots(entry string) []string {
 	dir := filepath.Dir(entry)
 	roots := []string{dir}
 	for _, r := range []string{filepath.Join(dir, "src"), filepath.Join(dir, "..", "src")} {
@@ -63,12 +63,12 @@ func defaultRoots(entry string) []string {
 	return roots
 }
 
-// resolveElmImports lets Elm's module names stand for the stdlib's, as an
+// ResolveElmImports lets Elm's module names stand for the stdlib's, as an
 // Elm programmer writes them: a one-word import (`import Dict exposing
 // (Dict)`) that names no user module under roots but a `Sky.Core` module is
 // rewritten to that module (`Sky.Core.Dict`). The evaluator's loader does
 // the same, so both see one program.
-func resolveElmImports(f *syntax.File, roots []string, isStdlib func(string) bool) {
+func ResolveElmImports(f *syntax.File, roots []string, isStdlib func(string) bool) {
 	for _, imp := range f.Imports {
 		if len(imp.Module.Parts) != 1 {
 			continue
@@ -114,7 +114,7 @@ func (l *progLoader) add(path string, src []byte, name string) error {
 	if err != nil {
 		return err
 	}
-	resolveElmImports(f, l.roots, func(name string) bool { _, ok := l.stdlib[name]; return ok })
+	ResolveElmImports(f, l.roots, func(name string) bool { _, ok := l.stdlib[name]; return ok })
 	if name == "" {
 		name = EntryModuleName
 		if f.Module != nil {
