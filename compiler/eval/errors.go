@@ -25,7 +25,7 @@ func (s *source) snippet(pos syntax.Pos) string {
 	if pos.Line > len(lines) {
 		return ""
 	}
-	line := strings.TrimRight(expandTabs(lines[pos.Line-1]), "\r")
+	line := strings.TrimRight(syntax.ExpandTabs(lines[pos.Line-1]), "\r")
 	num := fmt.Sprint(pos.Line)
 	pad := strings.Repeat(" ", len(num))
 	col := pos.Col
@@ -33,31 +33,6 @@ func (s *source) snippet(pos syntax.Pos) string {
 		col = 1
 	}
 	return fmt.Sprintf(" %s |\n %s | %s\n %s | %s^", pad, num, line, pad, strings.Repeat(" ", col-1))
-}
-
-// expandTabs replaces each tab by spaces up to the next multiple of 4, the
-// same way the lexer counts columns.
-func expandTabs(line string) string {
-	if !strings.Contains(line, "\t") {
-		return line
-	}
-	var b strings.Builder
-	n := 0
-	for _, r := range line {
-		if r == '\t' {
-			for {
-				b.WriteByte(' ')
-				n++
-				if n%4 == 0 {
-					break
-				}
-			}
-			continue
-		}
-		b.WriteRune(r)
-		n++
-	}
-	return b.String()
 }
 
 func where(pos syntax.Pos) string {

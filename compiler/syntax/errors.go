@@ -63,7 +63,7 @@ func writeSnippet(b *strings.Builder, e Error) {
 	if e.SourceLine == "" {
 		return
 	}
-	line := expandTabs(e.SourceLine)
+	line := ExpandTabs(e.SourceLine)
 	num := fmt.Sprintf("%d", e.Pos.Line)
 	pad := strings.Repeat(" ", len(num))
 	fmt.Fprintf(b, "\n %s |\n %s | %s\n %s | ", pad, num, line, pad)
@@ -83,9 +83,9 @@ func writeSnippet(b *strings.Builder, e Error) {
 	b.WriteString(strings.Repeat("^", width))
 }
 
-// expandTabs replaces each tab with spaces up to the next multiple of 4
-// columns, the same rule Pos.Col uses.
-func expandTabs(s string) string {
+// ExpandTabs replaces each tab with spaces up to the next multiple of 4
+// columns, the same rule Pos.Col uses, so a caret under a column lines up.
+func ExpandTabs(s string) string {
 	if !strings.Contains(s, "\t") {
 		return s
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"skydurable/compiler/syntax"
 )
 
 // Error is one problem the checker found, with enough context to render an
@@ -73,7 +75,7 @@ func (e *Error) snippet() string {
 	if e.Start.Line > len(lines) {
 		return ""
 	}
-	line := expandTabs(strings.TrimRight(lines[e.Start.Line-1], "\r"))
+	line := syntax.ExpandTabs(strings.TrimRight(lines[e.Start.Line-1], "\r"))
 	prefix := fmt.Sprintf("%d| ", e.Start.Line)
 	startCol := e.Start.Col
 	endCol := len(line) + 1
@@ -88,25 +90,6 @@ func (e *Error) snippet() string {
 	}
 	return prefix + line + "\n" +
 		strings.Repeat(" ", len(prefix)+startCol-1) + strings.Repeat("^", endCol-startCol) + "\n"
-}
-
-func expandTabs(s string) string {
-	if !strings.Contains(s, "\t") {
-		return s
-	}
-	var b strings.Builder
-	col := 0
-	for _, r := range s {
-		if r == '\t' {
-			n := 4 - col%4
-			b.WriteString(strings.Repeat(" ", n))
-			col += n
-			continue
-		}
-		b.WriteRune(r)
-		col++
-	}
-	return b.String()
 }
 
 // RenderAll renders every error, separated by blank lines, in position order.
