@@ -6,6 +6,12 @@ package durable_test
 // returning to idle) and write commits (transactions in which an INSERT,
 // UPDATE or DELETE changed at least one row). It counts what really crosses
 // the wire, including BEGIN/COMMIT and pgx's own statements.
+//
+// A SELECT whose data-modifying CTE changed rows (the engine's claim: WITH
+// ... claimed AS (UPDATE ...) SELECT ...) completes with the tag "SELECT n",
+// so the proxy also reads the client's side: it remembers which prepared
+// statements hold such a CTE, and counts one of them that returned rows as a
+// write.
 
 import (
 	"bufio"
@@ -13,6 +19,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -101,8 +108,9 @@ func (p *pgProxy) serve(client net.Conn) {
 	}
 	defer server.Close()
 	p.conns.Add(1)
+	ex := &executes{}
 	go func() {
-		_, _ = io.Copy(server, client)
+		relayClient(client, server, ex)
 		server.Close()
 	}()
 	r := bufio.NewReaderSize(server, 64<<10)
@@ -123,10 +131,13 @@ func (p *pgProxy) serve(client net.Conn) {
 		}
 		switch head[0] {
 		case 'C': // CommandComplete: "INSERT 0 1", "UPDATE 3", "DELETE 0", ...
-			if changedRows(string(body)) {
+			if changedRows(string(body), ex.pop()) {
 				dirty = true
 			}
+		case 'I', 's': // EmptyQueryResponse, PortalSuspended: an Execute's end
+			ex.pop()
 		case 'Z': // ReadyForQuery: transaction status I (idle), T or E
+			ex.reset()
 			p.rt.Add(1)
 			if len(body) == 1 && body[0] == 'I' {
 				p.tx.Add(1)
@@ -151,8 +162,9 @@ func (p *pgProxy) serve(client net.Conn) {
 }
 
 // changedRows reports whether a CommandComplete tag is a write that changed
-// at least one row.
-func changedRows(tag string) bool {
+// at least one row; cteWrite says the statement was a SELECT over a
+// data-modifying CTE, whose "SELECT n" with n > 0 is a write too.
+func changedRows(tag string, cteWrite bool) bool {
 	tag = strings.TrimRight(tag, "\x00")
 	f := strings.Fields(tag)
 	if len(f) < 2 {
@@ -160,8 +172,132 @@ func changedRows(tag string) bool {
 	}
 	switch f[0] {
 	case "INSERT", "UPDATE", "DELETE", "MERGE":
-		n, err := strconv.ParseInt(f[len(f)-1], 10, 64)
-		return err == nil && n > 0
+	case "SELECT":
+		if !cteWrite {
+			return false
+		}
+	default:
+		return false
 	}
-	return false
+	n, err := strconv.ParseInt(f[len(f)-1], 10, 64)
+	return err == nil && n > 0
+}
+
+// writingCTE finds a data-modifying CTE: "name AS (UPDATE|INSERT|DELETE".
+var writingCTE = regexp.MustCompile(`(?is)\bAS\s*\(\s*(UPDATE|INSERT|DELETE)\s`)
+
+// executes is one connection's FIFO of Executes sent and not yet answered,
+// each true when its statement holds a data-modifying CTE, with what the
+// client prepared and bound.
+type executes struct {
+	mu      sync.Mutex
+	stmts   map[string]bool // prepared statement name -> writes in a CTE
+	portals map[string]bool
+	queue   []bool
+}
+
+func (e *executes) push(w bool) {
+	e.mu.Lock()
+	e.queue = append(e.queue, w)
+	e.mu.Unlock()
+}
+
+func (e *executes) pop() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.queue) == 0 {
+		return false
+	}
+	w := e.queue[0]
+	e.queue = e.queue[1:]
+	return w
+}
+
+// reset drops what an error made the server skip (it answers nothing more
+// until the Sync's ReadyForQuery).
+func (e *executes) reset() {
+	e.mu.Lock()
+	e.queue = e.queue[:0]
+	e.mu.Unlock()
+}
+
+// cstrings splits a message body into its leading NUL-terminated strings.
+func cstrings(body []byte, n int) []string {
+	var out []string
+	for len(out) < n {
+		i := strings.IndexByte(string(body), 0)
+		if i < 0 {
+			break
+		}
+		out = append(out, string(body[:i]))
+		body = body[i+1:]
+	}
+	return out
+}
+
+// relayClient copies the client's messages to the server, noting Parse,
+// Bind and Execute in ex before forwarding each (so an Execute is queued
+// before its answer can arrive). The first message (the startup packet) has
+// no type byte.
+func relayClient(client, server net.Conn, ex *executes) {
+	ex.stmts, ex.portals = map[string]bool{}, map[string]bool{}
+	r := bufio.NewReaderSize(client, 64<<10)
+	w := bufio.NewWriterSize(server, 64<<10)
+	var size [4]byte
+	if _, err := io.ReadFull(r, size[:]); err != nil {
+		return
+	}
+	startup := make([]byte, int(binary.BigEndian.Uint32(size[:]))-4)
+	if _, err := io.ReadFull(r, startup); err != nil {
+		return
+	}
+	if _, err := w.Write(append(size[:], startup...)); err != nil || w.Flush() != nil {
+		return
+	}
+	var head [5]byte
+	for {
+		if _, err := io.ReadFull(r, head[:]); err != nil {
+			return
+		}
+		n := int(binary.BigEndian.Uint32(head[1:])) - 4
+		if n < 0 {
+			return
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r, body); err != nil {
+			return
+		}
+		switch head[0] {
+		case 'P': // Parse: statement name, query
+			if f := cstrings(body, 2); len(f) == 2 {
+				ex.mu.Lock()
+				ex.stmts[f[0]] = writingCTE.MatchString(f[1])
+				ex.mu.Unlock()
+			}
+		case 'B': // Bind: portal name, statement name
+			if f := cstrings(body, 2); len(f) == 2 {
+				ex.mu.Lock()
+				ex.portals[f[0]] = ex.stmts[f[1]]
+				ex.mu.Unlock()
+			}
+		case 'E': // Execute: portal name
+			if f := cstrings(body, 1); len(f) == 1 {
+				ex.mu.Lock()
+				wr := ex.portals[f[0]]
+				ex.mu.Unlock()
+				ex.push(wr)
+			}
+		}
+		if _, err := w.Write(head[:]); err != nil {
+			return
+		}
+		if _, err := w.Write(body); err != nil {
+			return
+		}
+		if r.Buffered() == 0 {
+			if err := w.Flush(); err != nil {
+				return
+			}
+		}
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/rand/v2"
 	"os"
@@ -87,7 +86,8 @@ func New(d *db.DB, opts Options) *Engine {
 		e.maxBytes = DefaultMaxPayloadBytes
 	}
 	if e.log == nil {
-		e.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		// DiscardHandler is disabled at every level: no record is built.
+		e.log = slog.New(slog.DiscardHandler)
 	}
 	if e.rand == nil {
 		e.rand = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(os.Getpid())))
