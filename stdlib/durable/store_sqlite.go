@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"skydurable/runtime/db"
@@ -174,8 +175,9 @@ const sqliteLoadSnapshot = `SELECT seq, data FROM _sky_durable_snapshot WHERE id
 // overdue claimable run matching pick (a predicate reading one JSON
 // parameter) in one statement (SQLite runs it under its single writer lock),
 // which also returns the run's journal as one JSON array of [seq, step_id,
-// kind, result, created_at] arrays in sequence order: no other writer can run
-// between the claim and that read, so it is complete.
+// kind, result, created_at] arrays (sorted by seq in Go: an ORDER BY in the
+// aggregate costs a temporary B-tree): no other writer can run between the
+// claim and that read, so it is complete.
 // INDEXED BY pins the due index: without statistics SQLite would otherwise
 // pick the (status, created_at, id) listing index and sort.
 func sqliteClaimWhere(pick string) string {
@@ -192,7 +194,7 @@ UPDATE _sky_durable_runs
     ORDER BY wake_at
     LIMIT 1)
 RETURNING id, workflow, version, input, attempts, last_error,
-  (SELECT json_group_array(json_array(j.seq, j.step_id, j.kind, j.result, j.created_at) ORDER BY j.seq)
+  (SELECT json_group_array(json_array(j.seq, j.step_id, j.kind, j.result, j.created_at))
      FROM _sky_durable_journal j WHERE j.run_id = _sky_durable_runs.id)`
 }
 
@@ -257,6 +259,7 @@ func sqliteJournalJSON(text string) ([]JournalEntry, error) {
 		out[i].Kind = EntryKind(kind)
 		out[i].CreatedAt = fromMs(created)
 	}
+	slices.SortFunc(out, func(a, b JournalEntry) int { return a.Seq - b.Seq })
 	return out, nil
 }
 
