@@ -3,6 +3,7 @@ package durable
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -307,5 +308,36 @@ func TestPollWithMaxRunsAndLifecycleLogs(t *testing.T) {
 			`msg="durable attempt failed" run=flaky workflow=logged attempt=1 worker=A error="Network: first try fails" backoff=`,
 			`msg="durable run done" run=flaky workflow=logged attempt=2`,
 		)
+	})
+}
+
+// A run whose attempt failed, then suspended cleanly on the next attempt,
+// shows no stale error: last_error is the last attempt's, and a clean
+// suspension clears it as completion does.
+func TestCleanSuspendClearsTheLastError(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		e := h.engine("A")
+		policy := RetryPolicy{MaxAttempts: 3, InitialBackoff: time.Second, Jitter: -1}
+		cnt := newCounter()
+		def := RegisterWith(policy, "w", str, str, func(c *Ctx, in string) task.Task[string] {
+			first := Step(c, str, "call", task.From(func(context.Context) (string, error) {
+				if cnt.hit("call") == 1 {
+					return "", task.New(task.Network, "flaky once")
+				}
+				return "ok", nil
+			}))
+			return task.AndThen(first, func(string) task.Task[string] { return AwaitSignal(c, str, "go") })
+		})
+		h.start(def, "r1", "x")
+		h.poll(e, def.Erase())
+		if r := h.wantStatus("r1", StatusFailed); !strings.Contains(r.LastError, "flaky once") {
+			t.Fatalf("after the failed attempt last_error = %q", r.LastError)
+		}
+		h.clock.Advance(2 * time.Second)
+		h.poll(e, def.Erase())
+		if r := h.wantStatus("r1", StatusWaiting); r.LastError != "" {
+			t.Fatalf("after a clean suspension last_error = %q, want empty", r.LastError)
+		}
 	})
 }

@@ -356,7 +356,7 @@ func (s *pgStore) lockRun(ctx context.Context, tx *db.DB, f fence) error {
 // stored, it is due at once (the signal arrived while it was running).
 const pgSuspend = pgClock + `
 UPDATE _sky_durable_runs r
-   SET status = 'waiting', attempts = 0, claimed_at = NULL, lease_token = NULL, updated_at = clock.now,
+   SET status = 'waiting', attempts = 0, last_error = '', claimed_at = NULL, lease_token = NULL, updated_at = clock.now,
        waiting_signal = CAST(? AS TEXT),
        wake_at = CASE
          WHEN CAST(? AS TEXT) IS NOT NULL AND EXISTS (

@@ -317,7 +317,7 @@ func (s *sqliteStore) consumeSignal(ctx context.Context, f fence, name string, e
 
 const sqliteSuspend = `
 UPDATE _sky_durable_runs
-   SET status = 'waiting', attempts = 0, claimed_at = NULL, lease_token = NULL, updated_at = ?,
+   SET status = 'waiting', attempts = 0, last_error = '', claimed_at = NULL, lease_token = NULL, updated_at = ?,
        waiting_signal = ?,
        wake_at = CASE
          WHEN ? IS NOT NULL AND EXISTS (
