@@ -65,6 +65,15 @@ type binding struct {
 	opts    Options
 }
 
+// engineArg is the engine of the Sky Db argument v of kernel fn.
+func (b *binding) engineArg(fn string, v value.Value) (*Engine, error) {
+	d, err := skydb.FromValue(v)
+	if err != nil {
+		return nil, value.BadArg(fn, "a Db", v)
+	}
+	return b.engineFor(d), nil
+}
+
 // engineFor returns the engine of d, making it on first use. A Db that is a
 // transaction (the tx of Db.withTransaction or Durable.transaction) lives
 // for one transaction: its engine is made afresh and never cached, so a
@@ -364,11 +373,10 @@ func unitTask(t task.Task[struct{}]) value.Value {
 // dbTask is a kernel of arity 1 over a Db: the task runs f with its engine.
 func (b *binding) dbTask(fn string, f func(context.Context, *Engine) (value.Value, error)) func([]value.Value) (value.Value, error) {
 	return func(a []value.Value) (value.Value, error) {
-		d, err := skydb.FromValue(a[0])
+		e, err := b.engineArg(fn, a[0])
 		if err != nil {
-			return nil, value.BadArg(fn, "a Db", a[0])
+			return nil, err
 		}
-		e := b.engineFor(d)
 		return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
 			v, err := f(ctx, e)
 			return v, setupHint(fn, err)
@@ -379,15 +387,14 @@ func (b *binding) dbTask(fn string, f func(context.Context, *Engine) (value.Valu
 // runTask is a kernel of arity 2 over a Db and a run id.
 func (b *binding) runTask(fn string, f func(context.Context, *Engine, string) (value.Value, error)) func([]value.Value) (value.Value, error) {
 	return func(a []value.Value) (value.Value, error) {
-		d, err := skydb.FromValue(a[0])
+		e, err := b.engineArg(fn, a[0])
 		if err != nil {
-			return nil, value.BadArg(fn, "a Db", a[0])
+			return nil, err
 		}
 		id, ok := a[1].(string)
 		if !ok {
 			return nil, value.BadArg(fn, "a String run id", a[1])
 		}
-		e := b.engineFor(d)
 		return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
 			v, err := f(ctx, e, id)
 			return v, setupHint(fn, err)
@@ -397,9 +404,9 @@ func (b *binding) runTask(fn string, f func(context.Context, *Engine, string) (v
 
 func (b *binding) start(a []value.Value) (value.Value, error) {
 	const fn = "Durable.start"
-	d, err := skydb.FromValue(a[0])
+	e, err := b.engineArg(fn, a[0])
 	if err != nil {
-		return nil, value.BadArg(fn, "a Db", a[0])
+		return nil, err
 	}
 	def, err := defArg(fn, a[1])
 	if err != nil {
@@ -409,7 +416,7 @@ func (b *binding) start(a []value.Value) (value.Value, error) {
 	if !ok {
 		return nil, value.BadArg(fn, "a String run id", a[2])
 	}
-	input, e := a[3], b.engineFor(d)
+	input := a[3]
 	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
 		if def.def.Name() == "" {
 			return nil, task.Errorf(task.InvalidInput,
@@ -421,9 +428,9 @@ func (b *binding) start(a []value.Value) (value.Value, error) {
 
 func (b *binding) signal(a []value.Value) (value.Value, error) {
 	const fn = "Durable.signal"
-	d, err := skydb.FromValue(a[0])
+	e, err := b.engineArg(fn, a[0])
 	if err != nil {
-		return nil, value.BadArg(fn, "a Db", a[0])
+		return nil, err
 	}
 	id, ok := a[1].(string)
 	if !ok {
@@ -437,16 +444,16 @@ func (b *binding) signal(a []value.Value) (value.Value, error) {
 	if err != nil {
 		return nil, value.BadArg(fn, "a Codec", a[3])
 	}
-	payload, e := a[4], b.engineFor(d)
+	payload := a[4]
 	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
 		return value.Unit{}, setupHint(fn, SignalValue(ctx, e, id, name, cd, payload))
 	})}, nil
 }
 
 func (b *binding) poll(fn string, opts PollOptions, dbArg, list value.Value) (value.Value, error) {
-	d, err := skydb.FromValue(dbArg)
+	e, err := b.engineArg(fn, dbArg)
 	if err != nil {
-		return nil, value.BadArg(fn, "a Db", dbArg)
+		return nil, err
 	}
 	l, ok := list.(*value.List)
 	if !ok && list != nil {
@@ -462,7 +469,6 @@ func (b *binding) poll(fn string, opts PollOptions, dbArg, list value.Value) (va
 		listed = append(listed, r)
 	}
 	defs, clash := distinctWorkflows(fn, listed)
-	e := b.engineFor(d)
 	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
 		if clash != nil {
 			return nil, clash
@@ -536,15 +542,14 @@ func pollOptionsArg(v value.Value) (PollOptions, error) {
 // compact is Durable.compact db retentionMs.
 func (b *binding) compact(a []value.Value) (value.Value, error) {
 	const fn = "Durable.compact"
-	d, err := skydb.FromValue(a[0])
+	e, err := b.engineArg(fn, a[0])
 	if err != nil {
-		return nil, value.BadArg(fn, "a Db", a[0])
+		return nil, err
 	}
 	ms, ok := a[1].(int64)
 	if !ok {
 		return nil, value.BadArg(fn, "an Int retention in milliseconds", a[1])
 	}
-	e := b.engineFor(d)
 	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
 		res, err := e.CompactOlderThan(ctx, time.Duration(min(ms, maxTimerMs))*time.Millisecond, CompactOptions{})
 		return res.Runs, setupHint(fn, err)
