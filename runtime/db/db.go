@@ -134,6 +134,13 @@ func (d *DB) Close() error {
 // InTransaction reports whether d is bound to a transaction.
 func (d *DB) InTransaction() bool { return d.tx != nil }
 
+// JoinsTransaction reports whether a statement on d with ctx would run
+// inside a transaction: d is bound to one, or ctx carries one (open or lazy,
+// begun or not) for d's pool.
+func (d *DB) JoinsTransaction(ctx context.Context) bool {
+	return d.tx != nil || ambientFor(ctx, d.p) != nil
+}
+
 // Exec runs a statement and reports the number of rows it affected.
 func (d *DB) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
 	st, conv, err := d.prepare(sql, args)

@@ -372,3 +372,42 @@ func TestLazyTxBeginsOnFirstWriteOnSQLite(t *testing.T) {
 		}
 	})
 }
+
+// TestJoinsTransaction: a statement joins a transaction when its DB is bound
+// to one or its context carries one for the same pool (even a lazy one not
+// yet begun); another pool's transaction does not count.
+func TestJoinsTransaction(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		ctx := context.Background()
+		if d.JoinsTransaction(ctx) {
+			t.Error("the pool with a plain context joins a transaction")
+		}
+		lctx, l := db.WithLazyTx(ctx, d)
+		if !d.JoinsTransaction(lctx) {
+			t.Error("a context carrying a lazy transaction not yet begun: JoinsTransaction = false")
+		}
+		if l.Started() {
+			t.Error("asking began the lazy transaction")
+		}
+		other, err := db.Open(ctx, "sqlite", "file:"+t.TempDir()+"/other.db")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Close()
+		if other.JoinsTransaction(lctx) {
+			t.Error("another pool joins this pool's lazy transaction")
+		}
+		err = d.WithTransaction(ctx, func(txCtx context.Context, tx *db.DB) error {
+			if !tx.JoinsTransaction(ctx) {
+				t.Error("a transaction-bound DB: JoinsTransaction = false")
+			}
+			if !d.JoinsTransaction(txCtx) {
+				t.Error("the pool under the transaction's context: JoinsTransaction = false")
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+}

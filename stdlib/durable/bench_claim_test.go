@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -213,4 +214,32 @@ func loadAverage() string {
 		return "load average unknown"
 	}
 	return "load average " + f[0]
+}
+
+// cpuTimes reads the machine's busy and idle CPU time (all cores) from
+// /proc/stat, in clock ticks (USER_HZ, 100 per second on Linux); ok is false
+// where there is no /proc/stat.
+func cpuTimes() (busy, idle int64, ok bool) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0, false
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return 0, 0, false
+	}
+	// user nice system idle iowait irq softirq steal
+	for i, s := range f[1:9] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, 0, false
+		}
+		if i == 3 || i == 4 {
+			idle += n
+		} else {
+			busy += n
+		}
+	}
+	return busy, idle, true
 }

@@ -280,6 +280,11 @@ func drain(b *testing.B, newEngine func(worker string) *durable.Engine, defs []d
 	return elapsed
 }
 
+// shared is a newEngine for drain that gives every poller the same Engine.
+func shared(e *durable.Engine) func(worker string) *durable.Engine {
+	return func(string) *durable.Engine { return e }
+}
+
 // countStatus counts the runs in status.
 func (bd *benchDB) countStatus(b *testing.B, status durable.Status) int64 {
 	b.Helper()

@@ -38,6 +38,11 @@ type throughput struct {
 	wfPerSec       float64
 	perWorkflow    costs
 	p50, p99       time.Duration
+	// cpu is the machine's busy CPU time (all processes, all cores) per
+	// workflow during the timed pass, and busy the share of the cores it
+	// kept busy; cpu is 0 where /proc/stat is missing.
+	cpu  time.Duration
+	busy float64
 }
 
 // loadReport gathers every figure for the summary.
@@ -80,8 +85,9 @@ func BenchmarkLoad(b *testing.B) {
 		b.Run(fmt.Sprintf("throughput/%s/%dsteps/%dpollers", driver, steps, pollers), func(b *testing.B) {
 			t := measureThroughput(b, driver, steps, pollers)
 			rep.runs = append(rep.runs, t)
-			fmt.Printf("%-8s %d-step %d poller(s): %7.1f workflows/s %8.1f steps/s  step latency p50 %-9s p99 %-9s per workflow: %s\n",
-				driver, steps, pollers, t.wfPerSec, t.wfPerSec*float64(steps), t.p50.Round(time.Microsecond), t.p99.Round(time.Microsecond), t.perWorkflow.format(driver))
+			fmt.Printf("%-8s %d-step %d poller(s): %7.1f workflows/s %8.1f steps/s  step latency p50 %-9s p99 %-9s machine CPU %-8s per workflow (cores %2.0f%% busy)  per workflow: %s\n",
+				driver, steps, pollers, t.wfPerSec, t.wfPerSec*float64(steps), t.p50.Round(time.Microsecond), t.p99.Round(time.Microsecond),
+				t.cpu.Round(time.Microsecond), 100*t.busy, t.perWorkflow.format(driver))
 			b.ReportMetric(t.wfPerSec, "workflows/s")
 			b.ReportMetric(t.wfPerSec*float64(steps), "steps/s")
 		})
@@ -141,28 +147,38 @@ func measureThroughput(b *testing.B, driver string, steps, pollers int) throughp
 	def := stepsWorkflow("bench.steps", steps, false, lat)
 	defs := []durable.Workflow{def.Erase()}
 	starter := bd.engine("starter")
+	// The pollers are goroutines of one worker process: they share one
+	// Engine, whose group commit batches their journal writes.
+	direct, counting := shared(bd.engine("worker")), shared(bd.countingEngine("worker"))
 	// Warm up: every pooled connection prepares the engine's statements.
 	startRuns(b, starter, def, "warm", 8*pollers)
-	drain(b, bd.engine, defs, pollers)
-	drain(b, bd.countingEngine, defs, pollers)
+	drain(b, direct, defs, pollers)
+	drain(b, counting, defs, pollers)
 	lat.reset()
 	startRuns(b, starter, def, "run", loadRuns)
-	elapsed := drain(b, bd.engine, defs, pollers)
+	busy0, idle0, _ := cpuTimes()
+	elapsed := drain(b, direct, defs, pollers)
+	busy1, idle1, cpuOK := cpuTimes()
 	p50, p99 := lat.quantile(0.50), lat.quantile(0.99)
 	startRuns(b, starter, def, "counted", countedRuns)
 	before := bd.counters()
-	drain(b, bd.countingEngine, defs, pollers)
+	drain(b, counting, defs, pollers)
 	used := bd.counters().sub(before)
 	if want := int64(loadRuns + countedRuns + 8*pollers); bd.countStatus(b, durable.StatusDone) != want {
 		b.Fatalf("%d runs done, want %d", bd.countStatus(b, durable.StatusDone), want)
 	}
-	return throughput{
+	t := throughput{
 		driver: driver, steps: steps, pollers: pollers,
 		wfPerSec:    float64(loadRuns) / elapsed.Seconds(),
 		perWorkflow: used.per(countedRuns),
 		p50:         p50,
 		p99:         p99,
 	}
+	if cpuOK && busy1+idle1 > busy0+idle0 {
+		t.cpu = time.Duration(busy1-busy0) * 10 * time.Millisecond / loadRuns
+		t.busy = float64(busy1-busy0) / float64(busy1+idle1-busy0-idle0)
+	}
+	return t
 }
 
 // measureReplay resumes runs parked on a signal after 0 and after 3 steps;

@@ -151,7 +151,7 @@ func TestGuarantee03FencingRejectsEveryWrite(t *testing.T) {
 			"append":         s.appendEntry(h.ctx, d, f, JournalEntry{Seq: 1, StepID: "s", Kind: KindStep, Result: "1"}, now),
 			"suspend":        s.suspend(h.ctx, f, now.Add(time.Hour), "", now),
 			"suspend-signal": s.suspend(h.ctx, f, time.Time{}, "go", now),
-			"complete":       s.complete(h.ctx, f, `"x"`, now),
+			"complete":       s.complete(h.ctx, f, nil, `"x"`, now),
 			"fail":           s.fail(h.ctx, f, "boom", time.Second, false, now),
 			"dead":           s.fail(h.ctx, f, "boom", 0, true, now),
 		}

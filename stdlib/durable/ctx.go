@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"skydurable/runtime/db"
+	"skydurable/runtime/task"
 )
 
 // Ctx is threaded through a workflow body (Sky's Durable.Ctx). It carries the
@@ -38,6 +39,18 @@ type Ctx struct {
 	// last is the id of the last durable operation the body reached (for
 	// logs: where a run failed, suspended or lost its lease).
 	last string
+	// pending is the entry of the last fresh plain step, already in the
+	// in-memory journal but not yet written. It is written before the
+	// body's next durable operation starts (enter), or in the statement
+	// that records the run's outcome (pollOne), which spares a run one
+	// statement and one commit. Nothing is at greater risk than unbatched:
+	// until then the body only runs its own deterministic code, and no
+	// later effect starts before the entry is durable.
+	pending *JournalEntry
+	// broken is the error of a pending entry that could not be written:
+	// the body already used the step's value, so no durable operation may
+	// follow (its journal position would be the step's).
+	broken error
 }
 
 func newCtx(e *Engine, cl claimed, token string, journal []JournalEntry) *Ctx {
@@ -82,13 +95,30 @@ func (c *Ctx) now() time.Time {
 
 // enter checks that the body may take its next durable operation, id, of one
 // of kinds. It returns the journalled entry when the operation is replayed,
-// or nil when it is fresh (the caller then runs it and calls write+advance).
-func (c *Ctx) enter(id string, kinds ...EntryKind) (*JournalEntry, error) {
+// or nil when it is fresh (the caller then runs it and calls write+advance);
+// a fresh operation first writes the pending entry of the step before it.
+func (c *Ctx) enter(ctx context.Context, id string, kinds ...EntryKind) (*JournalEntry, error) {
+	prev, err := c.check(id, kinds)
+	if err != nil || prev != nil {
+		return prev, err
+	}
+	if err := c.flush(ctx); err != nil {
+		c.finish()
+		return nil, err
+	}
+	return nil, nil
+}
+
+// check is enter's bookkeeping, under the lock.
+func (c *Ctx) check(id string, kinds []EntryKind) (*JournalEntry, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.last = id
 	if c.lost {
 		return nil, leaseLostError(c.f.runID)
+	}
+	if c.broken != nil {
+		return nil, c.broken
 	}
 	if c.suspended {
 		return nil, suspendError(c.f.runID, "an earlier wait in this body suspended it")
@@ -150,12 +180,65 @@ func (c *Ctx) fenced(err error) error {
 
 // advance adds a committed entry to the in-memory journal.
 func (c *Ctx) advance(e JournalEntry) {
+	c.remember(e)
+	c.journalled(e)
+}
+
+// defer adds a plain step's entry to the in-memory journal and leaves it
+// pending: written by the next durable operation or with the run's outcome.
+func (c *Ctx) deferWrite(e JournalEntry) {
+	c.remember(e)
+	c.mu.Lock()
+	c.pending = &e
+	c.mu.Unlock()
+}
+
+func (c *Ctx) remember(e JournalEntry) {
 	c.mu.Lock()
 	c.journal = append(c.journal, e)
 	c.cursor = len(c.journal)
 	c.seen[e.StepID] = true
 	c.mu.Unlock()
+}
+
+func (c *Ctx) journalled(e JournalEntry) {
 	c.e.log.Info("durable step journalled", "run", c.f.runID, "workflow", c.workflow, "step", e.StepID, "kind", string(e.Kind), "seq", e.Seq, "attempt", c.attempt)
+}
+
+// takePending hands over the pending entry (nil when there is none), for
+// the statement that records the run's outcome.
+func (c *Ctx) takePending() *JournalEntry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.pending
+	c.pending = nil
+	return p
+}
+
+// flush writes the pending entry, if any, even when ctx is cancelled (the
+// step's work is done; keeping it spares running it again). When that
+// fails the Ctx is broken (or lost): the body cannot go on durably, and the
+// run is reported as stopped at that step.
+func (c *Ctx) flush(ctx context.Context) error {
+	p := c.takePending()
+	if p == nil {
+		return nil
+	}
+	err := c.write(context.WithoutCancel(ctx), c.e.db, *p)
+	if err == nil {
+		c.journalled(*p)
+		return nil
+	}
+	if !IsLeaseLost(err) {
+		err = task.Errorf(task.Unavailable, "durable run %q: the result of step %q could not be journalled: %s", c.f.runID, p.StepID, errText(err))
+	}
+	c.mu.Lock()
+	c.last = p.StepID
+	if !IsLeaseLost(err) {
+		c.broken = err
+	}
+	c.mu.Unlock()
+	return err
 }
 
 // suspend persists the wake condition (wake at wakeAt, zero = never; or

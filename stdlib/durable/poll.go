@@ -100,6 +100,9 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 	c := newCtx(e, cl, token, journal)
 	out, bodyErr := runBody(ctx, c, w, cl.input)
 	suspended, lost := c.state()
+	if bodyErr == nil && c.broken != nil {
+		bodyErr = c.broken // the body went on past a step it could not journal
+	}
 	switch {
 	case lost:
 		log.Warn("durable lease lost: another worker owns the run now, or it was cancelled; stopping", "step", c.at())
@@ -111,7 +114,23 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 			bodyErr = err
 			break
 		}
-		return true, e.finish(ctx, log, f, e.store.complete(ctx, f, out, e.now()), slog.LevelInfo, "durable run done", "step", c.at())
+		// The last step's pending entry is written with the outcome.
+		last := c.takePending()
+		err := e.store.complete(ctx, f, last, out, e.now())
+		if err == nil && last != nil {
+			c.journalled(*last)
+		}
+		return true, e.finish(ctx, log, f, err, slog.LevelInfo, "durable run done", "step", c.at())
+	}
+	// The attempt failed after a step whose entry is still pending: write
+	// it first (also when the worker is shutting down), so the retry
+	// replays the step instead of running it again.
+	if err := c.flush(ctx); err != nil {
+		if IsLeaseLost(err) {
+			log.Warn("durable lease lost: another worker owns the run now, or it was cancelled; stopping", "step", c.at())
+			return true, nil
+		}
+		log.Warn("durable step result not journalled; the step runs again on retry", "step", c.at(), "error", errText(err))
 	}
 	if ctx.Err() != nil {
 		// The worker is shutting down; the run is not at fault. Its lease
@@ -140,7 +159,7 @@ func (e *Engine) failAttempt(ctx context.Context, log *slog.Logger, f fence, cl 
 // is logged, not returned.
 func (e *Engine) finish(ctx context.Context, log *slog.Logger, f fence, err error, level slog.Level, event string, attrs ...any) error {
 	if IsLeaseLost(err) {
-		log.Warn("durable lease lost: another worker owns the run now, or it was cancelled; its outcome is not recorded")
+		log.Warn("durable lease lost: another worker owns the run now, or it was cancelled; its outcome is not recorded", attrs...)
 		return nil
 	}
 	if err != nil {

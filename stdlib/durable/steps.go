@@ -23,11 +23,15 @@ import (
 // database effect inside a step is exactly-once.
 //
 // Cost: a replayed step makes no query; a fresh step makes one statement
-// (journal row + lease renewal) and one commit.
+// (journal row + lease renewal) and one commit. A step without a database
+// effect has its row written when the body reaches its next durable
+// operation, before that operation starts, or, for the body's last step, in
+// the statement that completes the run; on PostgreSQL the rows of several
+// runs advancing at once in one Engine share a statement (group commit).
 func Step[A any](c *Ctx, cd codec.Codec[A], stepID string, t task.Task[A]) task.Task[A] {
 	return task.From(func(ctx context.Context) (A, error) {
 		var zero A
-		prev, err := c.enter(stepID, KindStep)
+		prev, err := c.enter(ctx, stepID, KindStep)
 		if err != nil {
 			return zero, err
 		}
@@ -47,10 +51,9 @@ func Step[A any](c *Ctx, cd codec.Codec[A], stepID string, t task.Task[A]) task.
 			return zero, err
 		}
 		if !lazy.Started() {
-			if err := c.write(ctx, c.e.db, e); err != nil {
-				return zero, err
-			}
-			c.advance(e)
+			// No database effect: the entry is written before the next
+			// durable operation or with the run's outcome (Ctx.pending).
+			c.deferWrite(e)
 			return a, nil
 		}
 		tx, err := lazy.Tx(stepCtx)
@@ -83,7 +86,7 @@ func StepValue[A any](c *Ctx, cd codec.Codec[A], stepID string, f func() A) task
 func Transaction[A any](c *Ctx, cd codec.Codec[A], stepID string, fn func(ctx context.Context, tx *db.DB) (A, error)) task.Task[A] {
 	return task.From(func(ctx context.Context) (A, error) {
 		var zero A
-		prev, err := c.enter(stepID, KindStep)
+		prev, err := c.enter(ctx, stepID, KindStep)
 		if err != nil {
 			return zero, err
 		}
@@ -175,7 +178,7 @@ const maxTimerMs = int64(math.MaxInt64 / int64(time.Millisecond))
 // timer returns the journalled wake time of a sleep or deadline, journalling
 // now+ms the first time.
 func timer(ctx context.Context, c *Ctx, id string, kind EntryKind, ms int64) (time.Time, error) {
-	prev, err := c.enter(id, kind)
+	prev, err := c.enter(ctx, id, kind)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -209,7 +212,7 @@ func AwaitSignal[A any](c *Ctx, cd codec.Codec[A], name string) task.Task[A] {
 	return task.From(func(ctx context.Context) (A, error) {
 		var zero A
 		id := "signal:" + name
-		prev, err := c.enter(id, KindSignal)
+		prev, err := c.enter(ctx, id, KindSignal)
 		if err != nil {
 			return zero, err
 		}
@@ -235,7 +238,7 @@ func AwaitSignalFor[A any](c *Ctx, cd codec.Codec[A], name string, timeoutMs int
 			return nil, err
 		}
 		id := "signal:" + name
-		prev, err := c.enter(id, KindSignal, KindTimeout)
+		prev, err := c.enter(ctx, id, KindSignal, KindTimeout)
 		if err != nil {
 			return nil, err
 		}

@@ -42,8 +42,10 @@ type store interface {
 	// never) or until signal name arrives (when name is not empty). An
 	// undelivered signal of that name makes the run due at once.
 	suspend(ctx context.Context, f fence, wakeAt time.Time, signal string, now time.Time) error
-	// complete records the output, marks the run done and releases it.
-	complete(ctx context.Context, f fence, output string, now time.Time) error
+	// complete journals last (when not nil: the body's last step, still
+	// pending), records the output, marks the run done and releases it,
+	// all in one transaction.
+	complete(ctx context.Context, f fence, last *JournalEntry, output string, now time.Time) error
 	// fail records lastError and releases the run as failed (due again
 	// after backoff) or, when dead, as dead.
 	fail(ctx context.Context, f fence, lastError string, backoff time.Duration, dead bool, now time.Time) error
@@ -118,7 +120,7 @@ func newStore(d *db.DB, hook statementHook) store {
 		hook = func(string, string) {}
 	}
 	if d.Dialect() == db.Postgres {
-		return &pgStore{d: d, hook: hook}
+		return newPgStore(d, hook)
 	}
 	return &sqliteStore{d: d, hook: hook}
 }

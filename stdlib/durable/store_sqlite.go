@@ -346,9 +346,18 @@ UPDATE _sky_durable_runs
        waiting_signal = NULL, updated_at = ?
  WHERE id = ? AND lease_token = ? AND status = 'running'`
 
-func (s *sqliteStore) complete(ctx context.Context, f fence, output string, now time.Time) error {
-	n, err := s.exec(ctx, s.d, "complete", sqliteComplete, output, ms(now), f.runID, f.token)
-	return leaseChecked(n, err)
+func (s *sqliteStore) complete(ctx context.Context, f fence, last *JournalEntry, output string, now time.Time) error {
+	if last == nil {
+		n, err := s.exec(ctx, s.d, "complete", sqliteComplete, output, ms(now), f.runID, f.token)
+		return leaseChecked(n, err)
+	}
+	return s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+		if err := s.appendEntry(ctx, tx, f, *last, now); err != nil {
+			return err
+		}
+		n, err := s.exec(ctx, tx, "complete", sqliteComplete, output, ms(now), f.runID, f.token)
+		return leaseChecked(n, err)
+	})
 }
 
 const sqliteFail = `

@@ -76,10 +76,12 @@ func TestManyWorkersFencing(t *testing.T) {
 			journal: []string{`"slow-by-B"`, `"after-by-B"`}, effectsOf: "B",
 		},
 		{
-			// A journalled both steps; its completion is rejected.
+			// A journalled "slow"; its completion, which also carries
+			// the row of its last step "after", is rejected, so B runs
+			// "after" again.
 			name: "completion rejected", blockAt: "end",
-			output:  `"slow-by-A,after-by-A,done-by-B"`,
-			journal: []string{`"slow-by-A"`, `"after-by-A"`}, effectsOf: "A",
+			output:  `"slow-by-A,after-by-B,done-by-B"`,
+			journal: []string{`"slow-by-A"`, `"after-by-B"`}, effectsOf: "A",
 		},
 	}
 	for _, tc := range cases {

@@ -1,0 +1,244 @@
+package durable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"skydurable/runtime/db"
+	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/task"
+)
+
+// gate is a groupCommit write function that records each batch and blocks
+// until the test releases it; request "bad-*" fails.
+type gate struct {
+	mu      sync.Mutex
+	batches [][]string
+	started chan struct{}
+	release chan struct{}
+}
+
+func newGate() *gate {
+	return &gate{started: make(chan struct{}, 16), release: make(chan struct{}, 16)}
+}
+
+func (g *gate) write(_ context.Context, batch []string) []error {
+	g.mu.Lock()
+	g.batches = append(g.batches, append([]string(nil), batch...))
+	g.mu.Unlock()
+	g.started <- struct{}{}
+	<-g.release
+	errs := make([]error, len(batch))
+	for i, r := range batch {
+		if strings.HasPrefix(r, "bad") {
+			errs[i] = errors.New("refused " + r)
+		}
+	}
+	return errs
+}
+
+// queued waits until n requests are queued behind the batches in flight.
+func queued[R any](t *testing.T, g *groupCommit[R], n int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		g.mu.Lock()
+		got := len(g.queue)
+		g.mu.Unlock()
+		if got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests queued, want %d", got, n)
+		}
+		time.Sleep(time.Millisecond) // polling a condition, not timing
+	}
+}
+
+// TestGroupCommitBatchesWhatQueuesBehindAFlight: a lone request is written
+// alone at once; requests arriving while flights batches are in flight are
+// written together as the next batch, each getting its own outcome.
+func TestGroupCommitBatchesWhatQueuesBehindAFlight(t *testing.T) {
+	for _, flights := range []int{1, 2} {
+		t.Run(fmt.Sprintf("%d flights", flights), func(t *testing.T) {
+			gt := newGate()
+			g := newGroupCommit(3, flights, gt.write)
+			ctx := context.Background()
+			results := sync.Map{}
+			var wg sync.WaitGroup
+			do := func(r string) {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					results.Store(r, g.do(ctx, r))
+				}()
+			}
+			// Fill every flight with a lone request.
+			for i := 0; i < flights; i++ {
+				do(fmt.Sprintf("lone%d", i))
+				<-gt.started
+			}
+			// Four more queue; the batch bound is 3.
+			for _, r := range []string{"q1", "bad-q2", "q3", "q4"} {
+				do(r)
+				queued(t, g, map[string]int{"q1": 1, "bad-q2": 2, "q3": 3, "q4": 4}[r])
+			}
+			gt.release <- struct{}{} // the first flight ends; q1 leads q1, bad-q2, q3
+			<-gt.started
+			for i := 1; i < flights; i++ {
+				gt.release <- struct{}{}
+			}
+			gt.release <- struct{}{}
+			if flights == 1 {
+				<-gt.started // q4 leads the last batch
+			} else {
+				<-gt.started // the second flight's end handed q4 the lead
+			}
+			gt.release <- struct{}{}
+			wg.Wait()
+
+			var want [][]string
+			for i := 0; i < flights; i++ {
+				want = append(want, []string{fmt.Sprintf("lone%d", i)})
+			}
+			want = append(want, []string{"q1", "bad-q2", "q3"}, []string{"q4"})
+			if diff := cmp.Diff(want, gt.batches); diff != "" {
+				t.Errorf("batches (-want +got):\n%s", diff)
+			}
+			results.Range(func(k, v any) bool {
+				err, _ := v.(error)
+				if bad := strings.HasPrefix(k.(string), "bad"); bad != (err != nil) {
+					t.Errorf("request %s got %v", k, err)
+				}
+				return true
+			})
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			if g.leaders != 0 || len(g.queue) != 0 {
+				t.Errorf("after all: %d leaders, %d queued; want none", g.leaders, len(g.queue))
+			}
+		})
+	}
+}
+
+// TestBatchedWritesOnPostgres runs the batched statements directly: each
+// row gets its own outcome (written, lease lost, or the error it gets when
+// written alone), and a lost lease writes nothing.
+func TestBatchedWritesOnPostgres(t *testing.T) {
+	d := dbtest.Open(t, "postgres")
+	ctx := context.Background()
+	clock := newVirtualClock()
+	var stmts []string
+	e := New(d, Options{Clock: clock.Now, OnStatement: func(op, sql string) { stmts = append(stmts, op) }})
+	if err := e.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := e.store.(*pgStore)
+	now := clock.Now()
+	for _, id := range []string{"r1", "r2", "r3", "r4", "r5"} {
+		if _, _, err := s.insertRun(ctx, newRun{id: id, workflow: "w", version: 1, input: `""`}, now); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, err := s.claimRun(ctx, []string{"w"}, now, DefaultLease, "tok-"+id, "A"); !ok || err != nil {
+			t.Fatalf("claim %s: %v %v", id, ok, err)
+		}
+	}
+	step := func(seq int, id string) JournalEntry {
+		return JournalEntry{Seq: seq, StepID: id, Kind: KindStep, Result: `"` + id + `"`}
+	}
+	if err := s.appendOne(ctx, d, fence{"r3", "tok-r3"}, step(1, "a"), now); err != nil {
+		t.Fatal(err)
+	}
+	stmts = nil
+	errs := s.appendBatch(ctx, []appendRequest{
+		{f: fence{"r1", "tok-r1"}, e: step(1, "a"), now: now},
+		{f: fence{"r2", "stale"}, e: step(1, "a"), now: now},  // lost lease
+		{f: fence{"r3", "tok-r3"}, e: step(1, "b"), now: now}, // position 1 taken
+		{f: fence{"r4", "tok-r4"}, e: step(1, "a"), now: now},
+	})
+	if errs[0] != nil || errs[3] != nil {
+		t.Errorf("valid rows: %v, %v", errs[0], errs[3])
+	}
+	if !IsLeaseLost(errs[1]) {
+		t.Errorf("stale fence: %v, want a lost lease", errs[1])
+	}
+	if se := task.As(errs[2]); se == nil || se.Kind != task.Conflict {
+		t.Errorf("taken position: %v, want the Conflict a lone write gets", errs[2])
+	}
+	// One batched statement, then the conflicting row alone.
+	if diff := cmp.Diff([]string{"append", "append"}, stmts); diff != "" {
+		t.Errorf("statements (-want +got):\n%s", diff)
+	}
+	journal := func(id string) []string {
+		j, err := s.loadJournal(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return stepIDs(j)
+	}
+	for id, want := range map[string][]string{"r1": {"a"}, "r2": {}, "r3": {"a"}, "r4": {"a"}} {
+		if diff := cmp.Diff(want, journal(id)); diff != "" {
+			t.Errorf("journal of %s (-want +got):\n%s", id, diff)
+		}
+	}
+
+	last := step(2, "b")
+	errs = s.completeBatch(ctx, []completeRequest{
+		{f: fence{"r1", "tok-r1"}, last: &last, output: `"one"`, now: now},
+		{f: fence{"r2", "stale"}, output: `"two"`, now: now},
+		{f: fence{"r5", "tok-r5"}, output: `"five"`, now: now},
+	})
+	if errs[0] != nil || !IsLeaseLost(errs[1]) || errs[2] != nil {
+		t.Errorf("complete batch: %v", errs)
+	}
+	for id, want := range map[string]string{"r1": `"one"`, "r5": `"five"`} {
+		r, err := s.readRun(ctx, id)
+		if err != nil || r.Status != StatusDone || r.Output != want {
+			t.Errorf("%s: %s %q (%v), want done %s", id, r.Status, r.Output, err, want)
+		}
+	}
+	if r, _ := s.readRun(ctx, "r2"); r.Status != StatusRunning {
+		t.Errorf("r2 with a stale fence is %s, want still running", r.Status)
+	}
+	if diff := cmp.Diff([]string{"a", "b"}, journal("r1")); diff != "" {
+		t.Errorf("r1's journal after completing with its last step (-want +got):\n%s", diff)
+	}
+}
+
+// TestGroupCommitSkipsTransactions: a write whose context carries a
+// transaction joins it instead of a batch.
+func TestGroupCommitSkipsTransactions(t *testing.T) {
+	d := dbtest.Open(t, "postgres")
+	ctx := context.Background()
+	e := New(d, Options{})
+	if err := e.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := e.store.(*pgStore)
+	if _, _, err := s.insertRun(ctx, newRun{id: "r", workflow: "w", version: 1, input: `""`}, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := s.claimRun(ctx, []string{"w"}, time.Time{}, DefaultLease, "tok", "A"); !ok || err != nil {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	boom := errors.New("roll back")
+	err := d.WithTransaction(ctx, func(txCtx context.Context, _ *db.DB) error {
+		if err := s.appendEntry(txCtx, d, fence{"r", "tok"}, JournalEntry{Seq: 1, StepID: "a", Kind: KindStep, Result: `1`}, time.Time{}); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("transaction: %v", err)
+	}
+	if j, err := s.loadJournal(ctx, "r"); err != nil || len(j) != 0 {
+		t.Errorf("journal after the rollback: %v %v; want empty (the write joined the transaction)", j, err)
+	}
+}
