@@ -169,3 +169,14 @@ func classifySQLite(e *sqlite.Error) (task.Kind, string) {
 	}
 	return task.Unexpected, ""
 }
+
+// Rejected reports whether err is the database refusing a statement (a
+// PostgreSQL error response, an SQLite error code): the statement did not
+// take effect, and an autocommitted one changed nothing. Any other error
+// (a lost connection, a failure reading the result on the client side)
+// leaves open whether an autocommitted statement committed.
+func Rejected(err error) bool {
+	var pgErr *pgconn.PgError
+	var liteErr *sqlite.Error
+	return errors.As(err, &pgErr) || errors.As(err, &liteErr)
+}

@@ -411,3 +411,24 @@ func TestJoinsTransaction(t *testing.T) {
 		}
 	})
 }
+
+// TestRejected: a statement the database refuses is Rejected; a failure on
+// the client side after the statement ran is not (it may have committed).
+func TestRejected(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		ctx := context.Background()
+		mustExec(t, d, "CREATE TABLE rj (k INTEGER PRIMARY KEY, v TEXT)")
+		mustExec(t, d, "INSERT INTO rj VALUES (1, NULL)")
+		if _, err := d.Exec(ctx, "INSERT INTO rj VALUES (1, 'again')"); !db.Rejected(err) {
+			t.Errorf("a duplicate key: Rejected(%v) = false", err)
+		}
+		var v string
+		err := d.QueryRow(ctx, "SELECT v FROM rj WHERE k = 1").Scan(&v)
+		if err == nil || db.Rejected(err) {
+			t.Errorf("scanning NULL into a string: %v, Rejected = %v; want an error that is not Rejected", err, db.Rejected(err))
+		}
+		if db.Rejected(nil) {
+			t.Error("Rejected(nil) = true")
+		}
+	})
+}

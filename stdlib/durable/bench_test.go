@@ -135,6 +135,11 @@ func BenchmarkLoad(b *testing.B) {
 	fmt.Printf("load run finished; %s\n", loadAverage())
 }
 
+// warmRuns is the number of warm-up workflows per poller: enough for every
+// pooled connection to prepare, and plan past its first custom plans, the
+// single and the batched statements of every size.
+const warmRuns = 50
+
 // countedRuns is the number of workflows of a counting pass.
 const countedRuns = 200
 
@@ -151,7 +156,7 @@ func measureThroughput(b *testing.B, driver string, steps, pollers int) throughp
 	// Engine, whose group commit batches their journal writes.
 	direct, counting := shared(bd.engine("worker")), shared(bd.countingEngine("worker"))
 	// Warm up: every pooled connection prepares the engine's statements.
-	startRuns(b, starter, def, "warm", 8*pollers)
+	startRuns(b, starter, def, "warm", warmRuns*pollers)
 	drain(b, direct, defs, pollers)
 	drain(b, counting, defs, pollers)
 	lat.reset()
@@ -164,8 +169,9 @@ func measureThroughput(b *testing.B, driver string, steps, pollers int) throughp
 	before := bd.counters()
 	drain(b, counting, defs, pollers)
 	used := bd.counters().sub(before)
-	if want := int64(loadRuns + countedRuns + 8*pollers); bd.countStatus(b, durable.StatusDone) != want {
-		b.Fatalf("%d runs done, want %d", bd.countStatus(b, durable.StatusDone), want)
+	if want := int64(loadRuns + countedRuns + warmRuns*pollers); bd.countStatus(b, durable.StatusDone) != want {
+		b.Fatalf("%d runs done, want %d (waiting %d, running %d, failed %d, dead %d)", bd.countStatus(b, durable.StatusDone), want,
+			bd.countStatus(b, durable.StatusWaiting), bd.countStatus(b, durable.StatusRunning), bd.countStatus(b, durable.StatusFailed), bd.countStatus(b, durable.StatusDead))
 	}
 	t := throughput{
 		driver: driver, steps: steps, pollers: pollers,

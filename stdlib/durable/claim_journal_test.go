@@ -109,7 +109,7 @@ func TestClaimDetectsAJournalWriteItsSnapshotMissed(t *testing.T) {
 	// after its snapshot is taken and before it reaches the run.
 	const key = 7_362_201_556
 	stalled := pgClaimWhere(`r.workflow IN (SELECT jsonb_array_elements_text(CAST(? AS JSONB)))
-     AND (SELECT 1 FROM (SELECT pg_advisory_xact_lock_shared(7362201556)) l) = 1`)
+     AND (SELECT 1 FROM (SELECT pg_advisory_xact_lock_shared(7362201556)) l) = 1`, 1)
 	type result struct {
 		c   claimed
 		ok  bool
@@ -124,7 +124,7 @@ func TestClaimDetectsAJournalWriteItsSnapshotMissed(t *testing.T) {
 			return err
 		}
 		go func() {
-			c, ok, err := s.claimWith(context.Background(), stalled, `["w"]`, t1, DefaultLease, "token-B", "B")
+			c, ok, err := s.claimOne(context.Background(), claimRequest{single: stalled, pick: `["w"]`, now: t1, lease: DefaultLease, token: "token-B", worker: "B"})
 			done <- result{c, ok, err}
 		}()
 		waitFor(t, "the claim to wait on the advisory lock", func() bool {

@@ -242,3 +242,83 @@ func TestGroupCommitSkipsTransactions(t *testing.T) {
 		t.Errorf("journal after the rollback: %v %v; want empty (the write joined the transaction)", j, err)
 	}
 }
+
+// TestBatchedClaimOnPostgres: one statement claims for three pollers when
+// two runs are due: each run goes to one poller under that poller's token,
+// with its own journal, and the third poller finds none due.
+func TestBatchedClaimOnPostgres(t *testing.T) {
+	d := dbtest.Open(t, "postgres")
+	ctx := context.Background()
+	clock := newVirtualClock()
+	var stmts []string
+	e := New(d, Options{Clock: clock.Now, OnStatement: func(op, sql string) { stmts = append(stmts, op) }})
+	if err := e.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := e.store.(*pgStore)
+	now := clock.Now()
+	start := func(id string) {
+		if _, _, err := s.insertRun(ctx, newRun{id: id, workflow: "w", version: 1, input: `"` + id + `"`}, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// "retried" had an attempt that journalled two steps, then failed.
+	start("retried")
+	if c, ok, err := s.claimRun(ctx, []string{"w"}, now, DefaultLease, "old", "A"); !ok || err != nil || c.id != "retried" {
+		t.Fatalf("first claim: %v %v %v", c.id, ok, err)
+	}
+	for i, je := range journalSteps(2) {
+		if err := s.appendOne(ctx, d, fence{"retried", "old"}, je, now.Add(time.Duration(i)*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.fail(ctx, fence{"retried", "old"}, "boom", 0, false, now); err != nil {
+		t.Fatal(err)
+	}
+	start("fresh")
+	claimedID := "retried"
+
+	stmts = nil
+	clock.Advance(time.Second)
+	reqs := make([]claimRequest, 3)
+	for i := range reqs {
+		reqs[i] = claimRequest{single: pgClaim, pick: `["w"]`, now: clock.Now(), lease: DefaultLease,
+			token: fmt.Sprintf("tok-%d", i), worker: "B", out: &claimOutcome{}}
+	}
+	for i, err := range s.claimBatch(ctx, reqs) {
+		if err != nil {
+			t.Fatalf("claim %d: %v", i, err)
+		}
+	}
+	if diff := cmp.Diff([]string{"claim"}, stmts); diff != "" {
+		t.Errorf("statements (-want +got):\n%s", diff)
+	}
+	got := map[string]string{} // run -> token
+	for _, r := range reqs {
+		if !r.out.ok {
+			continue
+		}
+		c := r.out.c
+		got[c.id] = r.token
+		if !c.journalRead {
+			t.Errorf("%s: journal not read by the claim", c.id)
+		}
+		wantJournal := []JournalEntry(nil)
+		if c.id == claimedID {
+			wantJournal = journalSteps(2)
+		}
+		if diff := cmp.Diff(wantJournal, c.journal, cmpJournal); diff != "" {
+			t.Errorf("journal of %s (-want +got):\n%s", c.id, diff)
+		}
+		if c.input != `"`+c.id+`"` {
+			t.Errorf("%s: input %s", c.id, c.input)
+		}
+		var token string
+		if err := d.QueryRow(ctx, `SELECT lease_token FROM _sky_durable_runs WHERE id = ? AND status = 'running' AND claimed_by = 'B'`, c.id).Scan(&token); err != nil || token != r.token {
+			t.Errorf("%s: lease token in the table %q (%v), want the poller's %q", c.id, token, err, r.token)
+		}
+	}
+	if len(got) != 2 || got["fresh"] == "" || got["retried"] == "" || got["fresh"] == got["retried"] {
+		t.Errorf("claims: %v; want both runs, each to its own poller, and one poller without a run", got)
+	}
+}

@@ -3,6 +3,7 @@ package durable
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 	"time"
 
 	"skydurable/runtime/db"
@@ -14,14 +15,16 @@ import (
 type pgStore struct {
 	d    *db.DB
 	hook statementHook
-	// appends and completes group the writes of concurrent runs
-	// (store_postgres_batch.go).
+	// claims, appends and completes group the statements of concurrent
+	// pollers (store_postgres_batch.go).
+	claims    *groupCommit[claimRequest]
 	appends   *groupCommit[appendRequest]
 	completes *groupCommit[completeRequest]
 }
 
 func newPgStore(d *db.DB, hook statementHook) *pgStore {
 	s := &pgStore{d: d, hook: hook}
+	s.claims = newGroupCommit(maxBatch, maxFlights, s.claimBatch)
 	s.appends = newGroupCommit(maxBatch, maxFlights, s.appendBatch)
 	s.completes = newGroupCommit(maxBatch, maxFlights, s.completeBatch)
 	return s
@@ -185,9 +188,14 @@ const pgClaimClock = `WITH clock AS (
 // reads no waiting run (a join with the clock CTE would filter every waiting
 // run instead).
 //
-// The first row is the claimed run (part 0), the others its journal rows
-// (part 1) in sequence order; each part fills the other part's columns with
-// placeholders.
+// Rows of part 0 are the claimed runs, rows of part 1 their journal rows
+// in sequence order; every row names its run and its lease token, and each
+// part fills the other part's columns with placeholders.
+//
+// A batch of n > 1 makes the statement claim up to n runs (LIMIT n, a
+// literal: a LIMIT parameter gets a generic plan that sorts every due run)
+// and lease them with the tokens of a JSON array, one each (group commit of
+// the claims of concurrent pollers, store_postgres_batch.go).
 //
 // Is the journal read here complete? Every journal write of the previous
 // lease holder updates the run row in the same transaction (pgAppend renews
@@ -202,83 +210,123 @@ const pgClaimClock = `WITH clock AS (
 // differs from the one in our snapshot. Then fresh is false and the engine
 // reads the journal again (loadJournal) after the claim committed, when the
 // old holder's token no longer matches and it cannot write any more.
-func pgClaimWhere(pick string) string {
-	return pgClaimClock + `,
+func pgClaimWhere(pick string, n int) string {
+	batch := n > 1
+	limit, lease, source := "1", "?", "picked"
+	if batch {
+		limit, lease, source = strconv.Itoa(n), "tokens.token", "numbered"
+	}
+	sql := pgClaimClock + `,
 picked AS (
-  SELECT r.id, r.xmin AS locked FROM _sky_durable_runs r
+  SELECT r.id, r.xmin AS locked, r.wake_at FROM _sky_durable_runs r
    WHERE r.status IN ('waiting','running','failed')
      AND r.wake_at <= (SELECT now FROM clock)
      AND (r.claimed_at IS NULL OR r.claimed_at < (SELECT now FROM clock) - CAST(? AS BIGINT) * INTERVAL '1 millisecond')
      AND ` + pick + `
    ORDER BY r.wake_at
-   LIMIT 1
-   FOR UPDATE OF r SKIP LOCKED),
+   LIMIT ` + limit + `
+   FOR UPDATE OF r SKIP LOCKED)`
+	from := "picked, clock"
+	if batch {
+		sql += `,
+numbered AS (SELECT p.id, p.locked, row_number() OVER (ORDER BY p.wake_at, p.id) AS n FROM picked p),
+tokens AS (SELECT t.token, t.n FROM json_array_elements_text(CAST(? AS JSON)) WITH ORDINALITY AS t(token, n))`
+		from = "numbered JOIN tokens ON tokens.n = numbered.n, clock"
+	}
+	return sql + `,
 claimed AS (
   UPDATE _sky_durable_runs r
      SET status = 'running', attempts = r.attempts + 1, claimed_at = clock.now, updated_at = clock.now,
-         lease_token = ?, claimed_by = ?, waiting_signal = NULL
-    FROM picked, clock
-   WHERE r.id = picked.id
-  RETURNING r.id, r.workflow, r.version, r.input, r.attempts, r.last_error, clock.now, picked.locked)
-SELECT 0 AS part, c.id, c.workflow, c.version, c.input, c.attempts, c.last_error, c.now,
+         lease_token = ` + lease + `, claimed_by = ?, waiting_signal = NULL
+    FROM ` + from + `
+   WHERE r.id = ` + source + `.id
+  RETURNING r.id, r.lease_token, r.workflow, r.version, r.input, r.attempts, r.last_error, clock.now, ` + source + `.locked)
+SELECT 0 AS part, c.id, c.lease_token, c.workflow, c.version, c.input, c.attempts, c.last_error, c.now,
        COALESCE(c.locked = (SELECT s.xmin FROM _sky_durable_runs s WHERE s.id = c.id), FALSE) AS fresh,
        0 AS seq, '' AS step_id, '' AS kind, '' AS result, c.now AS created_at
   FROM claimed c
 UNION ALL
-SELECT 1, '', '', 0, '', 0, '', c.now, FALSE, j.seq, j.step_id, j.kind, j.result, j.created_at
+SELECT 1, c.id, c.lease_token, '', 0, '', 0, '', c.now, FALSE, j.seq, j.step_id, j.kind, j.result, j.created_at
   FROM claimed c JOIN _sky_durable_journal j ON j.run_id = c.id
 ORDER BY part, seq`
 }
 
 // pgClaim claims by workflow name (FailSafe); pgClaimPinned by (workflow,
-// version) pair (PinToStart).
+// version) pair (PinToStart); the Batch forms claim for several pollers.
+const (
+	pgPickByName    = `r.workflow IN (SELECT jsonb_array_elements_text(CAST(? AS JSONB)))`
+	pgPickByVersion = `(r.workflow, r.version) IN (SELECT k.w, k.v FROM jsonb_to_recordset(CAST(? AS JSONB)) AS k(w TEXT, v INT))`
+)
+
 var (
-	pgClaim       = pgClaimWhere(`r.workflow IN (SELECT jsonb_array_elements_text(CAST(? AS JSONB)))`)
-	pgClaimPinned = pgClaimWhere(`(r.workflow, r.version) IN (SELECT k.w, k.v FROM jsonb_to_recordset(CAST(? AS JSONB)) AS k(w TEXT, v INT))`)
+	pgClaim       = pgClaimWhere(pgPickByName, 1)
+	pgClaimPinned = pgClaimWhere(pgPickByVersion, 1)
 )
 
 func (s *pgStore) claimRun(ctx context.Context, names []string, now time.Time, lease time.Duration, token, worker string) (claimed, bool, error) {
 	namesJSON, _ := json.Marshal(names)
-	return s.claimWith(ctx, pgClaim, string(namesJSON), now, lease, token, worker)
+	return s.claim(ctx, claimRequest{single: pgClaim, pick: string(namesJSON), now: now, lease: lease, token: token, worker: worker})
 }
 
 func (s *pgStore) claimPinned(ctx context.Context, keys []versionKey, now time.Time, lease time.Duration, token, worker string) (claimed, bool, error) {
 	keysJSON, _ := json.Marshal(keys)
-	return s.claimWith(ctx, pgClaimPinned, string(keysJSON), now, lease, token, worker)
+	return s.claim(ctx, claimRequest{single: pgClaimPinned, pinned: true, pick: string(keysJSON), now: now, lease: lease, token: token, worker: worker})
 }
 
-func (s *pgStore) claimWith(ctx context.Context, sql, pick string, now time.Time, lease time.Duration, token, worker string) (claimed, bool, error) {
-	s.hook("claim", sql)
-	rs, err := s.d.Query(ctx, sql, clockArg(now), lease.Milliseconds(), pick, token, worker)
-	if err != nil {
+// claimOne claims one run with the single-run statement.
+func (s *pgStore) claimOne(ctx context.Context, r claimRequest) (claimed, bool, error) {
+	runs, err := s.claimRows(ctx, r.single, clockArg(r.now), r.lease.Milliseconds(), r.pick, r.token, r.worker)
+	if err != nil || len(runs) == 0 {
 		return claimed{}, false, err
+	}
+	return runs[0].c, true, nil
+}
+
+// claimedRun is a run a claim statement leased, with the lease's token.
+type claimedRun struct {
+	token string
+	c     claimed
+}
+
+// claimRows runs a claim statement and reads its runs, in the order of
+// their rows, each with its journal when the claim could read it whole.
+func (s *pgStore) claimRows(ctx context.Context, sql string, args ...any) ([]claimedRun, error) {
+	s.hook("claim", sql)
+	rs, err := s.d.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
 	}
 	defer rs.Close()
-	var c claimed
-	found := false
+	var runs []claimedRun
+	at := map[string]int{}
 	for rs.Next() {
 		var part int
-		var run claimed
+		var run claimedRun
 		var e JournalEntry
 		var kind string
-		if err := rs.Scan(&part, &run.id, &run.workflow, &run.version, &run.input, &run.attempts, &run.lastError, &run.now,
-			&run.journalRead, &e.Seq, &e.StepID, &kind, &e.Result, &e.CreatedAt); err != nil {
-			return claimed{}, false, err
+		if err := rs.Scan(&part, &run.c.id, &run.token, &run.c.workflow, &run.c.version, &run.c.input, &run.c.attempts, &run.c.lastError, &run.c.now,
+			&run.c.journalRead, &e.Seq, &e.StepID, &kind, &e.Result, &e.CreatedAt); err != nil {
+			return nil, err
 		}
 		if part == 0 {
-			c, found = run, true
+			at[run.c.id] = len(runs)
+			runs = append(runs, run)
 			continue
 		}
-		e.Kind = EntryKind(kind)
-		c.journal = append(c.journal, e)
+		if i, ok := at[run.c.id]; ok {
+			e.Kind = EntryKind(kind)
+			runs[i].c.journal = append(runs[i].c.journal, e)
+		}
 	}
-	if err := rs.Err(); err != nil || !found {
-		return claimed{}, false, err
+	if err := rs.Err(); err != nil {
+		return nil, err
 	}
-	if !c.journalRead {
-		c.journal = nil
+	for i := range runs {
+		if !runs[i].c.journalRead {
+			runs[i].c.journal = nil
+		}
 	}
-	return c, true, nil
+	return runs, nil
 }
 
 const pgLoadJournal = `SELECT seq, step_id, kind, result, created_at FROM _sky_durable_journal WHERE run_id = ? ORDER BY seq`

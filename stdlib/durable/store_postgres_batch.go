@@ -3,6 +3,8 @@ package durable
 import (
 	"context"
 	"encoding/json"
+	"strings"
+	"sync"
 	"time"
 
 	"skydurable/runtime/db"
@@ -12,12 +14,17 @@ import (
 // completions that the pollers of one Engine make at the same time share a
 // statement and a commit. A batch of one uses the single-run statement
 // (pgAppend, pgComplete), so a lone run costs what it did unbatched; a batch
-// of several passes its rows as one JSON parameter and learns, per row,
-// whether the lease held and the row was written. A row the batch could not
+// of n passes its rows as a VALUES list of n rows (one statement text per n,
+// so the planner knows the row count and looks each run up by its primary
+// key; a JSON parameter would be planned as 100 rows, and the generic plan
+// would hash-join them with every live run) and learns, per row, whether
+// the lease held and the row was written. A row the batch could not
 // write for another reason (a duplicate journal entry), or every row of a
-// batch that failed as a whole, is written again alone, so it gets exactly
-// the error (or success) it would have had unbatched and no request fails
-// for another's fault.
+// batch the database rejected as a whole (so nothing of it committed), is
+// written again alone, so it gets exactly the error (or success) it would
+// have had unbatched and no request fails for another's fault. A batch that
+// failed otherwise (a lost connection: it may have committed) reports that
+// error to every request in it, as an unbatched write would.
 
 // maxBatch bounds the rows of one batched statement; maxFlights bounds the
 // batches of one kind in flight at once (a write that finds fewer waits for
@@ -43,33 +50,72 @@ type completeRequest struct {
 	now    time.Time
 }
 
-// batchRow is a row of a batch's JSON parameter: the request's fence and
-// time (null: the database clock) and its payload.
-type batchRow struct {
-	RunID  string     `json:"run_id"`
-	Token  string     `json:"token"`
-	At     *time.Time `json:"at"`
-	Seq    int        `json:"seq,omitempty"`
-	StepID string     `json:"step_id,omitempty"`
-	Kind   string     `json:"kind,omitempty"`
-	Result string     `json:"result,omitempty"`
-	Output *string    `json:"output,omitempty"`
+// batchSQL builds, once per kind and row count, a batched statement: v is a
+// VALUES list of n rows of the given typed columns.
+var batchSQL sync.Map // batchKey -> string
+
+type batchKey struct {
+	kind string
+	n    int
 }
 
-func rowTime(now time.Time) *time.Time {
+// valuesCTE is "v AS (SELECT * FROM (VALUES (...), ...) AS v(cols))" for n
+// rows of columns (name and SQL type, in pairs).
+func valuesCTE(n int, columns ...string) string {
+	var row, names []string
+	for i := 0; i < len(columns); i += 2 {
+		names = append(names, columns[i])
+		row = append(row, "CAST(? AS "+columns[i+1]+")")
+	}
+	rows := make([]string, n)
+	for i := range rows {
+		rows[i] = "(" + strings.Join(row, ", ") + ")"
+	}
+	return "v AS (SELECT * FROM (VALUES " + strings.Join(rows, ", ") + ") AS v(" + strings.Join(names, ", ") + "))"
+}
+
+// batchSize is the row count of the statement that carries n rows: the
+// next power of two, so each kind has 6 statements (2 to 64 rows), each
+// prepared and planned once per connection, not 63. The rows beyond n are
+// NULL and match no run.
+func batchSize(n int) int {
+	size := 2
+	for size < n {
+		size *= 2
+	}
+	return size
+}
+
+// padded appends the NULL rows of width columns that fill args (one
+// leading clock argument, then n rows) to batchSize(n) rows.
+func padded(args []any, n, width int) []any {
+	return append(args, make([]any, (batchSize(n)-n)*width)...)
+}
+
+func batchStatement(kind string, n int, build func(n int) string) string {
+	k := batchKey{kind, n}
+	if sql, ok := batchSQL.Load(k); ok {
+		return sql.(string)
+	}
+	sql, _ := batchSQL.LoadOrStore(k, build(n))
+	return sql.(string)
+}
+
+// timeArg is a row's time: the injected clock's, or NULL for the
+// database's.
+func timeArg(now time.Time) any {
 	if now.IsZero() {
 		return nil
 	}
-	return &now
+	return now
 }
 
-// pgAppendBatch is pgAppend for many runs: the INSERT takes only the rows
+// pgAppendBatch is pgAppend for n runs: the INSERT takes only the rows
 // whose lease the UPDATE renewed; the result says, per row, whether the
 // lease held (leased) and whether the entry was inserted.
-const pgAppendBatch = pgClock + `,
-v AS (
-  SELECT * FROM json_to_recordset(CAST(? AS JSON))
-    AS v(run_id TEXT, token TEXT, at TIMESTAMPTZ, seq INT, step_id TEXT, kind TEXT, result TEXT)),
+func pgAppendBatch(n int) string {
+	return pgClock + `,
+` + valuesCTE(n, "run_id", "TEXT", "token", "TEXT", "at", "TIMESTAMPTZ", "seq", "INT", "step_id", "TEXT", "kind", "TEXT", "result", "TEXT") + `,
 lease AS (
   UPDATE _sky_durable_runs r SET claimed_at = COALESCE(v.at, clock.now), updated_at = COALESCE(v.at, clock.now)
     FROM v, clock
@@ -84,7 +130,9 @@ ins AS (
 SELECT v.run_id, v.token, lease.run_id IS NOT NULL, ins.run_id IS NOT NULL
   FROM v
   LEFT JOIN lease ON lease.run_id = v.run_id AND lease.token = v.token
-  LEFT JOIN ins ON ins.run_id = v.run_id AND ins.seq = v.seq`
+  LEFT JOIN ins ON ins.run_id = v.run_id AND ins.seq = v.seq
+ WHERE v.run_id IS NOT NULL`
+}
 
 func (s *pgStore) appendBatch(ctx context.Context, batch []appendRequest) []error {
 	errs := make([]error, len(batch))
@@ -96,15 +144,17 @@ func (s *pgStore) appendBatch(ctx context.Context, batch []appendRequest) []erro
 		alone(0)
 		return errs
 	}
-	rows := make([]batchRow, len(batch))
-	for i, r := range batch {
-		rows[i] = batchRow{RunID: r.f.runID, Token: r.f.token, At: rowTime(r.now),
-			Seq: r.e.Seq, StepID: r.e.StepID, Kind: string(r.e.Kind), Result: r.e.Result}
+	args := []any{nil}
+	for _, r := range batch {
+		args = append(args, r.f.runID, r.f.token, timeArg(r.now), r.e.Seq, r.e.StepID, string(r.e.Kind), r.e.Result)
 	}
-	out, err := s.batchOutcomes(ctx, "append", pgAppendBatch, rows)
+	args = padded(args, len(batch), 7)
+	out, err := s.batchOutcomes(ctx, "append", batchStatement("append", batchSize(len(batch)), pgAppendBatch), args)
 	for i, r := range batch {
 		o, ok := out[r.f]
 		switch {
+		case err != nil && !db.Rejected(err):
+			errs[i] = err // it may have committed: writing alone could duplicate it
 		case err != nil || !ok || (o.leased && !o.written):
 			alone(i)
 		case !o.leased:
@@ -114,14 +164,13 @@ func (s *pgStore) appendBatch(ctx context.Context, batch []appendRequest) []erro
 	return errs
 }
 
-// pgCompleteBatch is pgCompleteWith for many runs (a row without step_id
+// pgCompleteBatch is pgCompleteWith for n runs (a row without step_id
 // journals nothing); it returns the fences that held. A journal row that
 // cannot be inserted fails the whole statement, which then runs alone per
 // run.
-const pgCompleteBatch = pgClock + `,
-v AS (
-  SELECT * FROM json_to_recordset(CAST(? AS JSON))
-    AS v(run_id TEXT, token TEXT, at TIMESTAMPTZ, output TEXT, seq INT, step_id TEXT, kind TEXT, result TEXT)),
+func pgCompleteBatch(n int) string {
+	return pgClock + `,
+` + valuesCTE(n, "run_id", "TEXT", "token", "TEXT", "at", "TIMESTAMPTZ", "output", "TEXT", "seq", "INT", "step_id", "TEXT", "kind", "TEXT", "result", "TEXT") + `,
 done AS (
   UPDATE _sky_durable_runs r
      SET status = 'done', output = v.output, last_error = '', claimed_at = NULL, lease_token = NULL,
@@ -135,6 +184,7 @@ ins AS (
     FROM v JOIN done ON done.run_id = v.run_id AND done.token = v.token, clock
    WHERE v.step_id IS NOT NULL)
 SELECT run_id, token, TRUE, TRUE FROM done`
+}
 
 func (s *pgStore) completeBatch(ctx context.Context, batch []completeRequest) []error {
 	errs := make([]error, len(batch))
@@ -146,18 +196,24 @@ func (s *pgStore) completeBatch(ctx context.Context, batch []completeRequest) []
 		alone(0)
 		return errs
 	}
-	rows := make([]batchRow, len(batch))
-	for i, r := range batch {
-		rows[i] = batchRow{RunID: r.f.runID, Token: r.f.token, At: rowTime(r.now), Output: &r.output}
+	args := []any{nil}
+	for _, r := range batch {
+		args = append(args, r.f.runID, r.f.token, timeArg(r.now), r.output)
 		if e := r.last; e != nil {
-			rows[i].Seq, rows[i].StepID, rows[i].Kind, rows[i].Result = e.Seq, e.StepID, string(e.Kind), e.Result
+			args = append(args, e.Seq, e.StepID, string(e.Kind), e.Result)
+		} else {
+			args = append(args, nil, nil, nil, nil)
 		}
 	}
-	out, err := s.batchOutcomes(ctx, "complete", pgCompleteBatch, rows)
+	args = padded(args, len(batch), 8)
+	out, err := s.batchOutcomes(ctx, "complete", batchStatement("complete", batchSize(len(batch)), pgCompleteBatch), args)
 	for i, r := range batch {
-		if err != nil {
+		switch _, ok := out[r.f]; {
+		case err != nil && !db.Rejected(err):
+			errs[i] = err // it may have committed: completing alone could be refused
+		case err != nil:
 			alone(i)
-		} else if _, ok := out[r.f]; !ok {
+		case !ok:
 			errs[i] = errLeaseLost
 		}
 	}
@@ -169,14 +225,10 @@ type batchOutcome struct{ leased, written bool }
 
 // batchOutcomes runs a batched statement and reads its (run id, token,
 // leased, written) rows.
-func (s *pgStore) batchOutcomes(ctx context.Context, op, sql string, rows []batchRow) (map[fence]batchOutcome, error) {
-	param, err := json.Marshal(rows)
-	if err != nil {
-		return nil, err
-	}
+func (s *pgStore) batchOutcomes(ctx context.Context, op, sql string, args []any) (map[fence]batchOutcome, error) {
 	s.hook(op, sql)
-	out := make(map[fence]batchOutcome, len(rows))
-	_, err = queryAll(ctx, s.d, sql, []any{nil, string(param)}, func(scan func(...any) error) (struct{}, error) {
+	out := map[fence]batchOutcome{}
+	_, err := queryAll(ctx, s.d, sql, args, func(scan func(...any) error) (struct{}, error) {
 		var f fence
 		var o batchOutcome
 		err := scan(&f.runID, &f.token, &o.leased, &o.written)
@@ -202,4 +254,102 @@ func (s *pgStore) complete(ctx context.Context, f fence, last *JournalEntry, out
 		return s.completeOne(ctx, f, last, output, now)
 	}
 	return s.completes.do(ctx, completeRequest{f: f, last: last, output: output, now: now})
+}
+
+// claimRequest is one poller's claim waiting for its batch: the single-run
+// and the batched statement, their pick parameter, and the lease to take.
+type claimRequest struct {
+	// single is the statement of a lone claim; pinned picks the batched
+	// statement by (workflow, version) instead of by workflow name.
+	single        string
+	pinned        bool
+	pick          string
+	now           time.Time
+	lease         time.Duration
+	token, worker string
+	// out receives the claimed run, if any.
+	out *claimOutcome
+}
+
+type claimOutcome struct {
+	c  claimed
+	ok bool
+}
+
+// claim leases a due run through group commit: the claims of concurrent
+// pollers share one statement, which claims up to one run per poller (each
+// with its own token); a poller left without a run finds none due, as it
+// would have alone.
+func (s *pgStore) claim(ctx context.Context, r claimRequest) (claimed, bool, error) {
+	if s.d.JoinsTransaction(ctx) {
+		return s.claimOne(ctx, r)
+	}
+	r.out = &claimOutcome{}
+	err := s.claims.do(ctx, r)
+	return r.out.c, r.out.ok, err
+}
+
+// claimBatch runs the claims of a batch, one statement per kind of claim
+// (its statement, pick, lease and worker); a statement that fails is run
+// again alone per claim.
+func (s *pgStore) claimBatch(ctx context.Context, batch []claimRequest) []error {
+	errs := make([]error, len(batch))
+	type kind struct {
+		pinned       bool
+		pick, worker string
+		lease        time.Duration
+	}
+	groups := map[kind][]int{}
+	var order []kind
+	for i, r := range batch {
+		k := kind{r.pinned, r.pick, r.worker, r.lease}
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	alone := func(i int) {
+		r := batch[i]
+		r.out.c, r.out.ok, errs[i] = s.claimOne(ctx, r)
+	}
+	for _, k := range order {
+		idx := groups[k]
+		if len(idx) == 1 {
+			alone(idx[0])
+			continue
+		}
+		first := batch[idx[0]]
+		tokens := make([]string, len(idx))
+		for j, i := range idx {
+			tokens[j] = batch[i].token
+		}
+		tokensJSON, _ := json.Marshal(tokens)
+		// LIMIT batchSize may pick (and briefly lock) more runs than
+		// there are tokens; only as many as there are tokens are claimed.
+		size := batchSize(len(idx))
+		sql := batchStatement("claim", size, func(n int) string { return pgClaimWhere(pgPickByName, n) })
+		if k.pinned {
+			sql = batchStatement("claim pinned", size, func(n int) string { return pgClaimWhere(pgPickByVersion, n) })
+		}
+		runs, err := s.claimRows(ctx, sql, clockArg(first.now), k.lease.Milliseconds(), k.pick, string(tokensJSON), k.worker)
+		if err != nil {
+			for _, i := range idx {
+				if db.Rejected(err) {
+					alone(i)
+				} else {
+					errs[i] = err // runs it leased stay so until their lease expires
+				}
+			}
+			continue
+		}
+		byToken := make(map[string]claimed, len(runs))
+		for _, run := range runs {
+			byToken[run.token] = run.c
+		}
+		for _, i := range idx {
+			r := batch[i]
+			r.out.c, r.out.ok = byToken[r.token]
+		}
+	}
+	return errs
 }
