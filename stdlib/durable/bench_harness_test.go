@@ -248,6 +248,12 @@ func startRuns(b *testing.B, e *durable.Engine, def durable.Def[string, string],
 // elapsed time.
 func drain(b *testing.B, newEngine func(worker string) *durable.Engine, defs []durable.Workflow, pollers int) time.Duration {
 	b.Helper()
+	return drainWith(b, newEngine, defs, pollers, 1)
+}
+
+// drainWith is drain with pollers calling PollWith with MaxRuns maxRuns.
+func drainWith(b *testing.B, newEngine func(worker string) *durable.Engine, defs []durable.Workflow, pollers, maxRuns int) time.Duration {
+	b.Helper()
 	engines := make([]*durable.Engine, pollers)
 	for i := range engines {
 		engines[i] = newEngine(fmt.Sprintf("p%d", i))
@@ -260,7 +266,7 @@ func drain(b *testing.B, newEngine func(worker string) *durable.Engine, defs []d
 		go func() {
 			defer wg.Done()
 			for {
-				worked, err := e.Poll(context.Background(), defs)
+				worked, err := e.PollWith(context.Background(), defs, durable.PollOptions{MaxRuns: maxRuns})
 				if err != nil {
 					errs <- err
 					return

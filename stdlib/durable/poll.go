@@ -12,7 +12,9 @@ import (
 // PollOptions tune one Poll.
 type PollOptions struct {
 	// MaxRuns is how many due runs one call may advance, one after another
-	// (default 1). Poll stops early when none is due.
+	// (default 1). Poll stops early when none is due. Between two runs, on
+	// PostgreSQL, the completion of one and the claim of the next share one
+	// statement and one commit.
 	MaxRuns int
 	// Versions says what to do with a run whose workflow version is not
 	// among defs (default PinToStart: leave it for a worker that has it).
@@ -43,15 +45,30 @@ func (e *Engine) PollWith(ctx context.Context, defs []Workflow, opts PollOptions
 	if len(reg.names) == 0 {
 		return false, nil
 	}
+	var ch chain
 	for i := 0; i < opts.MaxRuns; i++ {
-		worked, err := e.pollOne(ctx, reg, opts.Versions)
+		ch.on = i+1 < opts.MaxRuns
+		worked, err := e.pollOne(ctx, reg, opts.Versions, &ch)
 		didWork = didWork || worked
-		if err != nil || !worked {
+		if err != nil || !worked || ch.none {
 			return didWork, err
 		}
 	}
 	return didWork, nil
 }
+
+// chain links the runs one PollWith call advances: a run that completes
+// while another may follow is completed by a statement that also claims the
+// next run (completeAndClaim: one round trip and one commit, not two).
+type chain struct {
+	on bool // another run may follow this one
+	// next is the run claimed with the last completion, and its token.
+	next  *claimed
+	token string
+	none  bool // the last completion's claim found no due run
+}
+
+func (e *Engine) newToken() string { return fmt.Sprintf("%s/%016x", e.worker, e.randUint64()) }
 
 // claim leases one due run this worker may advance under policy.
 func (e *Engine) claim(ctx context.Context, reg registry, policy VersionPolicy, token string) (claimed, bool, error) {
@@ -61,12 +78,20 @@ func (e *Engine) claim(ctx context.Context, reg registry, policy VersionPolicy, 
 	return e.store.claimPinned(ctx, reg.keys, e.now(), e.lease, token, e.worker)
 }
 
-// pollOne claims and advances one run.
-func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPolicy) (bool, error) {
-	token := fmt.Sprintf("%s/%016x", e.worker, e.randUint64())
-	cl, ok, err := e.claim(ctx, reg, versions, token)
-	if err != nil || !ok {
-		return false, err
+// pollOne claims (or takes the run ch carries) and advances one run.
+func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPolicy, ch *chain) (bool, error) {
+	var cl claimed
+	var token string
+	var err error
+	if ch.next != nil {
+		cl, token = *ch.next, ch.token
+		ch.next = nil
+	} else {
+		token = e.newToken()
+		var ok bool
+		if cl, ok, err = e.claim(ctx, reg, versions, token); err != nil || !ok {
+			return false, err
+		}
 	}
 	f := fence{runID: cl.id, token: token}
 	log := e.log.With("run", cl.id, "workflow", cl.workflow, "attempt", cl.attempts, "worker", e.worker)
@@ -116,6 +141,9 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 		}
 		// The last step's pending entry is written with the outcome.
 		last := c.takePending()
+		if ch.on {
+			return true, e.completeAndClaim(ctx, log, c, f, last, out, reg, versions, ch)
+		}
 		err := e.store.complete(ctx, f, last, out, e.now())
 		if err == nil && last != nil {
 			c.journalled(*last)
@@ -142,6 +170,24 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 		msg = se.Error()
 	}
 	return true, e.failAttempt(ctx, log, f, cl, policy, msg, c.at())
+}
+
+// completeAndClaim completes c's run and claims the next one into ch.
+func (e *Engine) completeAndClaim(ctx context.Context, log *slog.Logger, c *Ctx, f fence, last *JournalEntry, out string,
+	reg registry, versions VersionPolicy, ch *chain) error {
+	next := nextClaim{names: reg.names, keys: reg.keys, pinned: versions != FailSafe, lease: e.lease, token: e.newToken(), worker: e.worker}
+	cl, ok, done, err := e.store.completeAndClaim(ctx, f, last, out, e.now(), next)
+	if err != nil {
+		return err
+	}
+	if done == nil && last != nil {
+		c.journalled(*last)
+	}
+	if ok {
+		ch.next, ch.token = &cl, next.token
+	}
+	ch.none = !ok
+	return e.finish(ctx, log, f, done, slog.LevelInfo, "durable run done", "step", c.at())
 }
 
 // failAttempt records a failed attempt: failed with backoff, or dead once

@@ -46,6 +46,11 @@ type store interface {
 	// pending), records the output, marks the run done and releases it,
 	// all in one transaction.
 	complete(ctx context.Context, f fence, last *JournalEntry, output string, now time.Time) error
+	// completeAndClaim is complete followed by a claim of the next due run
+	// (never the one completed), in one statement on PostgreSQL. done is
+	// errLeaseLost when the completion's fence no longer held (the claim
+	// happens regardless); err is a failure of the whole.
+	completeAndClaim(ctx context.Context, f fence, last *JournalEntry, output string, now time.Time, next nextClaim) (c claimed, ok bool, done error, err error)
 	// fail records lastError and releases the run as failed (due again
 	// after backoff) or, when dead, as dead.
 	fail(ctx context.Context, f fence, lastError string, backoff time.Duration, dead bool, now time.Time) error
@@ -79,6 +84,16 @@ type store interface {
 	// one; loadSnapshot reads it back.
 	saveSnapshot(ctx context.Context, id string, seq int64, data string, now time.Time) (bool, error)
 	loadSnapshot(ctx context.Context, id string) (seq int64, data string, found bool, err error)
+}
+
+// nextClaim is the claim completeAndClaim makes: by workflow names, or by
+// (workflow, version) keys when pinned.
+type nextClaim struct {
+	names         []string
+	keys          []versionKey
+	pinned        bool
+	lease         time.Duration
+	token, worker string
 }
 
 // fence identifies the lease a worker holds on a run.

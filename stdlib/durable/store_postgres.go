@@ -211,16 +211,24 @@ const pgClaimClock = `WITH clock AS (
 // reads the journal again (loadJournal) after the claim committed, when the
 // old holder's token no longer matches and it cannot write any more.
 func pgClaimWhere(pick string, n int) string {
+	return pgClaimStatement(pgClaimClock, "", "", pick, n)
+}
+
+// pgClaimStatement is the claim statement after head (the WITH clause up to
+// and including the clock CTE, and any CTEs to run before the claim), with
+// the extra condition also on the run to pick and extra rows (UNION ALL ...)
+// in the result.
+func pgClaimStatement(head, also, extra, pick string, n int) string {
 	batch := n > 1
 	limit, lease, source := "1", "?", "picked"
 	if batch {
 		limit, lease, source = strconv.Itoa(n), "tokens.token", "numbered"
 	}
-	sql := pgClaimClock + `,
+	sql := head + `,
 picked AS (
   SELECT r.id, r.xmin AS locked, r.wake_at FROM _sky_durable_runs r
    WHERE r.status IN ('waiting','running','failed')
-     AND r.wake_at <= (SELECT now FROM clock)
+     AND r.wake_at <= (SELECT now FROM clock)` + also + `
      AND (r.claimed_at IS NULL OR r.claimed_at < (SELECT now FROM clock) - CAST(? AS BIGINT) * INTERVAL '1 millisecond')
      AND ` + pick + `
    ORDER BY r.wake_at
@@ -247,8 +255,63 @@ SELECT 0 AS part, c.id, c.lease_token, c.workflow, c.version, c.input, c.attempt
   FROM claimed c
 UNION ALL
 SELECT 1, c.id, c.lease_token, '', 0, '', 0, '', c.now, FALSE, j.seq, j.step_id, j.kind, j.result, j.created_at
-  FROM claimed c JOIN _sky_durable_journal j ON j.run_id = c.id
+  FROM claimed c JOIN _sky_durable_journal j ON j.run_id = c.id` + extra + `
 ORDER BY part, seq`
+}
+
+// pgCompleteClaim completes a run (journalling its last step when withLast)
+// and claims the next one in one statement (PollWith, MaxRuns > 1): one
+// round trip and one commit instead of two. The commit is synchronous, for
+// the completion. The run being completed is never the one picked. A row of
+// part 2 says the completion's fence held.
+func pgCompleteClaim(pick string, withLast bool) string {
+	head := pgClock + `,
+` + pgDone
+	if withLast {
+		head += `,
+last AS (
+  INSERT INTO _sky_durable_journal (run_id, seq, step_id, kind, result, created_at)
+  SELECT done.id, ?, ?, ?, ?, clock.now FROM done, clock)`
+	}
+	extra := `
+UNION ALL
+SELECT 2, d.id, '', '', 0, '', 0, '', clock.now, FALSE, 0, '', '', '', clock.now FROM done d, clock`
+	return pgClaimStatement(head, `
+     AND r.id <> CAST(? AS TEXT)`, extra, pick, 1)
+}
+
+var (
+	pgCompleteClaimByName    = [2]string{pgCompleteClaim(pgPickByName, false), pgCompleteClaim(pgPickByName, true)}
+	pgCompleteClaimByVersion = [2]string{pgCompleteClaim(pgPickByVersion, false), pgCompleteClaim(pgPickByVersion, true)}
+)
+
+// completeAndClaim runs pgCompleteClaim.
+func (s *pgStore) completeAndClaim(ctx context.Context, f fence, last *JournalEntry, output string, now time.Time, next nextClaim) (claimed, bool, error, error) {
+	sqls := pgCompleteClaimByName
+	pick, _ := json.Marshal(next.names)
+	if next.pinned {
+		sqls = pgCompleteClaimByVersion
+		pick, _ = json.Marshal(next.keys)
+	}
+	args := []any{clockArg(now), output, f.runID, f.token}
+	sql := sqls[0]
+	if last != nil {
+		sql = sqls[1]
+		args = append(args, last.Seq, last.StepID, string(last.Kind), last.Result)
+	}
+	args = append(args, f.runID, next.lease.Milliseconds(), string(pick), next.token, next.worker)
+	runs, completed, err := s.claimRowsOp(ctx, "complete+claim", sql, args...)
+	if err != nil {
+		return claimed{}, false, nil, err
+	}
+	var done error
+	if !completed {
+		done = errLeaseLost
+	}
+	if len(runs) == 0 {
+		return claimed{}, false, done, nil
+	}
+	return runs[0].c, true, done, nil
 }
 
 // pgClaim claims by workflow name (FailSafe); pgClaimPinned by (workflow,
@@ -291,13 +354,19 @@ type claimedRun struct {
 // claimRows runs a claim statement and reads its runs, in the order of
 // their rows, each with its journal when the claim could read it whole.
 func (s *pgStore) claimRows(ctx context.Context, sql string, args ...any) ([]claimedRun, error) {
-	s.hook("claim", sql)
+	runs, _, err := s.claimRowsOp(ctx, "claim", sql, args...)
+	return runs, err
+}
+
+// claimRowsOp is claimRows for a statement that may also report a
+// completion (a part 2 row: completed).
+func (s *pgStore) claimRowsOp(ctx context.Context, op, sql string, args ...any) (runs []claimedRun, completed bool, err error) {
+	s.hook(op, sql)
 	rs, err := s.d.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer rs.Close()
-	var runs []claimedRun
 	at := map[string]int{}
 	for rs.Next() {
 		var part int
@@ -306,7 +375,11 @@ func (s *pgStore) claimRows(ctx context.Context, sql string, args ...any) ([]cla
 		var kind string
 		if err := rs.Scan(&part, &run.c.id, &run.token, &run.c.workflow, &run.c.version, &run.c.input, &run.c.attempts, &run.c.lastError, &run.c.now,
 			&run.c.journalRead, &e.Seq, &e.StepID, &kind, &e.Result, &e.CreatedAt); err != nil {
-			return nil, err
+			return nil, false, err
+		}
+		if part == 2 {
+			completed = true
+			continue
 		}
 		if part == 0 {
 			at[run.c.id] = len(runs)
@@ -319,14 +392,14 @@ func (s *pgStore) claimRows(ctx context.Context, sql string, args ...any) ([]cla
 		}
 	}
 	if err := rs.Err(); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	for i := range runs {
 		if !runs[i].c.journalRead {
 			runs[i].c.journal = nil
 		}
 	}
-	return runs, nil
+	return runs, completed, nil
 }
 
 const pgLoadJournal = `SELECT seq, step_id, kind, result, created_at FROM _sky_durable_journal WHERE run_id = ? ORDER BY seq`
@@ -469,16 +542,20 @@ UPDATE _sky_durable_runs r
   FROM clock
  WHERE r.id = ? AND r.lease_token = ? AND r.status = 'running'`
 
-// pgCompleteWith is pgComplete that also journals the body's last step: the
-// INSERT reads from the UPDATE, so a lost lease writes nothing.
-const pgCompleteWith = pgClock + `,
-done AS (
+// pgDone is the CTE that completes a run (output, id, token) under its
+// fence, returning its id.
+const pgDone = `done AS (
   UPDATE _sky_durable_runs r
      SET status = 'done', output = ?, last_error = '', claimed_at = NULL, lease_token = NULL,
          waiting_signal = NULL, updated_at = clock.now
     FROM clock
    WHERE r.id = ? AND r.lease_token = ? AND r.status = 'running'
-  RETURNING r.id)
+  RETURNING r.id)`
+
+// pgCompleteWith is pgComplete that also journals the body's last step: the
+// INSERT reads from the UPDATE, so a lost lease writes nothing.
+const pgCompleteWith = pgClock + `,
+` + pgDone + `
 INSERT INTO _sky_durable_journal (run_id, seq, step_id, kind, result, created_at)
 SELECT done.id, ?, ?, ?, ?, clock.now FROM done, clock`
 

@@ -360,6 +360,24 @@ func (s *sqliteStore) complete(ctx context.Context, f fence, last *JournalEntry,
 	})
 }
 
+// completeAndClaim completes, then claims: two statements (SQLite has no
+// round trip to save).
+func (s *sqliteStore) completeAndClaim(ctx context.Context, f fence, last *JournalEntry, output string, now time.Time, next nextClaim) (claimed, bool, error, error) {
+	done := s.complete(ctx, f, last, output, now)
+	if done != nil && !IsLeaseLost(done) {
+		return claimed{}, false, nil, done
+	}
+	var c claimed
+	var ok bool
+	var err error
+	if next.pinned {
+		c, ok, err = s.claimPinned(ctx, next.keys, now, next.lease, next.token, next.worker)
+	} else {
+		c, ok, err = s.claimRun(ctx, next.names, now, next.lease, next.token, next.worker)
+	}
+	return c, ok, done, err
+}
+
 const sqliteFail = `
 UPDATE _sky_durable_runs
    SET status = ?, last_error = ?, wake_at = ?, claimed_at = NULL, lease_token = NULL,
