@@ -245,7 +245,8 @@ func TestGroupCommitSkipsTransactions(t *testing.T) {
 
 // TestBatchedClaimOnPostgres: one statement claims for three pollers when
 // two runs are due: each run goes to one poller under that poller's token,
-// with its own journal, and the third poller finds none due.
+// with its own journal, and the third poller finds none due; a fourth,
+// stopped while it waited, claims nothing.
 func TestBatchedClaimOnPostgres(t *testing.T) {
 	d := dbtest.Open(t, "postgres")
 	ctx := context.Background()
@@ -280,15 +281,24 @@ func TestBatchedClaimOnPostgres(t *testing.T) {
 
 	stmts = nil
 	clock.Advance(time.Second)
-	reqs := make([]claimRequest, 3)
+	// Four pollers ask; the fourth stopped (its context ended) while it
+	// waited for the batch.
+	reqs := make([]claimRequest, 4)
 	for i := range reqs {
 		reqs[i] = claimRequest{single: pgClaim, pick: `["w"]`, now: clock.Now(), lease: DefaultLease,
 			token: fmt.Sprintf("tok-%d", i), worker: "B", out: &claimOutcome{}}
 	}
-	for i, err := range s.claimBatch(ctx, reqs) {
+	gone := make(chan struct{})
+	close(gone)
+	reqs[3].done = gone
+	errs := s.claimBatch(ctx, reqs)
+	for i, err := range errs[:3] {
 		if err != nil {
 			t.Fatalf("claim %d: %v", i, err)
 		}
+	}
+	if errs[3] == nil || reqs[3].out.ok {
+		t.Errorf("the stopped poller's claim: %v, ok %v; want an error and no run", errs[3], reqs[3].out.ok)
 	}
 	if diff := cmp.Diff([]string{"claim"}, stmts); diff != "" {
 		t.Errorf("statements (-want +got):\n%s", diff)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"skydurable/runtime/db"
+	"skydurable/runtime/task"
 )
 
 // Group commit on PostgreSQL (groupcommit.go): journal appends and run
@@ -267,8 +268,21 @@ type claimRequest struct {
 	now           time.Time
 	lease         time.Duration
 	token, worker string
-	// out receives the claimed run, if any.
-	out *claimOutcome
+	// out receives the claimed run, if any; done is the poller's
+	// ctx.Done(): a poller gone by the time its batch is written claims
+	// nothing.
+	out  *claimOutcome
+	done <-chan struct{}
+}
+
+// stopped reports whether done is closed.
+func stopped(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
 }
 
 type claimOutcome struct {
@@ -284,7 +298,10 @@ func (s *pgStore) claim(ctx context.Context, r claimRequest) (claimed, bool, err
 	if s.d.JoinsTransaction(ctx) {
 		return s.claimOne(ctx, r)
 	}
-	r.out = &claimOutcome{}
+	if err := ctx.Err(); err != nil {
+		return claimed{}, false, task.As(err)
+	}
+	r.out, r.done = &claimOutcome{}, ctx.Done()
 	err := s.claims.do(ctx, r)
 	return r.out.c, r.out.ok, err
 }
@@ -302,6 +319,12 @@ func (s *pgStore) claimBatch(ctx context.Context, batch []claimRequest) []error 
 	groups := map[kind][]int{}
 	var order []kind
 	for i, r := range batch {
+		if stopped(r.done) {
+			// Its poller stopped while it waited: a run claimed for it
+			// would stay leased, unadvanced, until the lease expired.
+			errs[i] = task.Errorf(task.Unavailable, "durable: the poll was cancelled before its claim")
+			continue
+		}
 		k := kind{r.pinned, r.pick, r.worker, r.lease}
 		if groups[k] == nil {
 			order = append(order, k)
