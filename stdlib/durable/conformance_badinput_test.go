@@ -89,6 +89,27 @@ func TestGuarantee13BadInput(t *testing.T) {
 			wantErrContains(t, err, task.InvalidInput, `"approve"`, `{"oops"`, "not valid JSON")
 			err = h.e.StartJSON(h.ctx, wf, "", `1`)
 			wantErrContains(t, err, task.InvalidInput, "run id must not be empty")
+			err = h.e.StartJSON(h.ctx, wf, "order\n42", `1`)
+			wantErrContains(t, err, task.InvalidInput, `"order\n42"`, "control character U+000A at byte 5")
+			if _, _, err := h.e.Describe(h.ctx, "order\n42"); task.As(err).Kind != task.NotFound {
+				t.Errorf("a run id with a newline created a run: %v", err)
+			}
+
+			var emptyStep error
+			unnamed := RegisterWith(twice, "unnamed", str, str, func(c *Ctx, in string) task.Task[string] {
+				return task.OnError(Step(c, str, "", task.Succeed("x")), func(err error) task.Task[string] {
+					emptyStep = err
+					return task.Fail[string](err)
+				})
+			})
+			if err := Start(h.ctx, h.e, unnamed, "unnamed-1", "x"); err != nil {
+				t.Fatal(err)
+			}
+			h.poll(h.e, unnamed.Erase())
+			wantErrContains(t, emptyStep, task.InvalidInput, `"unnamed-1"`, "empty id")
+			if _, j := h.describe("unnamed-1"); len(j) != 0 {
+				t.Errorf("a step with an empty id was journalled: %v", stepIDs(j))
+			}
 
 			bloat := RegisterWith(twice, "bloat", str, str, func(c *Ctx, in string) task.Task[string] {
 				return Step(c, str, "fat", task.Succeed(strings.Repeat("y", 100)))

@@ -120,6 +120,10 @@ func (c *Ctx) check(id string, kinds []EntryKind) (*JournalEntry, error) {
 	if c.broken != nil {
 		return nil, c.broken
 	}
+	if id == "" {
+		return nil, task.Errorf(task.InvalidInput,
+			"durable run %q: a durable operation with an empty id; hint: give every step, sleep and signal wait an id that says what it is, e.g. \"charge\"", c.f.runID)
+	}
 	if c.suspended {
 		return nil, suspendError(c.f.runID, "an earlier wait in this body suspended it")
 	}

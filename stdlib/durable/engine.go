@@ -7,8 +7,10 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"skydurable/runtime/codec"
 	"skydurable/runtime/db"
@@ -160,6 +162,10 @@ func (e *Engine) StartJSON(ctx context.Context, w Workflow, runID, input string)
 func (e *Engine) start(ctx context.Context, workflow string, version int, runID, input string) error {
 	if runID == "" {
 		return task.Errorf(task.InvalidInput, "durable: a run id must not be empty (workflow %q); hint: use a business key such as an order id", workflow)
+	}
+	if i := strings.IndexFunc(runID, unicode.IsControl); i >= 0 {
+		return task.Errorf(task.InvalidInput, "durable: the run id %q (workflow %q) contains the control character %U at byte %d; hint: run ids appear in logs and `sky durable ls`, use printable text such as an order id",
+			runID, workflow, []rune(runID[i:])[0], i)
 	}
 	if workflow == "" {
 		return task.Errorf(task.InvalidInput, "durable: run %q names no workflow", runID)
