@@ -11,15 +11,16 @@ import (
 	"skydurable/runtime/task"
 )
 
-// Group commit on PostgreSQL (groupcommit.go): journal appends and run
-// completions that the pollers of one Engine make at the same time share a
-// statement and a commit. A batch of one uses the single-run statement
-// (pgAppend, pgComplete), so a lone run costs what it did unbatched; a batch
-// of n passes its rows as a VALUES list of n rows (one statement text per n,
-// so the planner knows the row count and looks each run up by its primary
-// key; a JSON parameter would be planned as 100 rows, and the generic plan
-// would hash-join them with every live run) and learns, per row, whether
-// the lease held and the row was written. A row the batch could not
+// Group commit on PostgreSQL (groupcommit.go): claims, journal appends and
+// run completions that the pollers of one Engine make at the same time share
+// a statement and a commit. A batch of one uses the single-run statement
+// (pgClaim, pgAppend, pgComplete), so a lone run costs what it did
+// unbatched; a batch of n writes its rows as a VALUES list of batchSize(n)
+// rows (so the planner knows the row count and looks each run up by its
+// primary key; a JSON parameter would be planned as 100 rows, and the
+// generic plan would hash-join them with every live run) and learns, per
+// row, whether the lease held and the row was written; a batched claim has
+// a literal LIMIT for the same reason. A row the batch could not
 // write for another reason (a duplicate journal entry), or every row of a
 // batch the database rejected as a whole (so nothing of it committed), is
 // written again alone, so it gets exactly the error (or success) it would
