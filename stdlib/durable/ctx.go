@@ -209,6 +209,13 @@ func (c *Ctx) journalled(e JournalEntry) {
 	c.e.log.Info("durable step journalled", "run", c.f.runID, "workflow", c.workflow, "step", e.StepID, "kind", string(e.Kind), "seq", e.Seq, "attempt", c.attempt)
 }
 
+// brokenErr is the error of a pending entry that could not be written.
+func (c *Ctx) brokenErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.broken
+}
+
 // takePending hands over the pending entry (nil when there is none), for
 // the statement that records the run's outcome.
 func (c *Ctx) takePending() *JournalEntry {

@@ -125,8 +125,8 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 	c := newCtx(e, cl, token, journal)
 	out, bodyErr := runBody(ctx, c, w, cl.input)
 	suspended, lost := c.state()
-	if bodyErr == nil && c.broken != nil {
-		bodyErr = c.broken // the body went on past a step it could not journal
+	if broken := c.brokenErr(); bodyErr == nil && broken != nil {
+		bodyErr = broken // the body went on past a step it could not journal
 	}
 	switch {
 	case lost:
