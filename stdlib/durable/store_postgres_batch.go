@@ -137,29 +137,40 @@ SELECT v.run_id, v.token, lease.run_id IS NOT NULL, ins.run_id IS NOT NULL
 }
 
 func (s *pgStore) appendBatch(ctx context.Context, batch []appendRequest) []error {
+	return writeBatch(ctx, s, "append", pgAppendBatch, 7, batch,
+		func(r appendRequest) fence { return r.f },
+		func(r appendRequest) []any {
+			return []any{r.f.runID, r.f.token, timeArg(r.now), r.e.Seq, r.e.StepID, string(r.e.Kind), r.e.Result}
+		},
+		func(r appendRequest) error { return s.appendOne(ctx, s.d, r.f, r.e, r.now) })
+}
+
+// writeBatch writes a batch of journal appends or completions: one request
+// alone with its single-run statement; several as one statement of kind
+// (built by build for a row count, width arguments per request), whose
+// outcome settles each request: written, lease lost, or written again alone
+// (the database rejected the whole batch, or refused this row).
+func writeBatch[R any](ctx context.Context, s *pgStore, kind string, build func(n int) string, width int, batch []R,
+	fenceOf func(R) fence, row func(R) []any, alone func(R) error) []error {
 	errs := make([]error, len(batch))
-	alone := func(i int) {
-		r := batch[i]
-		errs[i] = s.appendOne(ctx, s.d, r.f, r.e, r.now)
-	}
 	if len(batch) == 1 {
-		alone(0)
+		errs[0] = alone(batch[0])
 		return errs
 	}
 	args := []any{nil}
 	for _, r := range batch {
-		args = append(args, r.f.runID, r.f.token, timeArg(r.now), r.e.Seq, r.e.StepID, string(r.e.Kind), r.e.Result)
+		args = append(args, row(r)...)
 	}
-	args = padded(args, len(batch), 7)
-	out, err := s.batchOutcomes(ctx, "append", batchStatement("append", batchSize(len(batch)), pgAppendBatch), args)
+	args = padded(args, len(batch), width)
+	out, err := s.batchOutcomes(ctx, kind, batchStatement(kind, batchSize(len(batch)), build), args)
 	for i, r := range batch {
-		o, ok := out[r.f]
+		o, ok := out[fenceOf(r)]
 		switch {
 		case err != nil && !db.Rejected(err):
-			errs[i] = err // it may have committed: writing alone could duplicate it
-		case err != nil || !ok || (o.leased && !o.written):
-			alone(i)
-		case !o.leased:
+			errs[i] = err // it may have committed: writing it alone could duplicate it
+		case err != nil || (o.leased && !o.written):
+			errs[i] = alone(r)
+		case !ok || !o.leased:
 			errs[i] = errLeaseLost
 		}
 	}
@@ -189,37 +200,15 @@ SELECT run_id, token, TRUE, TRUE FROM done`
 }
 
 func (s *pgStore) completeBatch(ctx context.Context, batch []completeRequest) []error {
-	errs := make([]error, len(batch))
-	alone := func(i int) {
-		r := batch[i]
-		errs[i] = s.completeOne(ctx, r.f, r.last, r.output, r.now)
-	}
-	if len(batch) == 1 {
-		alone(0)
-		return errs
-	}
-	args := []any{nil}
-	for _, r := range batch {
-		args = append(args, r.f.runID, r.f.token, timeArg(r.now), r.output)
-		if e := r.last; e != nil {
-			args = append(args, e.Seq, e.StepID, string(e.Kind), e.Result)
-		} else {
-			args = append(args, nil, nil, nil, nil)
-		}
-	}
-	args = padded(args, len(batch), 8)
-	out, err := s.batchOutcomes(ctx, "complete", batchStatement("complete", batchSize(len(batch)), pgCompleteBatch), args)
-	for i, r := range batch {
-		switch _, ok := out[r.f]; {
-		case err != nil && !db.Rejected(err):
-			errs[i] = err // it may have committed: completing alone could be refused
-		case err != nil:
-			alone(i)
-		case !ok:
-			errs[i] = errLeaseLost
-		}
-	}
-	return errs
+	return writeBatch(ctx, s, "complete", pgCompleteBatch, 8, batch,
+		func(r completeRequest) fence { return r.f },
+		func(r completeRequest) []any {
+			if e := r.last; e != nil {
+				return []any{r.f.runID, r.f.token, timeArg(r.now), r.output, e.Seq, e.StepID, string(e.Kind), e.Result}
+			}
+			return []any{r.f.runID, r.f.token, timeArg(r.now), r.output, nil, nil, nil, nil}
+		},
+		func(r completeRequest) error { return s.completeOne(ctx, r.f, r.last, r.output, r.now) })
 }
 
 // batchOutcome is what a batched statement reports for one row.
