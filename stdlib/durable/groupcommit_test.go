@@ -128,19 +128,27 @@ func TestGroupCommitBatchesWhatQueuesBehindAFlight(t *testing.T) {
 	}
 }
 
+// newPgStoreFixture is a fresh PostgreSQL database with the engine's schema:
+// its store on a virtual clock, and the operations of the statements the
+// store sends.
+func newPgStoreFixture(t *testing.T) (*db.DB, *pgStore, *virtualClock, *[]string) {
+	t.Helper()
+	d := dbtest.Open(t, "postgres")
+	clock := newVirtualClock()
+	stmts := &[]string{}
+	e := New(d, Options{Clock: clock.Now, OnStatement: func(op, sql string) { *stmts = append(*stmts, op) }})
+	if err := e.Setup(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return d, e.store.(*pgStore), clock, stmts
+}
+
 // TestBatchedWritesOnPostgres runs the batched statements directly: each
 // row gets its own outcome (written, lease lost, or the error it gets when
 // written alone), and a lost lease writes nothing.
 func TestBatchedWritesOnPostgres(t *testing.T) {
-	d := dbtest.Open(t, "postgres")
+	d, s, clock, stmts := newPgStoreFixture(t)
 	ctx := context.Background()
-	clock := newVirtualClock()
-	var stmts []string
-	e := New(d, Options{Clock: clock.Now, OnStatement: func(op, sql string) { stmts = append(stmts, op) }})
-	if err := e.Setup(ctx); err != nil {
-		t.Fatal(err)
-	}
-	s := e.store.(*pgStore)
 	now := clock.Now()
 	for _, id := range []string{"r1", "r2", "r3", "r4", "r5"} {
 		if _, _, err := s.insertRun(ctx, newRun{id: id, workflow: "w", version: 1, input: `""`}, now); err != nil {
@@ -156,7 +164,7 @@ func TestBatchedWritesOnPostgres(t *testing.T) {
 	if err := s.appendOne(ctx, d, fence{"r3", "tok-r3"}, step(1, "a"), now); err != nil {
 		t.Fatal(err)
 	}
-	stmts = nil
+	*stmts = nil
 	errs := s.appendBatch(ctx, []appendRequest{
 		{f: fence{"r1", "tok-r1"}, e: step(1, "a"), now: now},
 		{f: fence{"r2", "stale"}, e: step(1, "a"), now: now},  // lost lease
@@ -173,7 +181,7 @@ func TestBatchedWritesOnPostgres(t *testing.T) {
 		t.Errorf("taken position: %v, want the Conflict a lone write gets", errs[2])
 	}
 	// One batched statement, then the conflicting row alone.
-	if diff := cmp.Diff([]string{"append", "append"}, stmts); diff != "" {
+	if diff := cmp.Diff([]string{"append", "append"}, *stmts); diff != "" {
 		t.Errorf("statements (-want +got):\n%s", diff)
 	}
 	journal := func(id string) []string {
@@ -248,15 +256,8 @@ func TestGroupCommitSkipsTransactions(t *testing.T) {
 // with its own journal, and the third poller finds none due; a fourth,
 // stopped while it waited, claims nothing.
 func TestBatchedClaimOnPostgres(t *testing.T) {
-	d := dbtest.Open(t, "postgres")
+	d, s, clock, stmts := newPgStoreFixture(t)
 	ctx := context.Background()
-	clock := newVirtualClock()
-	var stmts []string
-	e := New(d, Options{Clock: clock.Now, OnStatement: func(op, sql string) { stmts = append(stmts, op) }})
-	if err := e.Setup(ctx); err != nil {
-		t.Fatal(err)
-	}
-	s := e.store.(*pgStore)
 	now := clock.Now()
 	start := func(id string) {
 		if _, _, err := s.insertRun(ctx, newRun{id: id, workflow: "w", version: 1, input: `"` + id + `"`}, now); err != nil {
@@ -279,7 +280,7 @@ func TestBatchedClaimOnPostgres(t *testing.T) {
 	start("fresh")
 	claimedID := "retried"
 
-	stmts = nil
+	*stmts = nil
 	clock.Advance(time.Second)
 	// Four pollers ask; the fourth stopped (its context ended) while it
 	// waited for the batch.
@@ -300,7 +301,7 @@ func TestBatchedClaimOnPostgres(t *testing.T) {
 	if errs[3] == nil || reqs[3].out.ok {
 		t.Errorf("the stopped poller's claim: %v, ok %v; want an error and no run", errs[3], reqs[3].out.ok)
 	}
-	if diff := cmp.Diff([]string{"claim"}, stmts); diff != "" {
+	if diff := cmp.Diff([]string{"claim"}, *stmts); diff != "" {
 		t.Errorf("statements (-want +got):\n%s", diff)
 	}
 	got := map[string]string{} // run -> token
