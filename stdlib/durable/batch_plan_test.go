@@ -58,12 +58,10 @@ ANALYZE`); err != nil {
 			if _, err := tx.ExecRaw(ctx, "SET LOCAL plan_cache_mode = force_generic_plan; PREPARE "+name+" AS "+numbered(c.sql)); err != nil {
 				return err
 			}
-			rows, err := tx.QueryMaps(ctx, "EXPLAIN (ANALYZE, COSTS OFF) EXECUTE "+name+"("+c.args+")")
+			p, err := explainExecute(ctx, tx, name, c.args)
+			plan.WriteString(p)
 			if err != nil {
 				return err
-			}
-			for _, r := range rows {
-				plan.WriteString(r["QUERY PLAN"] + "\n")
 			}
 			return rollback
 		})
@@ -82,6 +80,17 @@ ANALYZE`); err != nil {
 			}
 		}
 	}
+}
+
+// explainExecute runs EXPLAIN (ANALYZE, COSTS OFF) EXECUTE name(args) and
+// returns the plan.
+func explainExecute(ctx context.Context, tx *db.DB, name, args string) (string, error) {
+	rows, err := tx.QueryMaps(ctx, "EXPLAIN (ANALYZE, COSTS OFF) EXECUTE "+name+"("+args+")")
+	var plan strings.Builder
+	for _, r := range rows {
+		plan.WriteString(r["QUERY PLAN"] + "\n")
+	}
+	return plan.String(), err
 }
 
 // numbered turns the store's ? placeholders into $1, $2, ... for PREPARE

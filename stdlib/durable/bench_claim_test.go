@@ -168,7 +168,7 @@ func explainClaim(bd *benchDB, workflow string) string {
 		} else {
 			now := time.Now().UnixMilli()
 			rows, err = tx.QueryMaps(ctx, "EXPLAIN QUERY PLAN "+sql,
-				now, now, "explain-token", "explain", now, now-durable.DefaultLease.Milliseconds(), names)
+				now, now, now+durable.DefaultLease.Milliseconds(), "explain-token", "explain", now, now-durable.DefaultLease.Milliseconds(), names)
 		}
 		if err != nil {
 			return err

@@ -2,6 +2,9 @@ package durable
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -56,5 +59,87 @@ func TestEmptyPollIsAnIndexRangeOnPostgres(t *testing.T) {
 		if !strings.Contains(p, "Index Cond: (wake_at <= $") || strings.Contains(p, "Rows Removed by Join Filter") {
 			t.Errorf("%s: the claim does not bound the due index by the time:\n%s", c.name, p)
 		}
+	}
+}
+
+// TestClaimPlanSurvivesABurstOnAFreshTable checks the claim's cached plan on
+// a table PostgreSQL has no statistics for (new, or not analyzed since a
+// burst of starts): the generic plan is made with 20 runs due, then 3,000
+// more are started. The claim must still walk the due index in order and
+// stop at the first claimable run; a bitmap scan and a sort would read all
+// 3,020 due runs on every claim (5 ms each here, growing with the backlog).
+func TestClaimPlanSurvivesABurstOnAFreshTable(t *testing.T) {
+	ctx := context.Background()
+	d := dbtest.Open(t, "postgres")
+	if err := New(d, Options{}).Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	due := func(from, to int) string {
+		return fmt.Sprintf(`INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at, updated_at)
+  SELECT 'due' || g, 'w', 'waiting', '""', now() - interval '1 hour' + g * interval '1 ms', now(), now()
+    FROM generate_series(%d, %d) g;`, from, to)
+	}
+	if _, err := d.ExecRaw(ctx, `INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at, updated_at)
+  SELECT 'done' || g, 'w', 'done', '""', now(), now(), now() FROM generate_series(1, 1400) g;`+due(1, 20)); err != nil {
+		t.Fatal(err)
+	}
+	claims := []struct{ name, sql, args string }{
+		{"by name", pgClaim, `NULL, 1000, '["w"]', 'token', 'B'`},
+		{"pinned", pgClaimPinned, `NULL, 1000, '[{"w":"w","v":1}]', 'token', 'B'`},
+		{"batch of 4", pgClaimWhere(pgPickByVersion, 4), `NULL, 1000, '[{"w":"w","v":1}]', '["a","b","c","d"]', 'B'`},
+		{"with a completion", pgCompleteClaimByVersion[0], `NULL, '""', 'none', 'token', 1000, 'none', '[{"w":"w","v":1}]', 'token', 'B'`},
+	}
+	rollback := errors.New("rollback")
+	for i, c := range claims {
+		var plan string
+		err := d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+			name := "c" + strconv.Itoa(i)
+			if _, err := tx.ExecRaw(ctx, "SET LOCAL plan_cache_mode = force_generic_plan; PREPARE "+name+" AS "+numbered(c.sql)); err != nil {
+				return err
+			}
+			if _, err := explainExecute(ctx, tx, name, c.args); err != nil { // makes the generic plan
+				return err
+			}
+			if _, err := tx.ExecRaw(ctx, due(100, 3099)); err != nil {
+				return err
+			}
+			var err error
+			plan, err = explainExecute(ctx, tx, name, c.args)
+			if err != nil {
+				return err
+			}
+			return rollback
+		})
+		if !errors.Is(err, rollback) {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !strings.Contains(plan, "Index Scan using _sky_durable_runs_due on _sky_durable_runs r") || strings.Contains(plan, "Sort Key: r.wake_at") {
+			t.Errorf("%s: the claim does not walk the due index in order:\n%s", c.name, plan)
+		}
+	}
+}
+
+// TestSetupReplacesAnOlderDueIndex checks Setup swaps the due index of an
+// older schema (WHERE status IN the claimable statuses) for the current one.
+func TestSetupReplacesAnOlderDueIndex(t *testing.T) {
+	ctx := context.Background()
+	d := dbtest.Open(t, "postgres")
+	e := New(d, Options{})
+	if err := e.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.ExecRaw(ctx, `DROP INDEX _sky_durable_runs_due;
+CREATE INDEX _sky_durable_runs_due ON _sky_durable_runs (wake_at) WHERE status IN ('waiting','running','failed');`); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var def string
+	if err := d.QueryRow(ctx, `SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = '_sky_durable_runs_due'`).Scan(&def); err != nil {
+		t.Fatal(err)
+	}
+	if want := "WHERE (status <> ALL (ARRAY['done'::text, 'dead'::text, 'cancelled'::text]))"; !strings.HasSuffix(def, want) {
+		t.Errorf("the due index after Setup is\n%s\nwant it to end with %s", def, want)
 	}
 }

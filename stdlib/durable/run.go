@@ -45,7 +45,9 @@ type Run struct {
 	// crash mid-attempt counts too.
 	Attempts int
 	// WakeAt is when the run is next due; zero when it is parked on a
-	// signal with no deadline.
+	// signal with no deadline. For a running run it is the end of the
+	// claim's lease (when another worker may take the run over, unless
+	// journalled steps renewed the lease).
 	WakeAt time.Time
 	// WaitingSignal is the signal name the run is parked on, or "".
 	WaitingSignal string

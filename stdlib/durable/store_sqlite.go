@@ -183,7 +183,7 @@ const sqliteLoadSnapshot = `SELECT seq, data FROM _sky_durable_snapshot WHERE id
 func sqliteClaimWhere(pick string) string {
 	return `
 UPDATE _sky_durable_runs
-   SET status = 'running', attempts = attempts + 1, claimed_at = ?, updated_at = ?,
+   SET status = 'running', attempts = attempts + 1, claimed_at = ?, updated_at = ?, wake_at = ?,
        lease_token = ?, claimed_by = ?, waiting_signal = NULL
  WHERE id = (
    SELECT id FROM _sky_durable_runs INDEXED BY _sky_durable_runs_due
@@ -218,7 +218,7 @@ func (s *sqliteStore) claimPinned(ctx context.Context, keys []versionKey, now ti
 
 func (s *sqliteStore) claimWith(ctx context.Context, sql, pick string, now time.Time, lease time.Duration, token, worker string) (claimed, bool, error) {
 	s.hook("claim", sql)
-	rs, err := s.d.Query(ctx, sql, ms(now), ms(now), token, worker, ms(now), ms(now.Add(-lease)), pick)
+	rs, err := s.d.Query(ctx, sql, ms(now), ms(now), ms(now.Add(lease)), token, worker, ms(now), ms(now.Add(-lease)), pick)
 	if err != nil {
 		return claimed{}, false, err
 	}

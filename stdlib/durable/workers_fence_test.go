@@ -127,8 +127,9 @@ func TestManyWorkersFencing(t *testing.T) {
 			case <-time.After(time.Minute):
 				t.Fatalf("worker A did not reach %q within a minute", tc.blockAt)
 			}
-			// Expire A's lease under it.
-			if n, err := admin.Exec(ctx, `UPDATE _sky_durable_runs SET claimed_at = claimed_at - INTERVAL '1 day' WHERE id = ? AND status = 'running'`, "r1"); err != nil || n != 1 {
+			// Expire A's lease under it: its start (claimed_at) and the
+			// due time the claim set (wake_at, the end of the lease).
+			if n, err := admin.Exec(ctx, `UPDATE _sky_durable_runs SET claimed_at = claimed_at - INTERVAL '1 day', wake_at = wake_at - INTERVAL '1 day' WHERE id = ? AND status = 'running'`, "r1"); err != nil || n != 1 {
 				t.Fatalf("expire A's lease: %d rows, %v", n, err)
 			}
 			if worked, err := b.Poll(ctx, []durable.Workflow{defB.Erase()}); !worked || err != nil {
