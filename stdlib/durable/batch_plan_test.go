@@ -28,13 +28,15 @@ func TestBatchedStatementsUseTheirIndexesOnPostgres(t *testing.T) {
 	}
 	if _, err := d.ExecRaw(ctx, `
 INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at, updated_at, lease_token)
-  SELECT 'r' || g, 'w', CASE WHEN g % 10 = 0 THEN 'running' ELSE 'done' END, '""', now(), now(), now(), 't' || g
+  SELECT 'r' || g, 'w', CASE WHEN g <= 40 THEN 'running' ELSE 'done' END, '""', now(), now(), now(), 't' || g
     FROM generate_series(1, 50000) g;
 INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at, updated_at)
   SELECT 'due' || g, 'w', 'waiting', '""', now() - interval '1 hour', now(), now() FROM generate_series(1, 5000) g;
 ANALYZE`); err != nil {
 		t.Fatal(err)
 	}
+	byKey := []string{"Index Scan using _sky_durable_runs_pkey on _sky_durable_runs r"}
+	notByKey := []string{"Seq Scan on _sky_durable_runs", "_sky_durable_runs_due on _sky_durable_runs r", "_sky_durable_runs_status_list"}
 	row := func(id string) string { return "'" + id + "', 't" + strings.TrimPrefix(id, "r") + "', NULL" }
 	cases := []struct {
 		name, sql, args string
@@ -42,9 +44,13 @@ ANALYZE`); err != nil {
 		not             []string
 	}{
 		{"append", pgAppendBatch(2), "NULL, " + row("r10") + ", 2, 'b', 'step', '1', " + row("r20") + ", 2, 'b', 'step', '1'",
-			[]string{"Index Scan using _sky_durable_runs_pkey on _sky_durable_runs r"}, []string{"Hash Join", "Seq Scan on _sky_durable_runs"}},
+			byKey, notByKey},
+		{"append of 3 in 4", pgAppendBatch(4), "NULL, " + row("r10") + ", 2, 'b', 'step', '1', " + row("r20") + ", 2, 'b', 'step', '1', " +
+			row("r30") + ", 2, 'b', 'step', '1'" + strings.Repeat(", NULL", 7), byKey, notByKey},
 		{"complete", pgCompleteBatch(2), "NULL, " + row("r10") + ", '1', 2, 'b', 'step', '1', " + row("r20") + ", '1', NULL, NULL, NULL, NULL",
-			[]string{"Index Scan using _sky_durable_runs_pkey on _sky_durable_runs r"}, []string{"Hash Join", "Seq Scan on _sky_durable_runs"}},
+			byKey, notByKey},
+		{"complete of 3 in 4", pgCompleteBatch(4), "NULL, " + row("r10") + ", '1', 2, 'b', 'step', '1', " + row("r20") + ", '1', NULL, NULL, NULL, NULL, " +
+			row("r30") + ", '1', NULL, NULL, NULL, NULL" + strings.Repeat(", NULL", 8), byKey, notByKey},
 		{"claim by name", pgClaimWhere(pgPickByName, 2), `NULL, 1000, '["w"]', '["x","y"]', 'B'`,
 			[]string{"Index Scan using _sky_durable_runs_due", "Index Cond: (wake_at <= $"}, []string{"Sort Key: r.wake_at", "Hash Semi Join"}},
 		{"claim pinned", pgClaimWhere(pgPickByVersion, 2), `NULL, 1000, '[{"w":"w","v":1}]', '["x","y"]', 'B'`,
@@ -107,4 +113,53 @@ func numbered(sql string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// TestBatchedWritesLookUpRunsByKeyAmongFewRunning checks the generic plans
+// of the group-commit writes where few runs are running (40 among 50,000,
+// analyzed): they look each run up by its primary key. Testing the run's
+// status in the statement made the planner read the whole due index (every
+// waiting run: the backlog) and hash-join it, or, without statistics, every
+// 'running' entry of the status index, dead ones included.
+func TestBatchedWritesLookUpRunsByKeyAmongFewRunning(t *testing.T) {
+	ctx := context.Background()
+	d := dbtest.Open(t, "postgres")
+	if err := New(d, Options{}).Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.ExecRaw(ctx, `
+INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at, updated_at, lease_token)
+  SELECT 'r' || g, 'w', CASE WHEN g <= 40 THEN 'running' ELSE 'done' END, '""', now(), now(), now(), 't' || g
+    FROM generate_series(1, 50000) g;
+ANALYZE _sky_durable_runs`); err != nil {
+		t.Fatal(err)
+	}
+	row := func(id string) string { return "'" + id + "', 't" + strings.TrimPrefix(id, "r") + "', NULL" }
+	cases := []struct{ name, sql, args string }{
+		{"append of 3 in 4", pgAppendBatch(4), "NULL, " + row("r10") + ", 2, 'b', 'step', '1', " + row("r20") + ", 2, 'b', 'step', '1', " +
+			row("r30") + ", 2, 'b', 'step', '1'" + strings.Repeat(", NULL", 7)},
+		{"complete of 3 in 4", pgCompleteBatch(4), "NULL, " + row("r10") + ", '1', 2, 'b', 'step', '1', " + row("r20") + ", '1', NULL, NULL, NULL, NULL, " +
+			row("r30") + ", '1', NULL, NULL, NULL, NULL" + strings.Repeat(", NULL", 8)},
+	}
+	rollback := errors.New("rollback")
+	for i, c := range cases {
+		var plan string
+		err := d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+			name := "w" + strconv.Itoa(i)
+			if _, err := tx.ExecRaw(ctx, "SET LOCAL plan_cache_mode = force_generic_plan; PREPARE "+name+" AS "+numbered(c.sql)); err != nil {
+				return err
+			}
+			var err error
+			if plan, err = explainExecute(ctx, tx, name, c.args); err != nil {
+				return err
+			}
+			return rollback
+		})
+		if !errors.Is(err, rollback) {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !strings.Contains(plan, "Index Scan using _sky_durable_runs_pkey on _sky_durable_runs r") {
+			t.Errorf("%s: the generic plan does not look the runs up by key:\n%s", c.name, plan)
+		}
+	}
 }
