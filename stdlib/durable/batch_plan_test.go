@@ -115,51 +115,72 @@ func numbered(sql string) string {
 	return b.String()
 }
 
-// TestBatchedWritesLookUpRunsByKeyAmongFewRunning checks the generic plans
-// of the group-commit writes where few runs are running (40 among 50,000,
-// analyzed): they look each run up by its primary key. Testing the run's
-// status in the statement made the planner read the whole due index (every
-// waiting run: the backlog) and hash-join it, or, without statistics, every
-// 'running' entry of the status index, dead ones included.
-func TestBatchedWritesLookUpRunsByKeyAmongFewRunning(t *testing.T) {
+// TestFencedWritesUseTheKey checks the generic plans of a lease holder's
+// writes (journal rows, completion, suspension, failure, the transactional
+// step's lock; alone and batched) where few runs are running (40 among
+// 50,000, analyzed when none was): they look each run up by its primary key. Testing the
+// run's status as well made the planner read every 'running' entry of the
+// status index (dead ones too) for each single write, and the whole due
+// index (every waiting run: the backlog), hash-joined, for each batch.
+func TestFencedWritesUseTheKey(t *testing.T) {
 	ctx := context.Background()
-	d := dbtest.Open(t, "postgres")
-	if err := New(d, Options{}).Setup(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.ExecRaw(ctx, `
+	// 40 of 50,000 runs are running; the statistics were taken either then
+	// or when none was running.
+	states := map[string]string{
+		"analyzed with 40 running": `
 INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at, updated_at, lease_token)
   SELECT 'r' || g, 'w', CASE WHEN g <= 40 THEN 'running' ELSE 'done' END, '""', now(), now(), now(), 't' || g
     FROM generate_series(1, 50000) g;
-ANALYZE _sky_durable_runs`); err != nil {
-		t.Fatal(err)
+ANALYZE _sky_durable_runs`,
+		"analyzed with none running": `
+INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at, updated_at, lease_token)
+  SELECT 'r' || g, 'w', 'done', '""', now(), now(), now(), NULL FROM generate_series(1, 50000) g;
+ANALYZE _sky_durable_runs;
+UPDATE _sky_durable_runs SET status = 'running', lease_token = 't' || substr(id, 2)
+ WHERE id IN (SELECT 'r' || g FROM generate_series(1, 40) g)`,
 	}
 	row := func(id string) string { return "'" + id + "', 't" + strings.TrimPrefix(id, "r") + "', NULL" }
 	cases := []struct{ name, sql, args string }{
+		{"append", pgAppend, "NULL, 'r10', 't10', 2, 'b', 'step', '1'"},
+		{"complete", pgComplete, "NULL, '1', 'r10', 't10'"},
+		{"complete with the last step", pgCompleteWith, "NULL, '1', 'r10', 't10', 2, 'b', 'step', '1'"},
+		{"suspend", pgSuspend, "NULL, NULL, NULL, NULL, NULL, 'r10', 't10'"},
+		{"fail", pgFail, "NULL, 'failed', 'e', 1000, 'r10', 't10'"},
+		{"lock", pgLockRun, "'r10', 't10'"},
 		{"append of 3 in 4", pgAppendBatch(4), "NULL, " + row("r10") + ", 2, 'b', 'step', '1', " + row("r20") + ", 2, 'b', 'step', '1', " +
 			row("r30") + ", 2, 'b', 'step', '1'" + strings.Repeat(", NULL", 7)},
 		{"complete of 3 in 4", pgCompleteBatch(4), "NULL, " + row("r10") + ", '1', 2, 'b', 'step', '1', " + row("r20") + ", '1', NULL, NULL, NULL, NULL, " +
 			row("r30") + ", '1', NULL, NULL, NULL, NULL" + strings.Repeat(", NULL", 8)},
 	}
 	rollback := errors.New("rollback")
-	for i, c := range cases {
-		var plan string
-		err := d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
-			name := "w" + strconv.Itoa(i)
-			if _, err := tx.ExecRaw(ctx, "SET LOCAL plan_cache_mode = force_generic_plan; PREPARE "+name+" AS "+numbered(c.sql)); err != nil {
-				return err
-			}
-			var err error
-			if plan, err = explainExecute(ctx, tx, name, c.args); err != nil {
-				return err
-			}
-			return rollback
-		})
-		if !errors.Is(err, rollback) {
-			t.Fatalf("%s: %v", c.name, err)
+	for state, data := range states {
+		d := dbtest.Open(t, "postgres")
+		if err := New(d, Options{}).Setup(ctx); err != nil {
+			t.Fatal(err)
 		}
-		if !strings.Contains(plan, "Index Scan using _sky_durable_runs_pkey on _sky_durable_runs r") {
-			t.Errorf("%s: the generic plan does not look the runs up by key:\n%s", c.name, plan)
+		if _, err := d.ExecRaw(ctx, data); err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range cases {
+			var plan string
+			err := d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+				name := "w" + strconv.Itoa(i)
+				if _, err := tx.ExecRaw(ctx, "SET LOCAL plan_cache_mode = force_generic_plan; PREPARE "+name+" AS "+numbered(c.sql)); err != nil {
+					return err
+				}
+				var err error
+				if plan, err = explainExecute(ctx, tx, name, c.args); err != nil {
+					return err
+				}
+				return rollback
+			})
+			if !errors.Is(err, rollback) {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			if !strings.Contains(plan, "using _sky_durable_runs_pkey on _sky_durable_runs") ||
+				strings.Contains(plan, "_sky_durable_runs_status_list") || strings.Contains(plan, "_sky_durable_runs_due on _sky_durable_runs r") {
+				t.Errorf("%s, %s: the generic plan does not look the run up by key:\n%s", state, c.name, plan)
+			}
 		}
 	}
 }

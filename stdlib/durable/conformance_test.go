@@ -129,6 +129,60 @@ func TestGuarantee03Fencing(t *testing.T) {
 	})
 }
 
+// TestGuarantee03OnlyARunningRunHoldsAToken checks the invariant the fence
+// rests on (PostgreSQL's writes match a run by id and lease token only): a
+// run holds a lease token while it is running, and every way out of running
+// (done, suspended, failed, dead, cancelled) clears it.
+func TestGuarantee03OnlyARunningRunHoldsAToken(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		tokens := func(where string) int64 {
+			t.Helper()
+			var n int64
+			if err := d.QueryRow(h.ctx, `SELECT COUNT(*) FROM _sky_durable_runs WHERE lease_token IS NOT NULL AND `+where).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		var heldWhileRunning int64
+		ok := Register("tok.ok", str, str, func(c *Ctx, in string) task.Task[string] {
+			return Step(c, str, "s", task.From(func(context.Context) (string, error) {
+				heldWhileRunning = tokens("id = 'ok' AND status = 'running'")
+				return in, nil
+			}))
+		})
+		sleeper := Register("tok.sleep", str, str, func(c *Ctx, in string) task.Task[string] {
+			return task.Map(Sleep(c, time.Hour.Milliseconds()), func(struct{}) string { return in })
+		})
+		flaky := RegisterWith(RetryPolicy{MaxAttempts: 2, InitialBackoff: time.Second, MaxBackoff: time.Second}, "tok.flaky", str, str,
+			func(c *Ctx, in string) task.Task[string] { return task.Fail[string](task.Errorf(task.Unexpected, "always")) })
+		defs := []Workflow{ok.Erase(), sleeper.Erase(), flaky.Erase()}
+		h.start(ok, "ok", "x")
+		h.start(sleeper, "sleep", "x")
+		h.start(flaky, "flaky", "x")
+		h.drain(h.e, defs...)
+		if err := h.e.Cancel(h.ctx, "sleep"); err != nil {
+			t.Fatal(err)
+		}
+		h.wantStatus("flaky", StatusFailed)
+		h.clock.Advance(2 * time.Second)
+		h.start(sleeper, "sleep2", "x")
+		h.start(flaky, "flaky2", "x")
+		h.drain(h.e, defs...)
+		h.wantStatus("flaky2", StatusFailed)
+		h.wantStatus("ok", StatusDone)
+		h.wantStatus("sleep", StatusCancelled)
+		h.wantStatus("sleep2", StatusWaiting)
+		h.wantStatus("flaky", StatusDead)
+		if heldWhileRunning != 1 {
+			t.Errorf("while its step ran, run ok held %d lease tokens, want 1", heldWhileRunning)
+		}
+		if n := tokens("status <> 'running'"); n != 0 {
+			t.Errorf("%d runs that are not running hold a lease token, want none", n)
+		}
+	})
+}
+
 // TestGuarantee03FencingRejectsEveryWrite checks each fenced write of a
 // stale worker (journal row, suspension, completion, failure) directly.
 func TestGuarantee03FencingRejectsEveryWrite(t *testing.T) {

@@ -437,13 +437,21 @@ func (s *pgStore) loadJournal(ctx context.Context, runID string) ([]JournalEntry
 	})
 }
 
+// The fence: every write of a lease holder matches its run by id and lease
+// token only. Only a claim sets a token (a fresh random value, with status
+// running) and every way out of running clears it, so the token implies the
+// status. The statements do not test status = 'running' as well: with
+// statistics saying few runs are running, PostgreSQL then preferred the
+// (status, created_at, id) index to the primary key and read every
+// 'running' entry, dead ones too, on each write (TestFencedWritesUseTheKey).
+//
 // pgAppend renews the lease and inserts the journal row in one statement:
 // the INSERT reads from the UPDATE, so a lost lease inserts nothing.
 const pgAppend = pgClock + `,
 lease AS (
   UPDATE _sky_durable_runs r SET claimed_at = clock.now, updated_at = clock.now
     FROM clock
-   WHERE r.id = ? AND r.lease_token = ? AND r.status = 'running'
+   WHERE r.id = ? AND r.lease_token = ?
   RETURNING r.id)
 INSERT INTO _sky_durable_journal (run_id, seq, step_id, kind, result, created_at)
 SELECT lease.id, ?, ?, ?, ?, clock.now FROM lease, clock`
@@ -465,7 +473,7 @@ func leaseChecked(n int64, err error) error {
 	return nil
 }
 
-const pgLockRun = `SELECT id FROM _sky_durable_runs WHERE id = ? AND lease_token = ? AND status = 'running' FOR UPDATE`
+const pgLockRun = `SELECT id FROM _sky_durable_runs WHERE id = ? AND lease_token = ? FOR UPDATE`
 
 const pgReadSignal = `SELECT payload FROM _sky_durable_signals WHERE run_id = ? AND name = ? AND delivered = FALSE`
 
@@ -531,7 +539,7 @@ UPDATE _sky_durable_runs r
          THEN clock.now
          ELSE COALESCE(CAST(? AS TIMESTAMPTZ), 'infinity') END
   FROM clock
- WHERE r.id = ? AND r.lease_token = ? AND r.status = 'running'`
+ WHERE r.id = ? AND r.lease_token = ?`
 
 func (s *pgStore) suspend(ctx context.Context, f fence, wakeAt time.Time, signal string, now time.Time) error {
 	var sig, wake any
@@ -562,7 +570,7 @@ UPDATE _sky_durable_runs r
    SET status = 'done', output = ?, last_error = '', claimed_at = NULL, lease_token = NULL,
        waiting_signal = NULL, updated_at = clock.now
   FROM clock
- WHERE r.id = ? AND r.lease_token = ? AND r.status = 'running'`
+ WHERE r.id = ? AND r.lease_token = ?`
 
 // pgDone is the CTE that completes a run (output, id, token) under its
 // fence, returning its id.
@@ -571,7 +579,7 @@ const pgDone = `done AS (
      SET status = 'done', output = ?, last_error = '', claimed_at = NULL, lease_token = NULL,
          waiting_signal = NULL, updated_at = clock.now
     FROM clock
-   WHERE r.id = ? AND r.lease_token = ? AND r.status = 'running'
+   WHERE r.id = ? AND r.lease_token = ?
   RETURNING r.id)`
 
 // pgCompleteWith is pgComplete that also journals the body's last step: the
@@ -598,7 +606,7 @@ UPDATE _sky_durable_runs r
    SET status = ?, last_error = ?, wake_at = clock.now + CAST(? AS BIGINT) * INTERVAL '1 millisecond',
        claimed_at = NULL, lease_token = NULL, waiting_signal = NULL, updated_at = clock.now
   FROM clock
- WHERE r.id = ? AND r.lease_token = ? AND r.status = 'running'`
+ WHERE r.id = ? AND r.lease_token = ?`
 
 func (s *pgStore) fail(ctx context.Context, f fence, lastError string, backoff time.Duration, dead bool, now time.Time) error {
 	status := StatusFailed

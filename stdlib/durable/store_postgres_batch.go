@@ -116,13 +116,10 @@ func timeArg(now time.Time) any {
 // whose lease the UPDATE renewed; the result says, per row, whether the
 // lease held (leased) and whether the entry was inserted.
 //
-// The batched statements fence by the lease token alone: only a claim sets
-// one (a fresh random value, with status running) and every way out of
-// running clears it. Testing status = 'running' as the single-run
-// statements do let the planner, without statistics or with few running
-// runs, read the status index's every 'running' entry (dead ones too) or
-// the whole due index and hash-join them, instead of looking each run up
-// by its key (TestBatchedWritesLookUpRunsByKeyWithoutStatistics).
+// Like the single-run statements they fence by id and lease token alone
+// (see pgAppend): with status = 'running' tested too, the planner read the
+// whole due index (every waiting run) and hash-joined it when few runs were
+// running (TestBatchedWritesLookUpRunsByKeyAmongFewRunning).
 func pgAppendBatch(n int) string {
 	return pgClock + `,
 ` + valuesCTE(n, "run_id", "TEXT", "token", "TEXT", "at", "TIMESTAMPTZ", "seq", "INT", "step_id", "TEXT", "kind", "TEXT", "result", "TEXT") + `,
