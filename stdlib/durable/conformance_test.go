@@ -155,7 +155,9 @@ func TestGuarantee03OnlyARunningRunHoldsAToken(t *testing.T) {
 			return task.Map(Sleep(c, time.Hour.Milliseconds()), func(struct{}) string { return in })
 		})
 		flaky := RegisterWith(RetryPolicy{MaxAttempts: 2, InitialBackoff: time.Second, MaxBackoff: time.Second}, "tok.flaky", str, str,
-			func(c *Ctx, in string) task.Task[string] { return task.Fail[string](task.Errorf(task.Unexpected, "always")) })
+			func(c *Ctx, in string) task.Task[string] {
+				return task.Fail[string](task.Errorf(task.Unexpected, "always"))
+			})
 		defs := []Workflow{ok.Erase(), sleeper.Erase(), flaky.Erase()}
 		h.start(ok, "ok", "x")
 		h.start(sleeper, "sleep", "x")
