@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"skydurable/runtime/db"
@@ -56,25 +57,11 @@ ANALYZE`); err != nil {
 		{"claim pinned", pgClaimWhere(pgPickByVersion, 2), `NULL, 1000, '[{"w":"w","v":1}]', '["x","y"]', 'B'`,
 			[]string{"Index Scan using _sky_durable_runs_due", "Index Cond: (wake_at <= $"}, []string{"Sort Key: r.wake_at", "Hash Semi Join"}},
 	}
-	rollback := errors.New("rollback")
-	for i, c := range cases {
-		var plan strings.Builder
-		err := d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
-			name := "p" + strconv.Itoa(i)
-			if _, err := tx.ExecRaw(ctx, "SET LOCAL plan_cache_mode = force_generic_plan; PREPARE "+name+" AS "+numbered(c.sql)); err != nil {
-				return err
-			}
-			p, err := explainExecute(ctx, tx, name, c.args)
-			plan.WriteString(p)
-			if err != nil {
-				return err
-			}
-			return rollback
-		})
-		if !errors.Is(err, rollback) {
+	for _, c := range cases {
+		p, err := genericPlan(ctx, d, c.sql, c.args, nil)
+		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		p := plan.String()
 		for _, w := range c.want {
 			if !strings.Contains(p, w) {
 				t.Errorf("%s: the generic plan lacks %q:\n%s", c.name, w, p)
@@ -88,15 +75,48 @@ ANALYZE`); err != nil {
 	}
 }
 
-// explainExecute runs EXPLAIN (ANALYZE, COSTS OFF) EXECUTE name(args) and
-// returns the plan.
-func explainExecute(ctx context.Context, tx *db.DB, name, args string) (string, error) {
-	rows, err := tx.QueryMaps(ctx, "EXPLAIN (ANALYZE, COSTS OFF) EXECUTE "+name+"("+args+")")
+// preparedNames numbers genericPlan's prepared statements.
+var preparedNames atomic.Int64
+
+// genericPlan returns the generic plan of sql (what a pooled connection
+// runs after five executions) executed with args, with EXPLAIN (ANALYZE,
+// COSTS OFF), in a transaction that is rolled back. When then is set, the
+// plan is made and executed once first, then then runs, then the plan is
+// explained: the cached plan meeting the data then changed.
+func genericPlan(ctx context.Context, d *db.DB, sql, args string, then func(tx *db.DB) error) (string, error) {
+	// A prepared statement outlives the transaction: each gets a new name.
+	name := "generic" + strconv.FormatInt(preparedNames.Add(1), 10)
 	var plan strings.Builder
-	for _, r := range rows {
-		plan.WriteString(r["QUERY PLAN"] + "\n")
+	explain := func(tx *db.DB) error {
+		plan.Reset()
+		rows, err := tx.QueryMaps(ctx, "EXPLAIN (ANALYZE, COSTS OFF) EXECUTE "+name+"("+args+")")
+		for _, r := range rows {
+			plan.WriteString(r["QUERY PLAN"] + "\n")
+		}
+		return err
 	}
-	return plan.String(), err
+	rollback := errors.New("rollback")
+	err := d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+		if _, err := tx.ExecRaw(ctx, "SET LOCAL plan_cache_mode = force_generic_plan; PREPARE "+name+" AS "+numbered(sql)); err != nil {
+			return err
+		}
+		if then != nil {
+			if err := explain(tx); err != nil {
+				return err
+			}
+			if err := then(tx); err != nil {
+				return err
+			}
+		}
+		if err := explain(tx); err != nil {
+			return err
+		}
+		return rollback
+	})
+	if !errors.Is(err, rollback) {
+		return plan.String(), err
+	}
+	return plan.String(), nil
 }
 
 // numbered turns the store's ? placeholders into $1, $2, ... for PREPARE
@@ -152,7 +172,6 @@ UPDATE _sky_durable_runs SET status = 'running', lease_token = 't' || substr(id,
 		{"complete of 3 in 4", pgCompleteBatch(4), "NULL, " + row("r10") + ", '1', 2, 'b', 'step', '1', " + row("r20") + ", '1', NULL, NULL, NULL, NULL, " +
 			row("r30") + ", '1', NULL, NULL, NULL, NULL" + strings.Repeat(", NULL", 8)},
 	}
-	rollback := errors.New("rollback")
 	for state, data := range states {
 		d := dbtest.Open(t, "postgres")
 		if err := New(d, Options{}).Setup(ctx); err != nil {
@@ -161,20 +180,9 @@ UPDATE _sky_durable_runs SET status = 'running', lease_token = 't' || substr(id,
 		if _, err := d.ExecRaw(ctx, data); err != nil {
 			t.Fatal(err)
 		}
-		for i, c := range cases {
-			var plan string
-			err := d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
-				name := "w" + strconv.Itoa(i)
-				if _, err := tx.ExecRaw(ctx, "SET LOCAL plan_cache_mode = force_generic_plan; PREPARE "+name+" AS "+numbered(c.sql)); err != nil {
-					return err
-				}
-				var err error
-				if plan, err = explainExecute(ctx, tx, name, c.args); err != nil {
-					return err
-				}
-				return rollback
-			})
-			if !errors.Is(err, rollback) {
+		for _, c := range cases {
+			plan, err := genericPlan(ctx, d, c.sql, c.args, nil)
+			if err != nil {
 				t.Fatalf("%s: %v", c.name, err)
 			}
 			if !strings.Contains(plan, "using _sky_durable_runs_pkey on _sky_durable_runs") ||

@@ -2,9 +2,7 @@ package durable
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -89,28 +87,13 @@ func TestClaimPlanSurvivesABurstOnAFreshTable(t *testing.T) {
 		{"batch of 4", pgClaimWhere(pgPickByVersion, 4), `NULL, 1000, '[{"w":"w","v":1}]', '["a","b","c","d"]', 'B'`},
 		{"with a completion", pgCompleteClaimByVersion[0], `NULL, '""', 'none', 'token', 1000, 'none', '[{"w":"w","v":1}]', 'token', 'B'`},
 	}
-	rollback := errors.New("rollback")
-	for i, c := range claims {
-		var plan string
-		err := d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
-			name := "c" + strconv.Itoa(i)
-			if _, err := tx.ExecRaw(ctx, "SET LOCAL plan_cache_mode = force_generic_plan; PREPARE "+name+" AS "+numbered(c.sql)); err != nil {
-				return err
-			}
-			if _, err := explainExecute(ctx, tx, name, c.args); err != nil { // makes the generic plan
-				return err
-			}
-			if _, err := tx.ExecRaw(ctx, due(100, 3099)); err != nil {
-				return err
-			}
-			var err error
-			plan, err = explainExecute(ctx, tx, name, c.args)
-			if err != nil {
-				return err
-			}
-			return rollback
-		})
-		if !errors.Is(err, rollback) {
+	burst := func(tx *db.DB) error {
+		_, err := tx.ExecRaw(ctx, due(100, 3099))
+		return err
+	}
+	for _, c := range claims {
+		plan, err := genericPlan(ctx, d, c.sql, c.args, burst)
+		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		if !strings.Contains(plan, "Index Scan using _sky_durable_runs_due on _sky_durable_runs r") || strings.Contains(plan, "Sort Key: r.wake_at") {
