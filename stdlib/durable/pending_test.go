@@ -138,7 +138,8 @@ func TestUnjournalledStepStopsTheBody(t *testing.T) {
 
 // TestCancelledWorkerKeepsItsLastStep: a worker whose context ends right
 // after a step still writes that step's row (detached from the context),
-// so the run resumes after it.
+// then gives the run back (due at once, the attempt not counted), so a peer
+// resumes it after that step without waiting for the lease to expire.
 func TestCancelledWorkerKeepsItsLastStep(t *testing.T) {
 	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
 		h := newHarness(t, d)
@@ -160,8 +161,53 @@ func TestCancelledWorkerKeepsItsLastStep(t *testing.T) {
 		if _, err := h.e.Poll(ctx, []Workflow{w.Erase()}); !errors.Is(err, context.Canceled) && !strings.Contains(errText(err), "cancel") {
 			t.Fatalf("poll of a stopping worker = %v, want its cancellation", err)
 		}
-		if _, j := h.describe("r"); strings.Join(stepIDs(j), ",") != "a" {
+		r, j := h.describe("r")
+		if strings.Join(stepIDs(j), ",") != "a" {
 			t.Fatalf("journal %v, want [a]", stepIDs(j))
+		}
+		if r.Status != StatusWaiting || r.Attempts != 0 || r.WakeAt.After(h.clock.Now()) {
+			t.Fatalf("after the stop: %s, %d attempts, due %v (now %v); want waiting, 0 attempts, due now", r.Status, r.Attempts, r.WakeAt, h.clock.Now())
+		}
+		wantContains(t, h.logText(), "durable run released")
+		if n := h.drain(h.engine("B"), w.Erase()); n != 1 { // the same clock: no lease has expired
+			t.Fatalf("a peer advanced %d runs, want the released one", n)
+		}
+		r, j = h.describe("r")
+		if r.Status != StatusDone || r.Output != `"B"` || strings.Join(stepIDs(j), ",") != "a,b" || cnt.get("a") != 1 {
+			t.Errorf("after the peer: %s %s, journal %v, a ran %d times; want done \"B\", [a b], once", r.Status, r.Output, stepIDs(j), cnt.get("a"))
+		}
+	})
+}
+
+// TestStoppedRetryStaysFailed: a run stopped during a retry is given back
+// as it was before that claim: failed, with its last error and its earlier
+// attempt counted, due at once.
+func TestStoppedRetryStaysFailed(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		ctx, cancel := context.WithCancel(h.ctx)
+		defer cancel()
+		tries := 0
+		w := RegisterWith(RetryPolicy{MaxAttempts: 3, InitialBackoff: time.Second, MaxBackoff: time.Second}, "retry-stop", str, str,
+			func(c *Ctx, in string) task.Task[string] {
+				return task.From(func(ctx context.Context) (string, error) {
+					if tries++; tries == 1 {
+						return "", task.Errorf(task.Unavailable, "first try fails")
+					}
+					cancel() // the worker is told to stop during the retry
+					return "", ctx.Err()
+				})
+			})
+		h.start(w, "r", "x")
+		h.poll(h.e, w.Erase())
+		h.clock.Advance(2 * time.Second)
+		if _, err := h.e.Poll(ctx, []Workflow{w.Erase()}); err == nil {
+			t.Fatal("poll of a stopping worker returned no error, want its cancellation")
+		}
+		r, _ := h.describe("r")
+		if r.Status != StatusFailed || r.Attempts != 1 || !strings.Contains(r.LastError, "first try fails") || r.WakeAt.After(h.clock.Now()) {
+			t.Errorf("after the stop: %s, %d attempts, last error %q, due %v (now %v); want failed, 1 attempt, the first error, due now",
+				r.Status, r.Attempts, r.LastError, r.WakeAt, h.clock.Now())
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"time"
 
 	"skydurable/runtime/task"
 )
@@ -56,6 +57,9 @@ func (e *Engine) PollWith(ctx context.Context, defs []Workflow, opts PollOptions
 	}
 	return didWork, nil
 }
+
+// releaseTimeout bounds the release of a run by a stopping worker.
+const releaseTimeout = 5 * time.Second
 
 // chain links the runs one PollWith call advances: a run that completes
 // while another may follow is completed by a statement that also claims the
@@ -161,8 +165,17 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 		log.Warn("durable step result not journalled; the step runs again on retry", "step", c.at(), "error", errText(err))
 	}
 	if ctx.Err() != nil {
-		// The worker is shutting down; the run is not at fault. Its lease
-		// expires and a peer (or this worker, later) resumes it.
+		// The worker is shutting down; the run is not at fault. Give it
+		// back, due at once, so a peer resumes it now rather than when the
+		// lease expires (which is what happens if this write fails too).
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+		defer cancel()
+		switch err := e.store.release(rctx, f, e.now()); {
+		case err == nil:
+			log.Info("durable run released: the worker is stopping; it is due again at once", "step", c.at())
+		case !IsLeaseLost(err):
+			log.Warn("durable run not released; it is resumed when its lease expires", "step", c.at(), "error", errText(err))
+		}
 		return true, task.As(ctx.Err())
 	}
 	msg := errText(bodyErr)

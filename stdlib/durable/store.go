@@ -54,6 +54,11 @@ type store interface {
 	// fail records lastError and releases the run as failed (due again
 	// after backoff) or, when dead, as dead.
 	fail(ctx context.Context, f fence, lastError string, backoff time.Duration, dead bool, now time.Time) error
+	// release gives the run back when its worker stops mid-attempt (its
+	// context ended): due at once, the attempt not counted, the status it
+	// had before the claim (failed when its last attempt failed, else
+	// waiting).
+	release(ctx context.Context, f fence, now time.Time) error
 	// putSignal stores a signal (replacing an undelivered one of the same
 	// name, ignoring a delivered one) and wakes the run if it waits for it.
 	putSignal(ctx context.Context, runID, name, payload string, now time.Time) (stored bool, err error)

@@ -617,6 +617,18 @@ func (s *pgStore) fail(ctx context.Context, f fence, lastError string, backoff t
 	return leaseChecked(n, err)
 }
 
+const pgRelease = pgClock + `
+UPDATE _sky_durable_runs r
+   SET status = CASE WHEN r.last_error <> '' THEN 'failed' ELSE 'waiting' END, attempts = GREATEST(r.attempts - 1, 0),
+       wake_at = clock.now, claimed_at = NULL, lease_token = NULL, updated_at = clock.now
+  FROM clock
+ WHERE r.id = ? AND r.lease_token = ?`
+
+func (s *pgStore) release(ctx context.Context, f fence, now time.Time) error {
+	n, err := s.exec(ctx, s.d, "release", pgRelease, clockArg(now), f.runID, f.token)
+	return leaseChecked(n, err)
+}
+
 const pgLockAnyRun = `SELECT id FROM _sky_durable_runs WHERE id = ? FOR UPDATE`
 
 const pgPutSignal = pgClock + `

@@ -393,6 +393,17 @@ func (s *sqliteStore) fail(ctx context.Context, f fence, lastError string, backo
 	return leaseChecked(n, err)
 }
 
+const sqliteRelease = `
+UPDATE _sky_durable_runs
+   SET status = CASE WHEN last_error <> '' THEN 'failed' ELSE 'waiting' END, attempts = MAX(attempts - 1, 0),
+       wake_at = ?, claimed_at = NULL, lease_token = NULL, updated_at = ?
+ WHERE id = ? AND lease_token = ? AND status = 'running'`
+
+func (s *sqliteStore) release(ctx context.Context, f fence, now time.Time) error {
+	n, err := s.exec(ctx, s.d, "release", sqliteRelease, ms(now), ms(now), f.runID, f.token)
+	return leaseChecked(n, err)
+}
+
 const sqlitePutSignal = `
 INSERT INTO _sky_durable_signals (run_id, name, payload, delivered, created_at)
 VALUES (?, ?, ?, FALSE, ?)
