@@ -118,19 +118,32 @@ func TestHintsOnStartAndSignalOnly(t *testing.T) {
 	if got := h.awaitHints(t, 3); got[2] != "order-1" {
 		t.Fatalf("hints after the signal: %v", got)
 	}
-	// A start with an id that exists changes nothing and sends nothing; a
-	// signal to a run that does not wait for it sends nothing either.
+	// A start with an id that exists changes nothing and sends nothing. A
+	// signal to a run that is due (order-2, never claimed) announces it
+	// again: a poll may have skipped the run while the signal held its row.
 	if err := Start(ctx, e, wf, "order-1", "again"); err != nil {
 		t.Fatal(err)
 	}
 	if err := SignalValue(ctx, e, "order-2", "other", codec.String, "x"); err != nil {
 		t.Fatal(err)
 	}
+	if got := h.awaitHints(t, 4); got[3] != "order-2" {
+		t.Fatalf("hints after a signal to a due run: %v (want it announced again)", got)
+	}
+	// A signal to a run parked on another signal sends nothing: order-1
+	// completes and order-2 parks on "approved" (both without hints), then
+	// order-2 gets "another", then order-3 starts.
+	if n := newHarness(t, d).drain(e, wf.Erase()); n != 2 {
+		t.Fatalf("polls that advanced a run: %d, want 2 (order-1 done, order-2 parked)", n)
+	}
+	if err := SignalValue(ctx, e, "order-2", "another", codec.String, "x"); err != nil {
+		t.Fatal(err)
+	}
 	if err := Start(ctx, e, wf, "order-3", "in"); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.awaitHints(t, 4); got[3] != "order-3" {
-		t.Fatalf("hints: %v (a no-op start or an unawaited signal must not hint)", got)
+	if got := h.awaitHints(t, 5); got[4] != "order-3" {
+		t.Fatalf("hints: %v (a no-op start or a signal to a run parked on another signal must not hint)", got)
 	}
 }
 

@@ -637,10 +637,16 @@ SELECT ?, ?, ?, FALSE, clock.now FROM clock
 ON CONFLICT (run_id, name) DO UPDATE SET payload = EXCLUDED.payload, created_at = EXCLUDED.created_at
  WHERE _sky_durable_signals.delivered = FALSE`
 
+// pgWakeForSignal makes a run parked on the signal due now. It also
+// touches a run that is already due: a poll may have skipped it (SKIP
+// LOCKED) while this transaction held its row, and the update's hint (the
+// trigger of notify.go) makes the pollers look again once it commits.
 const pgWakeForSignal = pgClock + `
-UPDATE _sky_durable_runs r SET wake_at = clock.now, updated_at = clock.now
+UPDATE _sky_durable_runs r
+   SET wake_at = CASE WHEN r.waiting_signal = CAST(? AS TEXT) THEN clock.now ELSE r.wake_at END, updated_at = clock.now
   FROM clock
- WHERE r.id = ? AND r.status = 'waiting' AND r.waiting_signal = ?`
+ WHERE r.id = ? AND r.status IN ('waiting','failed')
+   AND (r.waiting_signal = CAST(? AS TEXT) OR r.wake_at <= clock.now)`
 
 func (s *pgStore) putSignal(ctx context.Context, runID, name, payload string, now time.Time) (bool, error) {
 	stored := false
@@ -658,7 +664,7 @@ func (s *pgStore) putSignal(ctx context.Context, runID, name, payload string, no
 			return err
 		}
 		stored = true
-		_, err = s.exec(ctx, tx, "signal", pgWakeForSignal, clockArg(now), runID, name)
+		_, err = s.exec(ctx, tx, "signal", pgWakeForSignal, clockArg(now), name, runID, name)
 		return err
 	})
 	return stored, err
