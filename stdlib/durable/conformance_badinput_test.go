@@ -79,7 +79,7 @@ func TestGuarantee13BadInput(t *testing.T) {
 			small := h.engine("small", func(o *Options) { o.MaxPayloadBytes = 64 })
 			big := `"` + strings.Repeat("x", 100) + `"`
 			err := small.StartJSON(h.ctx, wf, "too-big", big)
-			wantErrContains(t, err, task.InvalidInput, `"too-big"`, "102 bytes", "cap of 64")
+			wantErrContains(t, err, task.InvalidInput, `"too-big"`, "102 bytes", "cap of 64", "SKY_DURABLE_MAX_PAYLOAD_BYTES")
 			if _, _, err := h.e.Describe(h.ctx, "too-big"); task.As(err).Kind != task.NotFound {
 				t.Errorf("an oversized start created a run: %v", err)
 			}

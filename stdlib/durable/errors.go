@@ -87,7 +87,8 @@ func badJournal(runID string, e JournalEntry, err error) *task.Error {
 
 func tooLarge(what string, size, limit int) *task.Error {
 	return task.Errorf(task.InvalidInput,
-		"durable: %s is %d bytes, over the cap of %d bytes (Options.MaxPayloadBytes); hint: store large data in your own table and journal its key",
+		"durable: %s is %d bytes, over the cap of %d bytes; hint: store large data in your own table and journal its key, "+
+			"or raise the cap (SKY_DURABLE_MAX_PAYLOAD_BYTES for sky programs, Options.MaxPayloadBytes in Go)",
 		what, size, limit)
 }
 

@@ -4,9 +4,11 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -98,18 +100,31 @@ func (b *binding) engineFor(d *db.DB) *Engine {
 func Kernels() map[string]value.Kernel { return KernelsWith(OptionsFromEnv(os.Getenv)) }
 
 // OptionsFromEnv is the engine configuration `sky` programs get from their
-// environment: lifecycle logs (see LoggerFromEnv) and SKY_DURABLE_LEASE, the
+// environment: lifecycle logs (see LoggerFromEnv); SKY_DURABLE_LEASE, the
 // lease of a claimed run as a Go duration ("30m" by default; crash demos and
-// tests shorten it so a peer reclaims a killed worker's run sooner). A
-// malformed lease is reported on stderr and the default kept.
+// tests shorten it so a peer reclaims a killed worker's run sooner); and
+// SKY_DURABLE_MAX_PAYLOAD_BYTES, the cap on every stored JSON text (1 MiB by
+// default). A malformed value is reported on warn and the default kept.
 func OptionsFromEnv(getenv func(string) string) Options {
+	return optionsFromEnv(getenv, os.Stderr)
+}
+
+func optionsFromEnv(getenv func(string) string, warn io.Writer) Options {
 	opts := Options{Logger: LoggerFromEnv(getenv)}
 	if v := getenv("SKY_DURABLE_LEASE"); v != "" {
 		lease, err := time.ParseDuration(v)
 		if err != nil || lease <= 0 {
-			fmt.Fprintf(os.Stderr, "sky: SKY_DURABLE_LEASE=%q is not a positive duration (e.g. 30s, 5m); using the default %s\n", v, DefaultLease)
+			fmt.Fprintf(warn, "sky: SKY_DURABLE_LEASE=%q is not a positive duration (e.g. 30s, 5m); using the default %s\n", v, DefaultLease)
 		} else {
 			opts.Lease = lease
+		}
+	}
+	if v := getenv("SKY_DURABLE_MAX_PAYLOAD_BYTES"); v != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n <= 0 {
+			fmt.Fprintf(warn, "sky: SKY_DURABLE_MAX_PAYLOAD_BYTES=%q is not a positive number of bytes (e.g. 4194304); using the default %d\n", v, DefaultMaxPayloadBytes)
+		} else {
+			opts.MaxPayloadBytes = n
 		}
 	}
 	return opts

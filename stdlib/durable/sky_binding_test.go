@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,4 +59,21 @@ func TestRetryPolicyArgClampsHugeBackoff(t *testing.T) {
 	if century := 100 * 365 * 24 * time.Hour; p.InitialBackoff < century || p.MaxBackoff < century || p.MaxAttempts != 3 {
 		t.Fatalf("policy %+v, want 3 attempts and backoffs over a century", p)
 	}
+}
+
+// TestOptionsFromEnv: sky programs set the lease and the payload cap from
+// the environment; a malformed value is named on the warning stream and the
+// default kept.
+func TestOptionsFromEnv(t *testing.T) {
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	var warn strings.Builder
+	opts := optionsFromEnv(env(map[string]string{"SKY_DURABLE_LEASE": "45s", "SKY_DURABLE_MAX_PAYLOAD_BYTES": "4194304", "SKY_DURABLE_LOG": "off"}), &warn)
+	if opts.Lease != 45*time.Second || opts.MaxPayloadBytes != 4194304 || warn.Len() != 0 {
+		t.Errorf("lease %v, cap %d, warnings %q; want 45s, 4194304, none", opts.Lease, opts.MaxPayloadBytes, warn.String())
+	}
+	opts = optionsFromEnv(env(map[string]string{"SKY_DURABLE_LEASE": "soon", "SKY_DURABLE_MAX_PAYLOAD_BYTES": "4MB", "SKY_DURABLE_LOG": "off"}), &warn)
+	if opts.Lease != 0 || opts.MaxPayloadBytes != 0 {
+		t.Errorf("malformed values set lease %v, cap %d; want the defaults (0)", opts.Lease, opts.MaxPayloadBytes)
+	}
+	wantContains(t, warn.String(), `SKY_DURABLE_LEASE="soon" is not a positive duration`, `SKY_DURABLE_MAX_PAYLOAD_BYTES="4MB" is not a positive number of bytes`)
 }
