@@ -119,7 +119,7 @@ func timeArg(now time.Time) any {
 // Like the single-run statements they fence by id and lease token alone
 // (see pgAppend): with status = 'running' tested too, the planner read the
 // whole due index (every waiting run) and hash-joined it when few runs were
-// running (TestBatchedWritesLookUpRunsByKeyAmongFewRunning).
+// running (TestFencedWritesUseTheKey).
 func pgAppendBatch(n int) string {
 	return pgClock + `,
 ` + valuesCTE(n, "run_id", "TEXT", "token", "TEXT", "at", "TIMESTAMPTZ", "seq", "INT", "step_id", "TEXT", "kind", "TEXT", "result", "TEXT") + `,
