@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"skydurable/runtime/db"
+	"skydurable/runtime/durable"
 	"skydurable/runtime/task"
 	skydb "skydurable/stdlib/db"
-	"skydurable/stdlib/durable"
 )
 
 // `sky durable` lets an operator see and fix durable runs: list them, show

@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"skydurable/stdlib/durable"
+	"skydurable/runtime/durable"
 )
 
 // This file renders runs for `sky durable ls` and `show`, as text for people

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"skydurable/stdlib/durable"
+	"skydurable/runtime/durable"
 )
 
 // The renderings of `sky durable ls` and `show` at a fixed now: relative

@@ -10,7 +10,7 @@ import (
 
 	"skydurable/runtime/db"
 	"skydurable/runtime/db/dbtest"
-	"skydurable/stdlib/durable"
+	"skydurable/runtime/durable"
 )
 
 // scriptCommands are the custom testscript commands the durable stories use.

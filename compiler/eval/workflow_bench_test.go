@@ -11,9 +11,9 @@ import (
 	"skydurable/compiler/ffi"
 	"skydurable/runtime/codec"
 	"skydurable/runtime/db"
+	"skydurable/runtime/durable"
 	"skydurable/runtime/task"
 	"skydurable/runtime/value"
-	"skydurable/stdlib/durable"
 )
 
 // The workflow benchmarks run one durable run of three journalled steps to

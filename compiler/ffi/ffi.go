@@ -12,12 +12,13 @@ import (
 	"fmt"
 	"os"
 
+	"skydurable/runtime/durable"
 	"skydurable/runtime/value"
 	skyapp "skydurable/stdlib/app"
 	"skydurable/stdlib/codec"
 	"skydurable/stdlib/core"
 	skydb "skydurable/stdlib/db"
-	"skydurable/stdlib/durable"
+	skydurable "skydurable/stdlib/durable"
 	"skydurable/stdlib/log"
 	skytest "skydurable/stdlib/test"
 )
@@ -40,7 +41,7 @@ func DefaultEnv() Env {
 		Core:    core.DefaultEnv(),
 		Log:     log.DefaultEnv(),
 		Db:      skydb.DefaultEnv(),
-		Durable: durable.OptionsFromEnv(os.Getenv),
+		Durable: skydurable.OptionsFromEnv(os.Getenv),
 		App:     skyapp.DefaultEnv(),
 	}
 }
@@ -57,7 +58,7 @@ func parts(env Env) []part {
 		{"stdlib/core", core.Modules, func() map[string]value.Kernel { return core.KernelsWith(env.Core) }},
 		{"stdlib/codec", codec.Modules, codec.Kernels},
 		{"stdlib/db", skydb.Modules, func() map[string]value.Kernel { return skydb.KernelsWith(env.Db) }},
-		{"stdlib/durable", durable.Modules, func() map[string]value.Kernel { return durable.KernelsWith(env.Durable) }},
+		{"stdlib/durable", skydurable.Modules, func() map[string]value.Kernel { return skydurable.KernelsWith(env.Durable) }},
 		{"stdlib/log", log.Modules, func() map[string]value.Kernel { return log.KernelsWith(env.Log) }},
 		{"stdlib/test", skytest.Modules, skytest.Kernels},
 		{"stdlib/app", skyapp.Modules, func() map[string]value.Kernel { return skyapp.KernelsWith(env.App) }},

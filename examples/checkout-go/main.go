@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"skydurable/runtime/db"
-	"skydurable/stdlib/durable"
+	"skydurable/runtime/durable"
 )
 
 func main() {

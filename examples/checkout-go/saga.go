@@ -6,8 +6,8 @@ import (
 	"io"
 
 	"skydurable/runtime/codec"
+	"skydurable/runtime/durable"
 	"skydurable/runtime/task"
-	"skydurable/stdlib/durable"
 )
 
 // Item is one line of an order.

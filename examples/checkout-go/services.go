@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"skydurable/runtime/db"
+	"skydurable/runtime/durable"
 	"skydurable/runtime/task"
-	"skydurable/stdlib/durable"
 )
 
 // shopSchema is the shop's own tables, beside the durable ones.

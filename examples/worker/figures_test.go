@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"skydurable/runtime/db/dbtest"
-	"skydurable/stdlib/durable"
+	"skydurable/runtime/durable"
 )
 
 var figures = flag.Bool("figures", false, "measure and print signal-to-resume latency and worker throughput (slow)")

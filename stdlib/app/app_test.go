@@ -8,10 +8,11 @@ import (
 
 	"skydurable/runtime/db"
 	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/durable"
 	"skydurable/runtime/task"
 	"skydurable/runtime/value"
 	skycodec "skydurable/stdlib/codec"
-	"skydurable/stdlib/durable"
+	skydurable "skydurable/stdlib/durable"
 )
 
 func TestMain(m *testing.M) { dbtest.Main(m) }
@@ -133,7 +134,7 @@ func TestUndecodableSnapshotBootsFromInitAndIsKept(t *testing.T) {
 func TestSnapshotKernelsRoundTrip(t *testing.T) {
 	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
 		ks := map[string]value.Kernel{}
-		for _, k := range durable.SnapshotKernels() {
+		for _, k := range skydurable.SnapshotKernels() {
 			ks[k.Name] = k
 		}
 		strCodec, _ := skycodec.Kernels()["Codec_string"].Fn(nil)

@@ -8,11 +8,12 @@ import (
 
 	rapp "skydurable/runtime/app"
 	"skydurable/runtime/db"
+	"skydurable/runtime/durable"
 	"skydurable/runtime/task"
 	"skydurable/runtime/value"
 	skycodec "skydurable/stdlib/codec"
 	skydb "skydurable/stdlib/db"
-	"skydurable/stdlib/durable"
+	skydurable "skydurable/stdlib/durable"
 )
 
 // Kind is the value.Opaque kind of a Sky App.
@@ -104,7 +105,7 @@ func appKernels(env Env) []value.Kernel {
 						stderr = env.Stderr
 					}
 					hints.Report = func(s string) { fmt.Fprintln(stderr, s) }
-					ctx = durable.WithHintSettings(ctx, hints)
+					ctx = skydurable.WithHintSettings(ctx, hints)
 				}
 				if err := rapp.Run(ctx, prog, opts); err != nil {
 					return nil, err

@@ -3,6 +3,7 @@ package durable
 import (
 	"context"
 	"io"
+	"sync"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"skydurable/runtime/codec"
 	"skydurable/runtime/db"
 	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/durable"
 	"skydurable/runtime/task"
 	"skydurable/runtime/value"
 )
@@ -24,18 +26,18 @@ func TestHintWakesAnIdleAppWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	e := New(d, Options{})
+	e := durable.New(d, durable.Options{})
 	ctx := context.Background()
 	if err := e.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
-	wf := Register("approval", codec.String, codec.String, func(c *Ctx, in string) task.Task[string] {
-		return AwaitSignal(c, codec.String, "approved")
+	wf := durable.Register("approval", codec.String, codec.String, func(c *durable.Ctx, in string) task.Task[string] {
+		return durable.AwaitSignal(c, codec.String, "approved")
 	})
-	defs := []Workflow{wf.Erase()}
+	defs := []durable.Workflow{wf.Erase()}
 
 	pollTask := value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
-		e.wakeAppOnHints(ctx)
+		wakeAppOnHints(ctx, d)
 		return e.Poll(ctx, defs)
 	})}
 	fn := func(arity int, f func(a []value.Value) (value.Value, error)) value.Value {
@@ -64,8 +66,10 @@ func TestHintWakesAnIdleAppWorker(t *testing.T) {
 			return app.SubValue(s), err
 		}),
 	}
-	reports := &hintRecorder{}
-	loopCtx, stop := context.WithCancel(WithHintSettings(ctx, HintSettings{URL: url, Report: reports.report}))
+	var reportsMu sync.Mutex
+	var reports []string
+	report := func(s string) { reportsMu.Lock(); reports = append(reports, s); reportsMu.Unlock() }
+	loopCtx, stop := context.WithCancel(WithHintSettings(ctx, durable.HintSettings{URL: url, Report: report}))
 	done := make(chan error, 1)
 	go func() { done <- app.Run(loopCtx, prog, app.Options{Stdout: io.Discard, Stderr: io.Discard}) }()
 	defer func() {
@@ -91,20 +95,21 @@ func TestHintWakesAnIdleAppWorker(t *testing.T) {
 			}
 			if time.Now().After(deadline) {
 				_, s := status(id)
-				_, errs := reports.snapshot()
-				t.Fatalf("run %s is %s, want %s (the hourly tick cannot have done it; listener reports: %v)", id, s, want, errs)
+				reportsMu.Lock()
+				defer reportsMu.Unlock()
+				t.Fatalf("run %s is %s, want %s (the hourly tick cannot have done it; listener reports: %v)", id, s, want, reports)
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
-	if err := Start(ctx, e, wf, "r1", "in"); err != nil {
+	if err := durable.Start(ctx, e, wf, "r1", "in"); err != nil {
 		t.Fatal(err)
 	}
 	// Parked on its signal means a poll claimed it: woken by the start.
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		r, _, err := e.Describe(ctx, "r1")
-		if err == nil && r.Status == StatusWaiting && r.Attempts == 0 && r.WaitingSignal != "" {
+		if err == nil && r.Status == durable.StatusWaiting && r.Attempts == 0 && r.WaitingSignal != "" {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -112,8 +117,8 @@ func TestHintWakesAnIdleAppWorker(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if err := SignalValue(ctx, e, "r1", "approved", codec.String, "yes"); err != nil {
+	if err := durable.SignalValue(ctx, e, "r1", "approved", codec.String, "yes"); err != nil {
 		t.Fatal(err)
 	}
-	awaitStatus("r1", string(StatusDone))
+	awaitStatus("r1", string(durable.StatusDone))
 }

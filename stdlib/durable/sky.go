@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"skydurable/runtime/db"
+	"skydurable/runtime/durable"
 	"skydurable/runtime/task"
 	"skydurable/runtime/value"
 	skycodec "skydurable/stdlib/codec"
@@ -39,7 +40,7 @@ const (
 )
 
 // skyDef is a Sky WorkflowDef.
-type skyDef = Def[value.Value, value.Value]
+type skyDef = durable.Def[value.Value, value.Value]
 
 // skyWorkflowDef is the value of a Sky WorkflowDef: the definition and the
 // identity of the `register` call that made it, which its erased form keeps
@@ -52,7 +53,7 @@ type skyWorkflowDef struct {
 
 // skyRegistered is the value of a Sky RegisteredWorkflow.
 type skyRegistered struct {
-	w  Workflow
+	w  durable.Workflow
 	id *registration
 }
 
@@ -63,12 +64,12 @@ type registration struct{ name string }
 // the same Db share the engine's options.
 type binding struct {
 	mu      sync.Mutex
-	engines map[*db.DB]*Engine
-	opts    Options
+	engines map[*db.DB]*durable.Engine
+	opts    durable.Options
 }
 
 // engineArg is the engine of the Sky Db argument v of kernel fn.
-func (b *binding) engineArg(fn string, v value.Value) (*Engine, error) {
+func (b *binding) engineArg(fn string, v value.Value) (*durable.Engine, error) {
 	d, err := skydb.FromValue(v)
 	if err != nil {
 		return nil, value.BadArg(fn, "a Db", v)
@@ -81,16 +82,16 @@ func (b *binding) engineArg(fn string, v value.Value) (*Engine, error) {
 // for one transaction: its engine is made afresh and never cached, so a
 // worker that starts or signals runs inside transactions does not keep one
 // engine (and one finished transaction) per call forever.
-func (b *binding) engineFor(d *db.DB) *Engine {
+func (b *binding) engineFor(d *db.DB) *durable.Engine {
 	if d.InTransaction() {
-		return New(d, b.opts)
+		return durable.New(d, b.opts)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if e, ok := b.engines[d]; ok {
 		return e
 	}
-	e := New(d, b.opts)
+	e := durable.New(d, b.opts)
 	b.engines[d] = e
 	return e
 }
@@ -105,16 +106,16 @@ func Kernels() map[string]value.Kernel { return KernelsWith(OptionsFromEnv(os.Ge
 // tests shorten it so a peer reclaims a killed worker's run sooner); and
 // SKY_DURABLE_MAX_PAYLOAD_BYTES, the cap on every stored JSON text (1 MiB by
 // default). A malformed value is reported on warn and the default kept.
-func OptionsFromEnv(getenv func(string) string) Options {
+func OptionsFromEnv(getenv func(string) string) durable.Options {
 	return optionsFromEnv(getenv, os.Stderr)
 }
 
-func optionsFromEnv(getenv func(string) string, warn io.Writer) Options {
-	opts := Options{Logger: LoggerFromEnv(getenv)}
+func optionsFromEnv(getenv func(string) string, warn io.Writer) durable.Options {
+	opts := durable.Options{Logger: LoggerFromEnv(getenv)}
 	if v := getenv("SKY_DURABLE_LEASE"); v != "" {
 		lease, err := time.ParseDuration(v)
 		if err != nil || lease <= 0 {
-			fmt.Fprintf(warn, "sky: SKY_DURABLE_LEASE=%q is not a positive duration (e.g. 30s, 5m); using the default %s\n", v, DefaultLease)
+			fmt.Fprintf(warn, "sky: SKY_DURABLE_LEASE=%q is not a positive duration (e.g. 30s, 5m); using the default %s\n", v, durable.DefaultLease)
 		} else {
 			opts.Lease = lease
 		}
@@ -122,7 +123,7 @@ func optionsFromEnv(getenv func(string) string, warn io.Writer) Options {
 	if v := getenv("SKY_DURABLE_MAX_PAYLOAD_BYTES"); v != "" {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || n <= 0 {
-			fmt.Fprintf(warn, "sky: SKY_DURABLE_MAX_PAYLOAD_BYTES=%q is not a positive number of bytes (e.g. 4194304); using the default %d\n", v, DefaultMaxPayloadBytes)
+			fmt.Fprintf(warn, "sky: SKY_DURABLE_MAX_PAYLOAD_BYTES=%q is not a positive number of bytes (e.g. 4194304); using the default %d\n", v, durable.DefaultMaxPayloadBytes)
 		} else {
 			opts.MaxPayloadBytes = n
 		}
@@ -157,11 +158,11 @@ func LoggerFromEnv(getenv func(string) string) *slog.Logger {
 
 // KernelsWith returns the Std.Durable kernels; every engine they make uses
 // opts (tests inject a clock this way).
-func KernelsWith(opts Options) map[string]value.Kernel {
-	b := &binding{engines: map[*db.DB]*Engine{}, opts: opts}
+func KernelsWith(opts durable.Options) map[string]value.Kernel {
+	b := &binding{engines: map[*db.DB]*durable.Engine{}, opts: opts}
 	ks := []value.Kernel{
 		{Name: "Durable_register", Arity: 4, Fn: func(a []value.Value) (value.Value, error) {
-			return registerKernel("Durable.register", DefaultRetryPolicy, 1, a[0], a[1], a[2], a[3])
+			return registerKernel("Durable.register", durable.DefaultRetryPolicy, 1, a[0], a[1], a[2], a[3])
 		}},
 		{Name: "Durable_registerWith", Arity: 5, Fn: func(a []value.Value) (value.Value, error) {
 			policy, err := retryPolicyArg(a[0])
@@ -175,7 +176,7 @@ func KernelsWith(opts Options) map[string]value.Kernel {
 			if !ok {
 				return nil, value.BadArg("Durable.registerVersioned", "an Int version", a[1])
 			}
-			return registerKernel("Durable.registerVersioned", DefaultRetryPolicy, int(version), a[0], a[2], a[3], a[4])
+			return registerKernel("Durable.registerVersioned", durable.DefaultRetryPolicy, int(version), a[0], a[2], a[3], a[4])
 		}},
 		{Name: "Durable_erase", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
 			d, err := defArg("Durable.erase", a[0])
@@ -184,13 +185,13 @@ func KernelsWith(opts Options) map[string]value.Kernel {
 			}
 			return value.Opaque{Kind: registeredKind, V: skyRegistered{w: d.def.Erase(), id: d.id}}, nil
 		}},
-		{Name: "Durable_setup", Arity: 1, Fn: b.dbTask("Durable.setup", func(ctx context.Context, e *Engine) (value.Value, error) {
+		{Name: "Durable_setup", Arity: 1, Fn: b.dbTask("Durable.setup", func(ctx context.Context, e *durable.Engine) (value.Value, error) {
 			return value.Unit{}, e.Setup(ctx)
 		})},
 		{Name: "Durable_start", Arity: 4, Fn: b.start},
 		{Name: "Durable_signal", Arity: 5, Fn: b.signal},
 		{Name: "Durable_poll", Arity: 2, Fn: func(a []value.Value) (value.Value, error) {
-			return b.poll("Durable.poll", PollOptions{}, a[0], a[1])
+			return b.poll("Durable.poll", durable.PollOptions{}, a[0], a[1])
 		}},
 		{Name: "Durable_pollWith", Arity: 3, Fn: func(a []value.Value) (value.Value, error) {
 			opts, err := pollOptionsArg(a[0])
@@ -212,7 +213,7 @@ func KernelsWith(opts Options) map[string]value.Kernel {
 			if !ok {
 				return nil, value.BadArg("Durable.sleep", "an Int of milliseconds", a[1])
 			}
-			return unitTask(Sleep(c, ms)), nil
+			return unitTask(durable.Sleep(c, ms)), nil
 		}},
 		{Name: "Durable_sleepAs", Arity: 3, Fn: func(a []value.Value) (value.Value, error) {
 			c, err := ctxArg("Durable.sleepAs", a[0])
@@ -230,12 +231,12 @@ func KernelsWith(opts Options) map[string]value.Kernel {
 			if id == "" {
 				return emptyName(c, "Durable.sleepAs", "sleep id", `"reminder-wait"`), nil
 			}
-			return unitTask(SleepAs(c, id, ms)), nil
+			return unitTask(durable.SleepAs(c, id, ms)), nil
 		}},
 		{Name: "Durable_awaitSignal", Arity: 3, Fn: awaitSignalKernel},
 		{Name: "Durable_awaitSignalFor", Arity: 4, Fn: awaitSignalForKernel},
 		{Name: "Durable_isSuspend", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
-			return IsSuspend(value.ToError(a[0])), nil
+			return durable.IsSuspend(value.ToError(a[0])), nil
 		}},
 		{Name: "Durable_conn", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
 			c, err := ctxArg("Durable.conn", a[0])
@@ -262,24 +263,24 @@ func KernelsWith(opts Options) map[string]value.Kernel {
 			}
 			return c.IdempotencyKey(id), nil
 		}},
-		{Name: "Durable_status", Arity: 2, Fn: b.runTask("Durable.status", func(ctx context.Context, e *Engine, id string) (value.Value, error) {
+		{Name: "Durable_status", Arity: 2, Fn: b.runTask("Durable.status", func(ctx context.Context, e *durable.Engine, id string) (value.Value, error) {
 			r, _, err := e.Describe(ctx, id)
 			if err != nil {
 				return nil, err
 			}
 			return string(r.Status), nil
 		})},
-		{Name: "Durable_describe", Arity: 2, Fn: b.runTask("Durable.describe", func(ctx context.Context, e *Engine, id string) (value.Value, error) {
+		{Name: "Durable_describe", Arity: 2, Fn: b.runTask("Durable.describe", func(ctx context.Context, e *durable.Engine, id string) (value.Value, error) {
 			r, _, err := e.Describe(ctx, id)
 			if err != nil {
 				return nil, err
 			}
 			return runInfo(r), nil
 		})},
-		{Name: "Durable_cancel", Arity: 2, Fn: b.runTask("Durable.cancel", func(ctx context.Context, e *Engine, id string) (value.Value, error) {
+		{Name: "Durable_cancel", Arity: 2, Fn: b.runTask("Durable.cancel", func(ctx context.Context, e *durable.Engine, id string) (value.Value, error) {
 			return value.Unit{}, e.Cancel(ctx, id)
 		})},
-		{Name: "Durable_retry", Arity: 2, Fn: b.runTask("Durable.retry", func(ctx context.Context, e *Engine, id string) (value.Value, error) {
+		{Name: "Durable_retry", Arity: 2, Fn: b.runTask("Durable.retry", func(ctx context.Context, e *durable.Engine, id string) (value.Value, error) {
 			return value.Unit{}, e.Retry(ctx, id)
 		})},
 	}
@@ -292,7 +293,7 @@ func KernelsWith(opts Options) map[string]value.Kernel {
 }
 
 // registerKernel builds a Sky WorkflowDef from a name, codecs and a Sky body.
-func registerKernel(fn string, policy RetryPolicy, version int, name, in, out, body value.Value) (value.Value, error) {
+func registerKernel(fn string, policy durable.RetryPolicy, version int, name, in, out, body value.Value) (value.Value, error) {
 	n, ok := name.(string)
 	if !ok {
 		return nil, value.BadArg(fn, "a String workflow name", name)
@@ -308,7 +309,7 @@ func registerKernel(fn string, policy RetryPolicy, version int, name, in, out, b
 	if _, ok := body.(value.Func); !ok {
 		return nil, value.BadArg(fn, "a body function (Ctx -> i -> Task Error o)", body)
 	}
-	def := RegisterWith(policy, n, inC, outC, func(c *Ctx, input value.Value) task.Task[value.Value] {
+	def := durable.RegisterWith(policy, n, inC, outC, func(c *durable.Ctx, input value.Value) task.Task[value.Value] {
 		return applyTask(fn+" body of "+n, body, value.Opaque{Kind: ctxKind, V: c}, input)
 	})
 	if version != 1 {
@@ -331,10 +332,10 @@ func applyTask(what string, f value.Value, args ...value.Value) task.Task[value.
 	return t.T
 }
 
-func retryPolicyArg(v value.Value) (RetryPolicy, error) {
+func retryPolicyArg(v value.Value) (durable.RetryPolicy, error) {
 	r, ok := v.(*value.Record)
 	if !ok {
-		return RetryPolicy{}, value.BadArg("Durable.registerWith", "a RetryPolicy record", v)
+		return durable.RetryPolicy{}, value.BadArg("Durable.registerWith", "a RetryPolicy record", v)
 	}
 	field := func(name string) (int64, error) {
 		f, ok := r.Get(name)
@@ -345,22 +346,22 @@ func retryPolicyArg(v value.Value) (RetryPolicy, error) {
 	}
 	attempts, err := field("maxAttempts")
 	if err != nil {
-		return RetryPolicy{}, err
+		return durable.RetryPolicy{}, err
 	}
 	initial, err := field("initialBackoffMs")
 	if err != nil {
-		return RetryPolicy{}, err
+		return durable.RetryPolicy{}, err
 	}
 	maxB, err := field("maxBackoffMs")
 	if err != nil {
-		return RetryPolicy{}, err
+		return durable.RetryPolicy{}, err
 	}
-	ms := func(n int64) time.Duration { return time.Duration(min(n, maxTimerMs)) * time.Millisecond }
-	return RetryPolicy{
+	ms := func(n int64) time.Duration { return time.Duration(min(n, durable.MaxTimerMs)) * time.Millisecond }
+	return durable.RetryPolicy{
 		MaxAttempts:    int(min(attempts, math.MaxInt32)),
 		InitialBackoff: ms(initial),
 		MaxBackoff:     ms(maxB),
-	}.withDefaults(), nil
+	}.WithDefaults(), nil
 }
 
 func defArg(fn string, v value.Value) (skyWorkflowDef, error) {
@@ -372,9 +373,9 @@ func defArg(fn string, v value.Value) (skyWorkflowDef, error) {
 	return skyWorkflowDef{}, value.BadArg(fn, "a WorkflowDef (from Durable.register)", v)
 }
 
-func ctxArg(fn string, v value.Value) (*Ctx, error) {
+func ctxArg(fn string, v value.Value) (*durable.Ctx, error) {
 	if o, ok := v.(value.Opaque); ok && o.Kind == ctxKind {
-		if c, ok := o.V.(*Ctx); ok {
+		if c, ok := o.V.(*durable.Ctx); ok {
 			return c, nil
 		}
 	}
@@ -386,7 +387,7 @@ func unitTask(t task.Task[struct{}]) value.Value {
 }
 
 // dbTask is a kernel of arity 1 over a Db: the task runs f with its engine.
-func (b *binding) dbTask(fn string, f func(context.Context, *Engine) (value.Value, error)) func([]value.Value) (value.Value, error) {
+func (b *binding) dbTask(fn string, f func(context.Context, *durable.Engine) (value.Value, error)) func([]value.Value) (value.Value, error) {
 	return func(a []value.Value) (value.Value, error) {
 		e, err := b.engineArg(fn, a[0])
 		if err != nil {
@@ -400,7 +401,7 @@ func (b *binding) dbTask(fn string, f func(context.Context, *Engine) (value.Valu
 }
 
 // runTask is a kernel of arity 2 over a Db and a run id.
-func (b *binding) runTask(fn string, f func(context.Context, *Engine, string) (value.Value, error)) func([]value.Value) (value.Value, error) {
+func (b *binding) runTask(fn string, f func(context.Context, *durable.Engine, string) (value.Value, error)) func([]value.Value) (value.Value, error) {
 	return func(a []value.Value) (value.Value, error) {
 		e, err := b.engineArg(fn, a[0])
 		if err != nil {
@@ -437,7 +438,7 @@ func (b *binding) start(a []value.Value) (value.Value, error) {
 			return nil, task.Errorf(task.InvalidInput,
 				"%s: cannot start run %q: its workflow was registered with an empty name; hint: name it, e.g. Durable.register \"checkout\" inputCodec outputCodec body", fn, id)
 		}
-		return value.Unit{}, setupHint(fn, Start(ctx, e, def.def, id, input))
+		return value.Unit{}, setupHint(fn, durable.Start(ctx, e, def.def, id, input))
 	})}, nil
 }
 
@@ -461,11 +462,11 @@ func (b *binding) signal(a []value.Value) (value.Value, error) {
 	}
 	payload := a[4]
 	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
-		return value.Unit{}, setupHint(fn, SignalValue(ctx, e, id, name, cd, payload))
+		return value.Unit{}, setupHint(fn, durable.SignalValue(ctx, e, id, name, cd, payload))
 	})}, nil
 }
 
-func (b *binding) poll(fn string, opts PollOptions, dbArg, list value.Value) (value.Value, error) {
+func (b *binding) poll(fn string, opts durable.PollOptions, dbArg, list value.Value) (value.Value, error) {
 	e, err := b.engineArg(fn, dbArg)
 	if err != nil {
 		return nil, err
@@ -488,6 +489,7 @@ func (b *binding) poll(fn string, opts PollOptions, dbArg, list value.Value) (va
 		if clash != nil {
 			return nil, clash
 		}
+		wakeAppOnHints(ctx, e.DB())
 		worked, err := e.PollWith(ctx, defs, opts)
 		return worked, setupHint(fn, err)
 	})}, nil
@@ -514,13 +516,13 @@ func setupHint(fn string, err error) error {
 // distinctWorkflows is the poll list without repeats of one workflow; two
 // different registrations under one name and version are an InvalidInput
 // error, since the runner could only ever advance runs with one of them.
-func distinctWorkflows(fn string, listed []skyRegistered) ([]Workflow, error) {
+func distinctWorkflows(fn string, listed []skyRegistered) ([]durable.Workflow, error) {
 	type key struct {
 		name    string
 		version int
 	}
 	seen := map[key]*registration{}
-	var defs []Workflow
+	var defs []durable.Workflow
 	for _, r := range listed {
 		k := key{r.w.Name, max(r.w.Version, 1)}
 		if prev, ok := seen[k]; ok {
@@ -538,20 +540,20 @@ func distinctWorkflows(fn string, listed []skyRegistered) ([]Workflow, error) {
 }
 
 // pollOptionsArg reads a Sky PollOptions record.
-func pollOptionsArg(v value.Value) (PollOptions, error) {
+func pollOptionsArg(v value.Value) (durable.PollOptions, error) {
 	const fn = "Durable.pollWith"
 	r, ok := v.(*value.Record)
 	if !ok {
-		return PollOptions{}, value.BadArg(fn, "a PollOptions record { versionPolicy : VersionPolicy }", v)
+		return durable.PollOptions{}, value.BadArg(fn, "a PollOptions record { versionPolicy : VersionPolicy }", v)
 	}
 	p, _ := r.Get("versionPolicy")
 	switch c, _ := p.(value.Ctor); c.Name {
 	case "PinToStart":
-		return PollOptions{Versions: PinToStart}, nil
+		return durable.PollOptions{Versions: durable.PinToStart}, nil
 	case "FailSafe":
-		return PollOptions{Versions: FailSafe}, nil
+		return durable.PollOptions{Versions: durable.FailSafe}, nil
 	}
-	return PollOptions{}, value.BadArg(fn, "a PollOptions with versionPolicy FailSafe or PinToStart", v)
+	return durable.PollOptions{}, value.BadArg(fn, "a PollOptions with versionPolicy FailSafe or PinToStart", v)
 }
 
 // compact is Durable.compact db retentionMs.
@@ -566,13 +568,13 @@ func (b *binding) compact(a []value.Value) (value.Value, error) {
 		return nil, value.BadArg(fn, "an Int retention in milliseconds", a[1])
 	}
 	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
-		res, err := e.CompactOlderThan(ctx, time.Duration(min(ms, maxTimerMs))*time.Millisecond, CompactOptions{})
+		res, err := e.CompactOlderThan(ctx, time.Duration(min(ms, durable.MaxTimerMs))*time.Millisecond, durable.CompactOptions{})
 		return res.Runs, setupHint(fn, err)
 	})}, nil
 }
 
 // stepArgs reads the Ctx, Codec and step id every step kernel takes first.
-func stepArgs(fn string, a []value.Value) (*Ctx, skycodec.Codec, string, error) {
+func stepArgs(fn string, a []value.Value) (*durable.Ctx, skycodec.Codec, string, error) {
 	c, err := ctxArg(fn, a[0])
 	if err != nil {
 		return nil, skycodec.Codec{}, "", err
@@ -600,7 +602,7 @@ func stepKernel(a []value.Value) (value.Value, error) {
 	if id == "" {
 		return emptyName(c, "Durable.step", "step id", `"charge"`), nil
 	}
-	return value.Task{T: Step(c, cd, id, t.T)}, nil
+	return value.Task{T: durable.Step(c, cd, id, t.T)}, nil
 }
 
 func stepValueKernel(a []value.Value) (value.Value, error) {
@@ -613,7 +615,7 @@ func stepValueKernel(a []value.Value) (value.Value, error) {
 	}
 	thunk := a[3]
 	compute := task.From(func(context.Context) (value.Value, error) { return value.Apply(thunk, value.Unit{}) })
-	return value.Task{T: Step(c, cd, id, compute)}, nil
+	return value.Task{T: durable.Step(c, cd, id, compute)}, nil
 }
 
 func transactionKernel(a []value.Value) (value.Value, error) {
@@ -625,7 +627,7 @@ func transactionKernel(a []value.Value) (value.Value, error) {
 		return emptyName(c, "Durable.transaction", "step id", `"record-order"`), nil
 	}
 	f := a[3]
-	return value.Task{T: Transaction(c, cd, id, func(ctx context.Context, tx *db.DB) (value.Value, error) {
+	return value.Task{T: durable.Transaction(c, cd, id, func(ctx context.Context, tx *db.DB) (value.Value, error) {
 		return task.Run(ctx, applyTask("Durable.transaction", f, skydb.ToValue(tx)))
 	})}, nil
 }
@@ -638,7 +640,7 @@ func awaitSignalKernel(a []value.Value) (value.Value, error) {
 	if name == "" {
 		return emptyName(c, "Durable.awaitSignal", "signal name", `"payment.settled"`), nil
 	}
-	return value.Task{T: AwaitSignal(c, cd, name)}, nil
+	return value.Task{T: durable.AwaitSignal(c, cd, name)}, nil
 }
 
 func awaitSignalForKernel(a []value.Value) (value.Value, error) {
@@ -653,7 +655,7 @@ func awaitSignalForKernel(a []value.Value) (value.Value, error) {
 	if name == "" {
 		return emptyName(c, "Durable.awaitSignalFor", "signal name", `"approved"`), nil
 	}
-	return value.Task{T: task.Map(AwaitSignalFor(c, cd, name, ms), func(p *value.Value) value.Value {
+	return value.Task{T: task.Map(durable.AwaitSignalFor(c, cd, name, ms), func(p *value.Value) value.Value {
 		if p == nil {
 			return value.Nothing
 		}
@@ -664,15 +666,15 @@ func awaitSignalForKernel(a []value.Value) (value.Value, error) {
 // emptyName is the failing task of a durable operation given an empty id or
 // signal name: an empty step id cannot be told apart in the journal, and a
 // run waiting for signal "" would wait forever (signal refuses that name).
-func emptyName(c *Ctx, fn, what, example string) value.Value {
+func emptyName(c *durable.Ctx, fn, what, example string) value.Value {
 	return value.Task{T: task.Fail[value.Value](task.Errorf(task.InvalidInput,
 		"durable run %q: %s with an empty %s; hint: give it a name that says what it is, e.g. %s", c.RunID(), fn, what, example))}
 }
 
 // runInfo is a Run as the Sky record RunInfo.
-func runInfo(r Run) value.Value {
+func runInfo(r durable.Run) value.Value {
 	output := value.Nothing
-	if r.Status == StatusDone {
+	if r.Status == durable.StatusDone {
 		output = value.Just(r.Output)
 	}
 	return value.NewRecord(map[string]value.Value{

@@ -39,9 +39,6 @@ func (e *Engine) PollWith(ctx context.Context, defs []Workflow, opts PollOptions
 	if opts.MaxRuns <= 0 {
 		opts.MaxRuns = 1
 	}
-	// Inside an App loop (App.run put HintSettings in ctx), NOTIFY hints
-	// wake the loop's tickers; elsewhere this does nothing (notify.go).
-	e.wakeAppOnHints(ctx)
 	reg := newRegistry(defs)
 	if len(reg.names) == 0 {
 		return false, nil
@@ -106,9 +103,9 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 		// Only FailSafe claims a version it lacks: the attempt fails, and
 		// is retried (by a worker that has it, perhaps) or ends dead.
 		msg := versionMissing(cl.workflow, cl.version, reg.byName[cl.workflow])
-		return true, e.failAttempt(ctx, log, f, cl, reg.newest(cl.workflow).Retry.withDefaults(), msg, "")
+		return true, e.failAttempt(ctx, log, f, cl, reg.newest(cl.workflow).Retry.WithDefaults(), msg, "")
 	}
-	policy := w.Retry.withDefaults()
+	policy := w.Retry.WithDefaults()
 
 	if cl.attempts > policy.MaxAttempts {
 		// Only crashes (or lost leases) get here: a failure that used up the

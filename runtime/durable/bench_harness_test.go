@@ -18,8 +18,8 @@ import (
 	"skydurable/runtime/codec"
 	"skydurable/runtime/db"
 	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/durable"
 	"skydurable/runtime/task"
-	"skydurable/stdlib/durable"
 )
 
 // benchDB is one fresh database with its counters. On PostgreSQL it has

@@ -11,7 +11,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	rapp "skydurable/runtime/app"
 	"skydurable/runtime/db"
 )
 
@@ -112,23 +111,6 @@ type HintSettings struct {
 	URL string
 	// Report receives the listener's problems (nil: dropped).
 	Report func(string)
-}
-
-type hintSettingsKey struct{}
-
-// WithHintSettings returns ctx carrying s. Std.App's App.run puts the
-// settings of the environment there, so every Poll made by the app's
-// commands can wake the app on hints (see Engine.Poll).
-func WithHintSettings(ctx context.Context, s HintSettings) context.Context {
-	return context.WithValue(ctx, hintSettingsKey{}, s)
-}
-
-// wakeAppOnHints is WakeAppOnHints with the settings found in ctx; without
-// settings (not inside an App) it does nothing.
-func (e *Engine) wakeAppOnHints(ctx context.Context) {
-	if s, ok := ctx.Value(hintSettingsKey{}).(HintSettings); ok {
-		WakeAppOnHints(ctx, e.db, s, s.Report)
-	}
 }
 
 // HintSettingsFromEnv reads HintSettings from the environment through
@@ -296,31 +278,4 @@ type hintMismatch struct{ want, got string }
 
 func (m *hintMismatch) Error() string {
 	return fmt.Sprintf("durable hints: the listening URL reaches %q, but the worker polls %q, so hints would never arrive; hint: set SKY_DURABLE_NOTIFY_URL to the URL of the polled database, or SKY_DURABLE_NOTIFY=off", m.got, m.want)
-}
-
-// hintListenerKey identifies one listener per database per App loop.
-type hintListenerKey struct{ d *db.DB }
-
-// WakeAppOnHints makes hints wake the App loop running the current Task
-// (Durable.poll's kernel calls it with its Task's ctx). Outside an App loop,
-// on SQLite, or with settings.Off it does nothing; otherwise it starts, once
-// per database for the life of the loop, a listener whose hints fire the
-// loop's tickers at once. Problems go to report; the tick keeps working.
-func WakeAppOnHints(ctx context.Context, d *db.DB, settings HintSettings, report func(string)) {
-	if report == nil {
-		report = func(string) {}
-	}
-	w, ok := rapp.WakerFrom(ctx)
-	if !ok || settings.Off || d.Dialect() != db.Postgres {
-		return
-	}
-	w.Attach(hintListenerKey{d}, func(life context.Context, wake func()) {
-		if settings.URL == "" {
-			report("durable hints: no PostgreSQL URL to listen on (set DATABASE_URL or SKY_DURABLE_NOTIFY_URL, or SKY_DURABLE_NOTIFY=off); polling on the tick only")
-			return
-		}
-		if err := ListenForHints(life, d, settings.URL, func(string) { wake() }, report); err != nil && life.Err() == nil {
-			report(err.Error() + "; polling on the tick only")
-		}
-	})
 }

@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"skydurable/runtime/codec"
+	"skydurable/runtime/durable"
 	"skydurable/runtime/task"
-	"skydurable/stdlib/durable"
 )
 
 // loadRuns is the number of measured workflows per throughput configuration.

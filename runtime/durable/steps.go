@@ -170,10 +170,10 @@ func SleepAs(c *Ctx, sleepID string, ms int64) task.Task[struct{}] {
 	})
 }
 
-// maxTimerMs is the longest timer (about 292 years): a longer one is
+// MaxTimerMs is the longest timer (about 292 years): a longer one is
 // clamped to it, since its wake time in nanoseconds would overflow and wrap
 // into the past, making a "sleep forever" return at once.
-const maxTimerMs = int64(math.MaxInt64 / int64(time.Millisecond))
+const MaxTimerMs = int64(math.MaxInt64 / int64(time.Millisecond))
 
 // timer returns the journalled wake time of a sleep or deadline, journalling
 // now+ms the first time.
@@ -192,7 +192,7 @@ func timer(ctx context.Context, c *Ctx, id string, kind EntryKind, ms int64) (ti
 		return time.UnixMilli(*w.WakeAt).UTC(), nil
 	}
 	defer c.finish()
-	ms = min(max(ms, 0), maxTimerMs)
+	ms = min(max(ms, 0), MaxTimerMs)
 	wake := c.now().Add(time.Duration(ms) * time.Millisecond)
 	e := c.entry(id, kind, fmt.Sprintf(`{"wakeAt":%d}`, wake.UnixMilli()))
 	if err := c.write(ctx, c.e.db, e); err != nil {

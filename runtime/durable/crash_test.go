@@ -22,7 +22,7 @@ import (
 
 	"skydurable/runtime/db"
 	"skydurable/runtime/db/dbtest"
-	"skydurable/stdlib/durable"
+	"skydurable/runtime/durable"
 )
 
 // childDeadline bounds how long the parent waits for a child's next line.

@@ -16,8 +16,8 @@ import (
 
 	"skydurable/runtime/codec"
 	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/durable"
 	"skydurable/runtime/task"
-	"skydurable/stdlib/durable"
 )
 
 // syncBuffer is a bytes.Buffer safe for a logger used from goroutines.

@@ -184,7 +184,7 @@ func TestRetryBackoffIsExponentialWithJitterAndCap(t *testing.T) {
 			t.Errorf("Backoff(%d, %v) = %v, want %v", c.attempt, c.r, got, c.want)
 		}
 	}
-	if d := (RetryPolicy{}).withDefaults(); d != DefaultRetryPolicy {
+	if d := (RetryPolicy{}).WithDefaults(); d != DefaultRetryPolicy {
 		t.Errorf("zero policy defaults to %+v, want %+v", d, DefaultRetryPolicy)
 	}
 }

@@ -34,8 +34,8 @@ type RetryPolicy struct {
 // doubling up to 5m, 20% jitter.
 var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 5, InitialBackoff: time.Second, MaxBackoff: 5 * time.Minute, Multiplier: 2, Jitter: 0.2}
 
-// withDefaults fills zero fields from DefaultRetryPolicy.
-func (p RetryPolicy) withDefaults() RetryPolicy {
+// WithDefaults fills zero fields from DefaultRetryPolicy.
+func (p RetryPolicy) WithDefaults() RetryPolicy {
 	d := DefaultRetryPolicy
 	if p.MaxAttempts <= 0 {
 		p.MaxAttempts = d.MaxAttempts
@@ -62,7 +62,7 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 // × Multiplier^(attempt-1), capped at MaxBackoff, then scaled down by up to
 // Jitter using r (a number in [0,1) from the engine's injected source).
 func (p RetryPolicy) Backoff(attempt int, r float64) time.Duration {
-	p = p.withDefaults()
+	p = p.WithDefaults()
 	if attempt < 1 {
 		attempt = 1
 	}
@@ -105,7 +105,7 @@ func Register[I, O any](name string, in codec.Codec[I], out codec.Codec[O], body
 
 // RegisterWith defines a workflow with its own retry policy.
 func RegisterWith[I, O any](policy RetryPolicy, name string, in codec.Codec[I], out codec.Codec[O], body func(*Ctx, I) task.Task[O]) Def[I, O] {
-	return Def[I, O]{name: name, version: 1, retry: policy.withDefaults(), in: in, out: out, body: body}
+	return Def[I, O]{name: name, version: 1, retry: policy.WithDefaults(), in: in, out: out, body: body}
 }
 
 // Versioned returns d with another version number (recorded on new runs).

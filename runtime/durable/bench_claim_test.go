@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"skydurable/runtime/db"
-	"skydurable/stdlib/durable"
+	"skydurable/runtime/durable"
 )
 
 // claimFigures is the outcome of one claim measurement.

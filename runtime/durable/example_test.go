@@ -9,8 +9,8 @@ import (
 
 	"skydurable/runtime/codec"
 	"skydurable/runtime/db"
+	"skydurable/runtime/durable"
 	"skydurable/runtime/task"
-	"skydurable/stdlib/durable"
 )
 
 // A checkout saga: reserve, charge (with an idempotency key for the payment

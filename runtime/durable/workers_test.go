@@ -17,8 +17,8 @@ import (
 	"skydurable/runtime/codec"
 	"skydurable/runtime/db"
 	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/durable"
 	"skydurable/runtime/task"
-	"skydurable/stdlib/durable"
 )
 
 // withParam adds key=value to the query of a PostgreSQL URL.

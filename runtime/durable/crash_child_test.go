@@ -17,8 +17,8 @@ import (
 
 	"skydurable/runtime/codec"
 	"skydurable/runtime/db"
+	"skydurable/runtime/durable"
 	"skydurable/runtime/task"
-	"skydurable/stdlib/durable"
 )
 
 // Environment of a crash child.

@@ -1,0 +1,136 @@
+package durable
+
+import (
+	"context"
+	"sync"
+
+	"skydurable/runtime/codec"
+	"skydurable/runtime/db"
+	"skydurable/runtime/task"
+)
+
+// SnapshotStore keeps named JSON snapshots (a TEA model, say) in the
+// _sky_durable_snapshot table of one database, creating the durable tables
+// on first use. Writes are write-if-newer by a sequence number, so a slow
+// writer never replaces a newer snapshot. It is safe for concurrent use.
+type SnapshotStore struct {
+	e *Engine
+
+	mu    sync.Mutex
+	ready bool
+}
+
+// NewSnapshotStore keeps snapshots in e's database.
+func NewSnapshotStore(e *Engine) *SnapshotStore { return &SnapshotStore{e: e} }
+
+// setup runs the engine's idempotent Setup once (again after a failure).
+func (s *SnapshotStore) setup(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ready {
+		return nil
+	}
+	if err := s.e.Setup(ctx); err != nil {
+		return err
+	}
+	s.ready = true
+	return nil
+}
+
+func checkSnapshotID(id string) error {
+	if id == "" {
+		return task.New(task.InvalidInput, "durable: a snapshot id must not be empty; hint: name it after the app, e.g. \"counter\"")
+	}
+	return nil
+}
+
+// Save stores data (JSON) under id when seq is greater than the stored
+// sequence; wrote is false when a newer (or equal) snapshot is kept.
+func (s *SnapshotStore) Save(ctx context.Context, id string, seq int64, data string) (wrote bool, err error) {
+	if err := checkSnapshotID(id); err != nil {
+		return false, err
+	}
+	if err := s.setup(ctx); err != nil {
+		return false, err
+	}
+	return s.e.SaveSnapshot(ctx, id, seq, data)
+}
+
+// SaveNext stores data under id with the stored sequence plus one, so it
+// always replaces the current snapshot (last writer wins); it returns the
+// sequence written. Two concurrent SaveNext calls both land, in some order.
+func (s *SnapshotStore) SaveNext(ctx context.Context, id string, data string) (int64, error) {
+	for attempt := 0; attempt < 20; attempt++ {
+		seq, _, _, err := s.Load(ctx, id)
+		if err != nil {
+			return 0, err
+		}
+		wrote, err := s.Save(ctx, id, seq+1, data)
+		if err != nil || wrote {
+			return seq + 1, err
+		}
+	}
+	return 0, task.Errorf(task.Conflict, "durable: snapshot %q kept changing under 20 attempts to save it; hint: give each writer its own snapshot id", id)
+}
+
+// Load reads the snapshot stored under id; found is false when there is
+// none.
+func (s *SnapshotStore) Load(ctx context.Context, id string) (seq int64, data string, found bool, err error) {
+	if err := checkSnapshotID(id); err != nil {
+		return 0, "", false, err
+	}
+	if err := s.setup(ctx); err != nil {
+		return 0, "", false, err
+	}
+	return s.e.LoadSnapshot(ctx, id)
+}
+
+// SaveSnapshot encodes a with cd and stores it under id, replacing the
+// current snapshot (Sky's Durable.saveSnapshot).
+func SaveSnapshot[A any](ctx context.Context, s *SnapshotStore, id string, cd codec.Codec[A], a A) error {
+	js, err := cd.Encode(a)
+	if err != nil {
+		return task.Errorf(task.InvalidInput, "durable: snapshot %q does not encode: %s", id, errText(err))
+	}
+	_, err = s.SaveNext(ctx, id, js)
+	return err
+}
+
+// LoadSnapshot reads the snapshot under id and decodes it with cd (Sky's
+// Durable.loadSnapshot). A snapshot that does not decode is a Decode error
+// naming the id and the bad JSON path; the stored text is left as it is.
+func LoadSnapshot[A any](ctx context.Context, s *SnapshotStore, id string, cd codec.Codec[A]) (a A, found bool, err error) {
+	_, data, found, err := s.Load(ctx, id)
+	if err != nil || !found {
+		return a, false, err
+	}
+	a, err = cd.Decode(data)
+	if err != nil {
+		return a, false, task.Errorf(task.Decode, "durable: snapshot %q does not decode: %s; hint: the model's codec changed since it was saved", id, errText(err))
+	}
+	return a, true, nil
+}
+
+// SnapshotStores hands out one SnapshotStore per database (so the tables
+// are set up once per process and database).
+type SnapshotStores struct {
+	mu     sync.Mutex
+	stores map[*db.DB]*SnapshotStore
+}
+
+// NewSnapshotStores makes an empty set.
+func NewSnapshotStores() *SnapshotStores {
+	return &SnapshotStores{stores: map[*db.DB]*SnapshotStore{}}
+}
+
+// For returns the store of d, making it on first use.
+func (ss *SnapshotStores) For(d *db.DB) *SnapshotStore {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	s, ok := ss.stores[d]
+	if !ok {
+		s = NewSnapshotStore(New(d, Options{}))
+		ss.stores[d] = s
+	}
+	return s
+}
