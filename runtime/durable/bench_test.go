@@ -7,7 +7,7 @@ package durable_test
 // runs (with the claim's EXPLAIN plan), and pgbench's single-row-insert
 // commit rate of the same server, then compares them with the targets.
 //
-//	go test -run '^$' -bench Load -benchtime 1x -count 1 ./stdlib/durable
+//	go test -run '^$' -bench Load -benchtime 1x -count 1 ./runtime/durable
 
 import (
 	"context"

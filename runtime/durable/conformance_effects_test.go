@@ -147,9 +147,9 @@ func TestGuarantee06AttemptsCountedAtClaim(t *testing.T) {
 		h.start(def, "r1", "x")
 		// Three workers claim the run and die without a word.
 		for i := 1; i <= 3; i++ {
-			c, ok, err := h.e.store.claimRun(h.ctx, []string{"crashy"}, h.clock.Now(), DefaultLease, fmt.Sprintf("crashed-%d", i), "ghost")
-			if err != nil || !ok || c.attempts != i {
-				t.Fatalf("crash claim %d: ok=%v attempts=%d err=%v", i, ok, c.attempts, err)
+			c, ok, err := h.e.store.ClaimRun(h.ctx, []string{"crashy"}, h.clock.Now(), DefaultLease, fmt.Sprintf("crashed-%d", i), "ghost")
+			if err != nil || !ok || c.Attempts != i {
+				t.Fatalf("crash claim %d: ok=%v attempts=%d err=%v", i, ok, c.Attempts, err)
 			}
 			h.clock.Advance(DefaultLease + time.Second)
 		}
@@ -198,7 +198,7 @@ func TestGuarantee07LeaseReclaimedAfterExpiry(t *testing.T) {
 		def := Register("w", str, str, func(c *Ctx, in string) task.Task[string] { return task.Succeed("done by " + in) })
 		h.start(def, "r1", "B")
 		// Worker A claims and crashes.
-		if _, ok, err := a.store.claimRun(h.ctx, []string{"w"}, h.clock.Now(), lease, "tok-A", "A2"); !ok || err != nil {
+		if _, ok, err := a.store.ClaimRun(h.ctx, []string{"w"}, h.clock.Now(), lease, "tok-A", "A2"); !ok || err != nil {
 			t.Fatalf("claim: %v %v", ok, err)
 		}
 		h.clock.Advance(lease - time.Second)

@@ -13,6 +13,7 @@ import (
 
 	"skydurable/runtime/db"
 	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/durable/store"
 	"skydurable/runtime/task"
 )
 
@@ -193,23 +194,23 @@ func TestGuarantee03FencingRejectsEveryWrite(t *testing.T) {
 		def := Register("w", str, str, func(c *Ctx, in string) task.Task[string] { return task.Succeed(in) })
 		h.start(def, "r1", "x")
 		s := h.e.store
-		stale, ok, err := s.claimRun(h.ctx, []string{"w"}, h.clock.Now(), DefaultLease, "tok-A", "A")
+		stale, ok, err := s.ClaimRun(h.ctx, []string{"w"}, h.clock.Now(), DefaultLease, "tok-A", "A")
 		if err != nil || !ok {
 			t.Fatalf("claim A: %v %v", ok, err)
 		}
 		h.clock.Advance(DefaultLease + time.Second)
-		if _, ok, err := s.claimRun(h.ctx, []string{"w"}, h.clock.Now(), DefaultLease, "tok-B", "B"); err != nil || !ok {
+		if _, ok, err := s.ClaimRun(h.ctx, []string{"w"}, h.clock.Now(), DefaultLease, "tok-B", "B"); err != nil || !ok {
 			t.Fatalf("claim B after expiry: %v %v", ok, err)
 		}
-		f := fence{runID: stale.id, token: "tok-A"}
+		f := store.Fence{RunID: stale.ID, Token: "tok-A"}
 		now := h.clock.Now()
 		writes := map[string]error{
-			"append":         s.appendEntry(h.ctx, d, f, JournalEntry{Seq: 1, StepID: "s", Kind: KindStep, Result: "1"}, now),
-			"suspend":        s.suspend(h.ctx, f, now.Add(time.Hour), "", now),
-			"suspend-signal": s.suspend(h.ctx, f, time.Time{}, "go", now),
-			"complete":       s.complete(h.ctx, f, nil, `"x"`, now),
-			"fail":           s.fail(h.ctx, f, "boom", time.Second, false, now),
-			"dead":           s.fail(h.ctx, f, "boom", 0, true, now),
+			"append":         s.AppendEntry(h.ctx, d, f, JournalEntry{Seq: 1, StepID: "s", Kind: KindStep, Result: "1"}, now),
+			"suspend":        s.Suspend(h.ctx, f, now.Add(time.Hour), "", now),
+			"suspend-signal": s.Suspend(h.ctx, f, time.Time{}, "go", now),
+			"complete":       s.Complete(h.ctx, f, nil, `"x"`, now),
+			"fail":           s.Fail(h.ctx, f, "boom", time.Second, false, now),
+			"dead":           s.Fail(h.ctx, f, "boom", 0, true, now),
 		}
 		for name, err := range writes {
 			if !IsLeaseLost(err) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"skydurable/runtime/db"
+	"skydurable/runtime/durable/store"
 	"skydurable/runtime/task"
 )
 
@@ -15,7 +16,7 @@ import (
 // must run one after another: the journal records their order.
 type Ctx struct {
 	e        *Engine
-	f        fence
+	f        store.Fence
 	workflow string
 	attempt  int
 	// claimNow is the clock reading of the claim and claimLocal the local
@@ -53,13 +54,13 @@ type Ctx struct {
 	broken error
 }
 
-func newCtx(e *Engine, cl claimed, token string, journal []JournalEntry) *Ctx {
+func newCtx(e *Engine, cl store.Claimed, token string, journal []JournalEntry) *Ctx {
 	return &Ctx{
 		e:          e,
-		f:          fence{runID: cl.id, token: token},
-		workflow:   cl.workflow,
-		attempt:    cl.attempts,
-		claimNow:   cl.now,
+		f:          store.Fence{RunID: cl.ID, Token: token},
+		workflow:   cl.Workflow,
+		attempt:    cl.Attempts,
+		claimNow:   cl.Now,
 		claimLocal: time.Now(),
 		journal:    journal,
 		seen:       map[string]bool{},
@@ -67,7 +68,7 @@ func newCtx(e *Engine, cl claimed, token string, journal []JournalEntry) *Ctx {
 }
 
 // RunID is the id of the run being advanced (Sky's Durable.runId).
-func (c *Ctx) RunID() string { return c.f.runID }
+func (c *Ctx) RunID() string { return c.f.RunID }
 
 // Workflow is the name of the run's workflow.
 func (c *Ctx) Workflow() string { return c.workflow }
@@ -78,7 +79,7 @@ func (c *Ctx) Attempt() int { return c.attempt }
 // IdempotencyKey is runID + ":" + stepID: a deterministic key to pass to an
 // external service so it can deduplicate a step that re-runs after a crash
 // (Sky's Durable.idempotencyKey).
-func (c *Ctx) IdempotencyKey(stepID string) string { return c.f.runID + ":" + stepID }
+func (c *Ctx) IdempotencyKey(stepID string) string { return c.f.RunID + ":" + stepID }
 
 // DB is the run's database (Sky's Durable.conn). Statements made on it inside
 // a Step's task with the task's context join the step's transaction, so they
@@ -115,23 +116,23 @@ func (c *Ctx) check(id string, kinds []EntryKind) (*JournalEntry, error) {
 	defer c.mu.Unlock()
 	c.last = id
 	if c.lost {
-		return nil, leaseLostError(c.f.runID)
+		return nil, leaseLostError(c.f.RunID)
 	}
 	if c.broken != nil {
 		return nil, c.broken
 	}
 	if id == "" {
 		return nil, task.Errorf(task.InvalidInput,
-			"durable run %q: a durable operation with an empty id; hint: give every step, sleep and signal wait an id that says what it is, e.g. \"charge\"", c.f.runID)
+			"durable run %q: a durable operation with an empty id; hint: give every step, sleep and signal wait an id that says what it is, e.g. \"charge\"", c.f.RunID)
 	}
 	if c.suspended {
-		return nil, suspendError(c.f.runID, "an earlier wait in this body suspended it")
+		return nil, suspendError(c.f.RunID, "an earlier wait in this body suspended it")
 	}
 	if c.inStep != "" {
-		return nil, nestedStep(c.f.runID, c.inStep, id)
+		return nil, nestedStep(c.f.RunID, c.inStep, id)
 	}
 	if c.seen[id] {
-		return nil, duplicateStep(c.f.runID, id)
+		return nil, duplicateStep(c.f.RunID, id)
 	}
 	if c.cursor >= len(c.journal) {
 		c.inStep = id // fresh: in flight until the caller's finish
@@ -143,7 +144,7 @@ func (c *Ctx) check(id string, kinds []EntryKind) (*JournalEntry, error) {
 		kindOK = kindOK || je.Kind == k
 	}
 	if je.StepID != id || !kindOK {
-		return nil, nonDeterminism(c.f.runID, c.cursor+1, id, kinds[0], je)
+		return nil, nonDeterminism(c.f.RunID, c.cursor+1, id, kinds[0], je)
 	}
 	c.cursor++
 	c.seen[id] = true
@@ -168,7 +169,7 @@ func (c *Ctx) entry(id string, kind EntryKind, result string) JournalEntry {
 // write journals e on q (the pool or the step's transaction), fenced by the
 // lease, renewing it. A lost lease marks the Ctx lost.
 func (c *Ctx) write(ctx context.Context, q *db.DB, e JournalEntry) error {
-	return c.fenced(c.e.store.appendEntry(ctx, q, c.f, e, c.e.now()))
+	return c.fenced(c.e.store.AppendEntry(ctx, q, c.f, e, c.e.now()))
 }
 
 // fenced turns the store's errLeaseLost into the Ctx's lost state.
@@ -179,7 +180,7 @@ func (c *Ctx) fenced(err error) error {
 	c.mu.Lock()
 	c.lost = true
 	c.mu.Unlock()
-	return leaseLostError(c.f.runID)
+	return leaseLostError(c.f.RunID)
 }
 
 // advance adds a committed entry to the in-memory journal.
@@ -206,7 +207,7 @@ func (c *Ctx) remember(e JournalEntry) {
 }
 
 func (c *Ctx) journalled(e JournalEntry) {
-	c.e.log.Info("durable step journalled", "run", c.f.runID, "workflow", c.workflow, "step", e.StepID, "kind", string(e.Kind), "seq", e.Seq, "attempt", c.attempt)
+	c.e.log.Info("durable step journalled", "run", c.f.RunID, "workflow", c.workflow, "step", e.StepID, "kind", string(e.Kind), "seq", e.Seq, "attempt", c.attempt)
 }
 
 // brokenErr is the error of a pending entry that could not be written.
@@ -241,7 +242,7 @@ func (c *Ctx) flush(ctx context.Context) error {
 		return nil
 	}
 	if !IsLeaseLost(err) {
-		err = task.Errorf(task.Unavailable, "durable run %q: the result of step %q could not be journalled: %s", c.f.runID, p.StepID, errText(err))
+		err = task.Errorf(task.Unavailable, "durable run %q: the result of step %q could not be journalled: %s", c.f.RunID, p.StepID, errText(err))
 	}
 	c.mu.Lock()
 	c.last = p.StepID
@@ -256,14 +257,14 @@ func (c *Ctx) flush(ctx context.Context) error {
 // when signal arrives), releases the lease and returns the suspend sentinel.
 // From then on the Ctx refuses further durable operations.
 func (c *Ctx) suspend(ctx context.Context, wakeAt time.Time, signal, why string) error {
-	if err := c.fenced(c.e.store.suspend(ctx, c.f, wakeAt, signal, c.e.now())); err != nil {
+	if err := c.fenced(c.e.store.Suspend(ctx, c.f, wakeAt, signal, c.e.now())); err != nil {
 		return err
 	}
 	c.mu.Lock()
 	c.suspended = true
 	c.mu.Unlock()
-	c.e.log.Info("durable run suspended", "run", c.f.runID, "workflow", c.workflow, "step", c.at(), "why", why, "wake_at", wakeAt, "signal", signal, "attempt", c.attempt)
-	return suspendError(c.f.runID, why)
+	c.e.log.Info("durable run suspended", "run", c.f.RunID, "workflow", c.workflow, "step", c.at(), "why", why, "wake_at", wakeAt, "signal", signal, "attempt", c.attempt)
+	return suspendError(c.f.RunID, why)
 }
 
 // at is the id of the last durable operation the body reached, or "".
@@ -283,7 +284,7 @@ func (c *Ctx) state() (suspended, lost bool) {
 // checkSize enforces the payload cap on a value about to be journalled.
 func (c *Ctx) checkSize(what, js string) error {
 	if len(js) > c.e.maxBytes {
-		return tooLarge(what+" of run "+quote(c.f.runID), len(js), c.e.maxBytes)
+		return tooLarge(what+" of run "+quote(c.f.RunID), len(js), c.e.maxBytes)
 	}
 	return nil
 }

@@ -11,8 +11,12 @@
 //
 // Storage is three tables of the spec (_sky_durable_runs, _sky_durable_journal,
 // _sky_durable_signals) plus _sky_durable_snapshot, on PostgreSQL or SQLite
-// through runtime/db. All SQL lives in store_postgres.go and store_sqlite.go
-// behind the store interface.
+// through runtime/db. The engine builds no SQL: it talks to a store.Store
+// (runtime/durable/store, with the run state machine store.Machine), whose
+// implementations are runtime/durable/store/postgres and
+// runtime/durable/store/sqlite, each proven by the shared suite in
+// runtime/durable/store/storetest. The Sky binding (Std.Durable) is
+// stdlib/durable; this package knows nothing of Sky values or the App loop.
 //
 // Operations (ops.go, versions.go): ListRuns filters runs on an index (`sky
 // durable ls`); a run is stamped with its workflow version at Start and Poll

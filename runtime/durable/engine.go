@@ -14,6 +14,9 @@ import (
 
 	"skydurable/runtime/codec"
 	"skydurable/runtime/db"
+	"skydurable/runtime/durable/store"
+	"skydurable/runtime/durable/store/postgres"
+	"skydurable/runtime/durable/store/sqlite"
 	"skydurable/runtime/task"
 )
 
@@ -55,7 +58,7 @@ type Options struct {
 // for concurrent use; run several (in one process or many) for scale.
 type Engine struct {
 	db       *db.DB
-	store    store
+	store    store.Store
 	clock    func() time.Time
 	lease    time.Duration
 	maxBytes int
@@ -109,7 +112,7 @@ func (e *Engine) WorkerID() string { return e.worker }
 
 // Setup creates the durable tables and indexes, or migrates an older schema
 // in place. It is idempotent and safe when many processes call it at once.
-func (e *Engine) Setup(ctx context.Context) error { return e.store.setup(ctx) }
+func (e *Engine) Setup(ctx context.Context) error { return e.store.Setup(ctx) }
 
 // now reads the injected clock; the zero time means "the database clock".
 func (e *Engine) now() time.Time {
@@ -176,7 +179,7 @@ func (e *Engine) start(ctx context.Context, workflow string, version int, runID,
 	if version <= 0 {
 		version = 1
 	}
-	inserted, existing, err := e.store.insertRun(ctx, newRun{id: runID, workflow: workflow, version: version, input: input}, e.now())
+	inserted, existing, err := e.store.InsertRun(ctx, store.NewRun{ID: runID, Workflow: workflow, Version: version, Input: input}, e.now())
 	if err != nil {
 		return err
 	}
@@ -185,9 +188,9 @@ func (e *Engine) start(ctx context.Context, workflow string, version int, runID,
 		return nil
 	}
 	if existing != workflow {
-		return task.Errorf(task.Conflict,
+		return wrapping(task.Errorf(task.Conflict,
 			"durable: cannot start run %q of workflow %q: that id already belongs to a run of workflow %q; hint: run ids are global, prefix them with the workflow name",
-			runID, workflow, existing)
+			runID, workflow, existing), ErrWorkflowMismatch)
 	}
 	return nil
 }
@@ -205,7 +208,7 @@ func (e *Engine) Signal(ctx context.Context, runID, name, payload string) error 
 	if err := e.checkJSON(fmt.Sprintf("the payload of signal %q to run %q", name, runID), payload); err != nil {
 		return err
 	}
-	stored, err := e.store.putSignal(ctx, runID, name, payload, e.now())
+	stored, err := e.store.PutSignal(ctx, runID, name, payload, e.now())
 	if err != nil {
 		return err
 	}
@@ -228,14 +231,14 @@ func SignalValue[A any](ctx context.Context, e *Engine, runID, name string, cd c
 
 // Describe reads a run and its whole journal.
 func (e *Engine) Describe(ctx context.Context, runID string) (Run, []JournalEntry, error) {
-	r, err := e.store.readRun(ctx, runID)
-	if err == errRunNotFound {
+	r, err := e.store.ReadRun(ctx, runID)
+	if err == store.ErrRunNotFound {
 		return Run{}, nil, runNotFound(runID)
 	}
 	if err != nil {
 		return Run{}, nil, err
 	}
-	j, err := e.store.loadJournal(ctx, runID)
+	j, err := e.store.LoadJournal(ctx, runID)
 	if err != nil {
 		return Run{}, nil, err
 	}
@@ -251,7 +254,7 @@ func (e *Engine) List(ctx context.Context, status Status, limit int) ([]Run, err
 // Retry makes a failed or dead run due now, with its attempts reset and its
 // journal kept (journalled steps do not run again).
 func (e *Engine) Retry(ctx context.Context, runID string) error {
-	ok, err := e.store.retryRun(ctx, runID, e.now())
+	ok, err := e.store.RetryRun(ctx, runID, e.now())
 	if err != nil || ok {
 		if ok {
 			e.log.Info("durable run retried", "run", runID)
@@ -265,7 +268,7 @@ func (e *Engine) Retry(ctx context.Context, runID string) error {
 // exact and signals stay awaited: a body that is still not ready suspends
 // again. Operators use it to nudge a run; tests use it to wake a run early.
 func (e *Engine) Wake(ctx context.Context, runID string) error {
-	ok, err := e.store.wakeRun(ctx, runID, e.now())
+	ok, err := e.store.WakeRun(ctx, runID, e.now())
 	if err != nil || ok {
 		return err
 	}
@@ -275,7 +278,7 @@ func (e *Engine) Wake(ctx context.Context, runID string) error {
 // Cancel stops a run that has not finished: its status becomes cancelled
 // and a worker holding it loses its lease (it writes nothing more).
 func (e *Engine) Cancel(ctx context.Context, runID string) error {
-	ok, err := e.store.cancelRun(ctx, runID, e.now())
+	ok, err := e.store.CancelRun(ctx, runID, e.now())
 	if err != nil || ok {
 		if ok {
 			e.log.Info("durable run cancelled", "run", runID)
@@ -291,7 +294,7 @@ func (e *Engine) Cancel(ctx context.Context, runID string) error {
 // compacts every finished run past a retention, in batches. Dead and failed runs keep their journal so Retry does not
 // re-run journalled steps.
 func (e *Engine) Compact(ctx context.Context, runID string) (int64, error) {
-	ok, n, err := e.store.compactRun(ctx, runID, e.now())
+	ok, n, err := e.store.CompactRun(ctx, runID, e.now())
 	if err != nil || ok {
 		if ok {
 			e.log.Info("durable run compacted", "run", runID, "rows", n)
@@ -303,14 +306,14 @@ func (e *Engine) Compact(ctx context.Context, runID string) (int64, error) {
 
 // refuse explains why an operation on runID changed nothing.
 func (e *Engine) refuse(ctx context.Context, runID, op, why string) error {
-	r, err := e.store.readRun(ctx, runID)
-	if err == errRunNotFound {
+	r, err := e.store.ReadRun(ctx, runID)
+	if err == store.ErrRunNotFound {
 		return runNotFound(runID)
 	}
 	if err != nil {
 		return err
 	}
-	return task.Errorf(task.Conflict, "durable: cannot %s run %q: it is %s and %s", op, runID, r.Status, why)
+	return wrapping(task.Errorf(task.Conflict, "durable: cannot %s run %q: it is %s and %s", op, runID, r.Status, why), ErrRefused)
 }
 
 // SaveSnapshot stores data (JSON) under id if seq is newer than the stored
@@ -319,11 +322,22 @@ func (e *Engine) SaveSnapshot(ctx context.Context, id string, seq int64, data st
 	if err := e.checkJSON(fmt.Sprintf("snapshot %q", id), data); err != nil {
 		return false, err
 	}
-	return e.store.saveSnapshot(ctx, id, seq, data, e.now())
+	return e.store.SaveSnapshot(ctx, id, seq, data, e.now())
 }
 
 // LoadSnapshot reads the snapshot stored under id; found is false when
 // there is none.
 func (e *Engine) LoadSnapshot(ctx context.Context, id string) (seq int64, data string, found bool, err error) {
-	return e.store.loadSnapshot(ctx, id)
+	return e.store.LoadSnapshot(ctx, id)
+}
+
+// newStore picks the store of d's dialect.
+func newStore(d *db.DB, hook store.StatementHook) store.Store {
+	if hook == nil {
+		hook = func(string, string) {}
+	}
+	if d.Dialect() == db.Postgres {
+		return postgres.New(d, hook)
+	}
+	return sqlite.New(d, hook)
 }

@@ -12,16 +12,6 @@ import (
 // filtered listing (`sky durable ls`) and batched compaction (`sky durable
 // compact`, Sky's Durable.compact).
 
-// ListFilter selects runs for ListRuns. Zero fields select everything.
-type ListFilter struct {
-	// Status keeps only runs in this status.
-	Status Status
-	// Workflow keeps only runs of this workflow name.
-	Workflow string
-	// Limit caps the number of runs (default 100).
-	Limit int
-}
-
 // ListRuns reads runs newest first (by creation time, then id), filtered in
 // the database on an index: (created_at, id), (status, created_at, id) or
 // (workflow, created_at, id), so it answers from the first rows of an index
@@ -34,34 +24,14 @@ func (e *Engine) ListRuns(ctx context.Context, f ListFilter) ([]Run, error) {
 		return nil, task.Errorf(task.InvalidInput,
 			"durable: unknown run status %q; hint: one of waiting, running, done, failed, dead, cancelled", f.Status)
 	}
-	return e.store.listRuns(ctx, f)
-}
-
-// Valid reports whether s is one of the run statuses.
-func (s Status) Valid() bool {
-	switch s {
-	case StatusWaiting, StatusRunning, StatusDone, StatusFailed, StatusDead, StatusCancelled:
-		return true
-	}
-	return false
-}
-
-// SignalInfo is one entry of a run's signal mailbox.
-type SignalInfo struct {
-	Name    string
-	Payload string
-	// Delivered is true once an AwaitSignal consumed it (its payload is
-	// then also in the journal); false while it waits to be consumed.
-	Delivered bool
-	// CreatedAt is when it was (last) sent.
-	CreatedAt time.Time
+	return e.store.ListRuns(ctx, f)
 }
 
 // Signals reads the signal mailbox of runID, oldest first: the signals
 // sent to it, delivered or not. An unknown run has an empty mailbox unless
 // signals were sent before it started.
 func (e *Engine) Signals(ctx context.Context, runID string) ([]SignalInfo, error) {
-	return e.store.listSignals(ctx, runID)
+	return e.store.ListSignals(ctx, runID)
 }
 
 // DefaultCompactBatch is how many runs one compaction transaction handles.
@@ -118,7 +88,7 @@ func (e *Engine) CompactOlderThan(ctx context.Context, olderThan time.Duration, 
 			return res, task.As(err)
 		}
 		began := time.Now()
-		runs, rows, last, err := e.store.compactBatch(ctx, olderThan, opts.BatchSize, from, e.now())
+		runs, rows, last, err := e.store.CompactBatch(ctx, olderThan, opts.BatchSize, from, e.now())
 		from = last
 		took := time.Since(began)
 		if err != nil {

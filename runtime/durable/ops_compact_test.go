@@ -79,7 +79,7 @@ func TestCompactOlderThan(t *testing.T) {
 		h.wantStatus("failed", StatusFailed)
 		h.wantStatus("dead", StatusDead)
 		h.signal("running", "go", `"!"`)
-		if _, ok, err := h.e.store.claimRun(h.ctx, []string{"live"}, h.clock.Now(), time.Hour, "tok", "busy-worker"); !ok || err != nil {
+		if _, ok, err := h.e.store.ClaimRun(h.ctx, []string{"live"}, h.clock.Now(), time.Hour, "tok", "busy-worker"); !ok || err != nil {
 			t.Fatalf("claim: %v %v", ok, err)
 		}
 		h.wantStatus("running", StatusRunning)

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"skydurable/runtime/durable/store"
 	"skydurable/runtime/task"
 )
 
@@ -64,7 +65,7 @@ const releaseTimeout = 5 * time.Second
 type chain struct {
 	on bool // another run may follow this one
 	// next is the run claimed with the last completion, and its token.
-	next  *claimed
+	next  *store.Claimed
 	token string
 	none  bool // the last completion's claim found no due run
 }
@@ -72,16 +73,16 @@ type chain struct {
 func (e *Engine) newToken() string { return fmt.Sprintf("%s/%016x", e.worker, e.randUint64()) }
 
 // claim leases one due run this worker may advance under policy.
-func (e *Engine) claim(ctx context.Context, reg registry, policy VersionPolicy, token string) (claimed, bool, error) {
+func (e *Engine) claim(ctx context.Context, reg registry, policy VersionPolicy, token string) (store.Claimed, bool, error) {
 	if policy == FailSafe {
-		return e.store.claimRun(ctx, reg.names, e.now(), e.lease, token, e.worker)
+		return e.store.ClaimRun(ctx, reg.names, e.now(), e.lease, token, e.worker)
 	}
-	return e.store.claimPinned(ctx, reg.keys, e.now(), e.lease, token, e.worker)
+	return e.store.ClaimPinned(ctx, reg.keys, e.now(), e.lease, token, e.worker)
 }
 
 // pollOne claims (or takes the run ch carries) and advances one run.
 func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPolicy, ch *chain) (bool, error) {
-	var cl claimed
+	var cl store.Claimed
 	var token string
 	var err error
 	if ch.next != nil {
@@ -94,37 +95,37 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 			return false, err
 		}
 	}
-	f := fence{runID: cl.id, token: token}
-	log := e.log.With("run", cl.id, "workflow", cl.workflow, "attempt", cl.attempts, "worker", e.worker)
-	log.Info("durable run claimed", "version", cl.version)
+	f := store.Fence{RunID: cl.ID, Token: token}
+	log := e.log.With("run", cl.ID, "workflow", cl.Workflow, "attempt", cl.Attempts, "worker", e.worker)
+	log.Info("durable run claimed", "version", cl.Version)
 
-	w, known := reg.lookup(cl.workflow, cl.version)
+	w, known := reg.lookup(cl.Workflow, cl.Version)
 	if !known {
 		// Only FailSafe claims a version it lacks: the attempt fails, and
 		// is retried (by a worker that has it, perhaps) or ends dead.
-		msg := versionMissing(cl.workflow, cl.version, reg.byName[cl.workflow])
-		return true, e.failAttempt(ctx, log, f, cl, reg.newest(cl.workflow).Retry.WithDefaults(), msg, "")
+		msg := versionMissing(cl.Workflow, cl.Version, reg.byName[cl.Workflow])
+		return true, e.failAttempt(ctx, log, f, cl, reg.newest(cl.Workflow).Retry.WithDefaults(), msg, "")
 	}
 	policy := w.Retry.WithDefaults()
 
-	if cl.attempts > policy.MaxAttempts {
+	if cl.Attempts > policy.MaxAttempts {
 		// Only crashes (or lost leases) get here: a failure that used up the
 		// attempts already made the run dead.
-		msg := fmt.Sprintf("attempt %d exceeds the limit of %d attempts: earlier attempts crashed or lost their lease before finishing", cl.attempts, policy.MaxAttempts)
-		if cl.lastError != "" {
-			msg += "; last error: " + cl.lastError
+		msg := fmt.Sprintf("attempt %d exceeds the limit of %d attempts: earlier attempts crashed or lost their lease before finishing", cl.Attempts, policy.MaxAttempts)
+		if cl.LastError != "" {
+			msg += "; last error: " + cl.LastError
 		}
-		return true, e.finish(ctx, log, f, e.store.fail(ctx, f, msg, 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg)
+		return true, e.finish(ctx, log, f, e.store.Fail(ctx, f, msg, 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg)
 	}
 
-	journal := cl.journal
-	if !cl.journalRead {
-		if journal, err = e.store.loadJournal(ctx, cl.id); err != nil {
+	journal := cl.Journal
+	if !cl.JournalRead {
+		if journal, err = e.store.LoadJournal(ctx, cl.ID); err != nil {
 			return true, err
 		}
 	}
 	c := newCtx(e, cl, token, journal)
-	out, bodyErr := runBody(ctx, c, w, cl.input)
+	out, bodyErr := runBody(ctx, c, w, cl.Input)
 	suspended, lost := c.state()
 	if broken := c.brokenErr(); bodyErr == nil && broken != nil {
 		bodyErr = broken // the body went on past a step it could not journal
@@ -145,7 +146,7 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 		if ch.on {
 			return true, e.completeAndClaim(ctx, log, c, f, last, out, reg, versions, ch)
 		}
-		err := e.store.complete(ctx, f, last, out, e.now())
+		err := e.store.Complete(ctx, f, last, out, e.now())
 		if err == nil && last != nil {
 			c.journalled(*last)
 		}
@@ -167,7 +168,7 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 		// lease expires (which is what happens if this write fails too).
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 		defer cancel()
-		switch err := e.store.release(rctx, f, e.now()); {
+		switch err := e.store.Release(rctx, f, e.now()); {
 		case err == nil:
 			log.Info("durable run released: the worker is stopping; it is due again at once", "step", c.at())
 		case !IsLeaseLost(err):
@@ -183,10 +184,10 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 }
 
 // completeAndClaim completes c's run and claims the next one into ch.
-func (e *Engine) completeAndClaim(ctx context.Context, log *slog.Logger, c *Ctx, f fence, last *JournalEntry, out string,
+func (e *Engine) completeAndClaim(ctx context.Context, log *slog.Logger, c *Ctx, f store.Fence, last *JournalEntry, out string,
 	reg registry, versions VersionPolicy, ch *chain) error {
-	next := nextClaim{names: reg.names, keys: reg.keys, pinned: versions != FailSafe, lease: e.lease, token: e.newToken(), worker: e.worker}
-	cl, ok, done, err := e.store.completeAndClaim(ctx, f, last, out, e.now(), next)
+	next := store.NextClaim{Names: reg.names, Keys: reg.keys, Pinned: versions != FailSafe, Lease: e.lease, Token: e.newToken(), Worker: e.worker}
+	cl, ok, done, err := e.store.CompleteAndClaim(ctx, f, last, out, e.now(), next)
 	if err != nil {
 		return err
 	}
@@ -194,7 +195,7 @@ func (e *Engine) completeAndClaim(ctx context.Context, log *slog.Logger, c *Ctx,
 		c.journalled(*last)
 	}
 	if ok {
-		ch.next, ch.token = &cl, next.token
+		ch.next, ch.token = &cl, next.Token
 	}
 	ch.none = !ok
 	return e.finish(ctx, log, f, done, slog.LevelInfo, "durable run done", "step", c.at())
@@ -202,18 +203,18 @@ func (e *Engine) completeAndClaim(ctx context.Context, log *slog.Logger, c *Ctx,
 
 // failAttempt records a failed attempt: failed with backoff, or dead once
 // the attempts are used up.
-func (e *Engine) failAttempt(ctx context.Context, log *slog.Logger, f fence, cl claimed, policy RetryPolicy, msg, step string) error {
-	if cl.attempts >= policy.MaxAttempts {
-		return e.finish(ctx, log, f, e.store.fail(ctx, f, msg, 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg, "step", step)
+func (e *Engine) failAttempt(ctx context.Context, log *slog.Logger, f store.Fence, cl store.Claimed, policy RetryPolicy, msg, step string) error {
+	if cl.Attempts >= policy.MaxAttempts {
+		return e.finish(ctx, log, f, e.store.Fail(ctx, f, msg, 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg, "step", step)
 	}
-	backoff := policy.Backoff(cl.attempts, e.randFloat())
-	return e.finish(ctx, log, f, e.store.fail(ctx, f, msg, backoff, false, e.now()), slog.LevelWarn,
+	backoff := policy.Backoff(cl.Attempts, e.randFloat())
+	return e.finish(ctx, log, f, e.store.Fail(ctx, f, msg, backoff, false, e.now()), slog.LevelWarn,
 		"durable attempt failed", "error", msg, "backoff", backoff, "step", step)
 }
 
 // finish logs the outcome of the final write of a claim. A lost lease there
 // is logged, not returned.
-func (e *Engine) finish(ctx context.Context, log *slog.Logger, f fence, err error, level slog.Level, event string, attrs ...any) error {
+func (e *Engine) finish(ctx context.Context, log *slog.Logger, f store.Fence, err error, level slog.Level, event string, attrs ...any) error {
 	if IsLeaseLost(err) {
 		log.Warn("durable lease lost: another worker owns the run now, or it was cancelled; its outcome is not recorded", attrs...)
 		return nil

@@ -119,7 +119,7 @@ func Transaction[A any](c *Ctx, cd codec.Codec[A], stepID string, fn func(ctx co
 func replay[A any](c *Ctx, cd codec.Codec[A], e JournalEntry) (A, error) {
 	a, err := cd.Decode(e.Result)
 	if err != nil {
-		return a, badJournal(c.f.runID, e, err)
+		return a, badJournal(c.f.RunID, e, err)
 	}
 	return a, nil
 }
@@ -127,7 +127,7 @@ func replay[A any](c *Ctx, cd codec.Codec[A], e JournalEntry) (A, error) {
 func encodeEntry[A any](c *Ctx, cd codec.Codec[A], stepID string, kind EntryKind, a A) (JournalEntry, error) {
 	js, err := cd.Encode(a)
 	if err != nil {
-		return JournalEntry{}, task.Errorf(task.InvalidInput, "durable run %q: the result of step %q does not encode: %s", c.f.runID, stepID, errText(err))
+		return JournalEntry{}, task.Errorf(task.InvalidInput, "durable run %q: the result of step %q does not encode: %s", c.f.RunID, stepID, errText(err))
 	}
 	if err := c.checkSize(fmt.Sprintf("the result of step %q", stepID), js); err != nil {
 		return JournalEntry{}, err
@@ -187,7 +187,7 @@ func timer(ctx context.Context, c *Ctx, id string, kind EntryKind, ms int64) (ti
 			WakeAt *int64 `json:"wakeAt"`
 		}
 		if err := json.Unmarshal([]byte(prev.Result), &w); err != nil || w.WakeAt == nil {
-			return time.Time{}, badJournal(c.f.runID, *prev, fmt.Errorf("expected {\"wakeAt\": <unix ms>}, found %s", codec.Preview(prev.Result)))
+			return time.Time{}, badJournal(c.f.RunID, *prev, fmt.Errorf("expected {\"wakeAt\": <unix ms>}, found %s", codec.Preview(prev.Result)))
 		}
 		return time.UnixMilli(*w.WakeAt).UTC(), nil
 	}
@@ -274,12 +274,12 @@ func AwaitSignalFor[A any](c *Ctx, cd codec.Codec[A], name string, timeoutMs int
 func consume[A any](ctx context.Context, c *Ctx, cd codec.Codec[A], name, id string) (A, bool, error) {
 	var a A
 	e := c.entry(id, KindSignal, "")
-	found, err := c.e.store.consumeSignal(ctx, c.f, name, e, func(payload string) error {
+	found, err := c.e.store.ConsumeSignal(ctx, c.f, name, e, func(payload string) error {
 		var err error
 		if a, err = cd.Decode(payload); err != nil {
 			return task.Errorf(task.Decode,
 				"durable run %q: the payload of signal %q does not decode: %s; hint: send the signal again with the expected shape (an undelivered signal is replaced)",
-				c.f.runID, name, errText(err))
+				c.f.RunID, name, errText(err))
 		}
 		e.Result = payload
 		return nil

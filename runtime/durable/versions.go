@@ -3,6 +3,8 @@ package durable
 import (
 	"fmt"
 	"sort"
+
+	"skydurable/runtime/durable/store"
 )
 
 // VersionPolicy says what a worker does with a run whose workflow version it
@@ -38,15 +40,8 @@ func (p VersionPolicy) String() string {
 // registry is the workflows one poll may run, by name then version.
 type registry struct {
 	byName map[string]map[int]Workflow
-	names  []string     // distinct names, in registration order
-	keys   []versionKey // distinct (name, version) pairs
-}
-
-// versionKey is one (workflow, version) pair a worker has; its JSON form is
-// what the pinned claim statement reads.
-type versionKey struct {
-	Name    string `json:"w"`
-	Version int    `json:"v"`
+	names  []string           // distinct names, in registration order
+	keys   []store.VersionKey // distinct (name, version) pairs
 }
 
 // newRegistry indexes defs; a later Workflow with the same name and version
@@ -62,7 +57,7 @@ func newRegistry(defs []Workflow) registry {
 			r.names = append(r.names, w.Name)
 		}
 		if _, dup := vs[v]; !dup {
-			r.keys = append(r.keys, versionKey{Name: w.Name, Version: v})
+			r.keys = append(r.keys, store.VersionKey{Name: w.Name, Version: v})
 		}
 		vs[v] = w
 	}

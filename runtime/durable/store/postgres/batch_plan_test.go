@@ -1,4 +1,4 @@
-package durable
+package postgres
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 func TestBatchedStatementsUseTheirIndexesOnPostgres(t *testing.T) {
 	ctx := context.Background()
 	d := dbtest.Open(t, "postgres")
-	e := New(d, Options{})
+	e := New(d, func(string, string) {})
 	if err := e.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ UPDATE _sky_durable_runs SET status = 'running', lease_token = 't' || substr(id,
 	}
 	for state, data := range states {
 		d := dbtest.Open(t, "postgres")
-		if err := New(d, Options{}).Setup(ctx); err != nil {
+		if err := New(d, func(string, string) {}).Setup(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := d.ExecRaw(ctx, data); err != nil {

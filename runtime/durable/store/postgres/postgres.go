@@ -1,4 +1,4 @@
-package durable
+package postgres
 
 import (
 	"context"
@@ -7,14 +7,15 @@ import (
 	"time"
 
 	"skydurable/runtime/db"
+	"skydurable/runtime/durable/store"
 )
 
-// pgStore is the PostgreSQL store. Every statement takes the clock as its
+// Store is the PostgreSQL store. Every statement takes the clock as its
 // first parameter: a time (the injected clock) or NULL, which means the
 // database's clock_timestamp(), so all workers share one clock.
-type pgStore struct {
+type Store struct {
 	d    *db.DB
-	hook statementHook
+	hook store.StatementHook
 	// claims, appends and completes group the statements of concurrent
 	// pollers (store_postgres_batch.go).
 	claims    *groupCommit[claimRequest]
@@ -22,8 +23,9 @@ type pgStore struct {
 	completes *groupCommit[completeRequest]
 }
 
-func newPgStore(d *db.DB, hook statementHook) *pgStore {
-	s := &pgStore{d: d, hook: hook}
+// New makes the PostgreSQL store over d; hook sees every statement sent.
+func New(d *db.DB, hook store.StatementHook) *Store {
+	s := &Store{d: d, hook: hook}
 	s.claims = newGroupCommit(maxBatch, maxFlights, s.claimBatch)
 	s.appends = newGroupCommit(maxBatch, maxFlights, s.appendBatch)
 	s.completes = newGroupCommit(maxBatch, maxFlights, s.completeBatch)
@@ -120,7 +122,7 @@ CREATE TABLE IF NOT EXISTS _sky_durable_snapshot (
 // Whoever extends pgSchema must point this at its new last object.
 const pgSchemaCurrent = `SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname = '_sky_durable_runs_due' AND indexdef LIKE '%<> ALL%'`
 
-func (s *pgStore) setup(ctx context.Context) error {
+func (s *Store) Setup(ctx context.Context) error {
 	var current int64
 	s.hook("setup", pgSchemaCurrent)
 	if err := s.d.QueryRow(ctx, pgSchemaCurrent).Scan(&current); err != nil {
@@ -152,7 +154,7 @@ func clockArg(now time.Time) any {
 	return now
 }
 
-func (s *pgStore) exec(ctx context.Context, q *db.DB, op, sql string, args ...any) (int64, error) {
+func (s *Store) exec(ctx context.Context, q *db.DB, op, sql string, args ...any) (int64, error) {
 	s.hook(op, sql)
 	return q.Exec(ctx, sql, args...)
 }
@@ -162,15 +164,15 @@ INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, w
 SELECT ?, ?, ?, 'waiting', ?, 0, clock.now, '', clock.now, clock.now FROM clock
 ON CONFLICT (id) DO NOTHING`
 
-func (s *pgStore) insertRun(ctx context.Context, r newRun, now time.Time) (bool, string, error) {
+func (s *Store) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (bool, string, error) {
 	// One round trip when the id is new.
-	n, err := s.exec(ctx, s.d, "start", pgInsertRun, clockArg(now), r.id, r.workflow, r.version, r.input)
+	n, err := s.exec(ctx, s.d, "start", pgInsertRun, clockArg(now), r.ID, r.Workflow, r.Version, r.Input)
 	if err != nil || n == 1 {
 		return n == 1, "", err
 	}
 	var existing string
 	s.hook("start", pgRunWorkflow)
-	err = s.d.QueryRow(ctx, pgRunWorkflow, r.id).Scan(&existing)
+	err = s.d.QueryRow(ctx, pgRunWorkflow, r.ID).Scan(&existing)
 	return false, existing, err
 }
 
@@ -307,31 +309,31 @@ var (
 	pgCompleteClaimByVersion = [2]string{pgCompleteClaim(pgPickByVersion, false), pgCompleteClaim(pgPickByVersion, true)}
 )
 
-// completeAndClaim runs pgCompleteClaim.
-func (s *pgStore) completeAndClaim(ctx context.Context, f fence, last *JournalEntry, output string, now time.Time, next nextClaim) (claimed, bool, error, error) {
+// CompleteAndClaim runs pgCompleteClaim.
+func (s *Store) CompleteAndClaim(ctx context.Context, f store.Fence, last *store.JournalEntry, output string, now time.Time, next store.NextClaim) (store.Claimed, bool, error, error) {
 	sqls := pgCompleteClaimByName
-	pick, _ := json.Marshal(next.names)
-	if next.pinned {
+	pick, _ := json.Marshal(next.Names)
+	if next.Pinned {
 		sqls = pgCompleteClaimByVersion
-		pick, _ = json.Marshal(next.keys)
+		pick, _ = json.Marshal(next.Keys)
 	}
-	args := []any{clockArg(now), output, f.runID, f.token}
+	args := []any{clockArg(now), output, f.RunID, f.Token}
 	sql := sqls[0]
 	if last != nil {
 		sql = sqls[1]
 		args = append(args, last.Seq, last.StepID, string(last.Kind), last.Result)
 	}
-	args = append(args, next.lease.Milliseconds(), f.runID, string(pick), next.token, next.worker)
+	args = append(args, next.Lease.Milliseconds(), f.RunID, string(pick), next.Token, next.Worker)
 	runs, completed, err := s.claimRowsOp(ctx, "complete+claim", sql, args...)
 	if err != nil {
-		return claimed{}, false, nil, err
+		return store.Claimed{}, false, nil, err
 	}
 	var done error
 	if !completed {
-		done = errLeaseLost
+		done = store.ErrLeaseLost
 	}
 	if len(runs) == 0 {
-		return claimed{}, false, done, nil
+		return store.Claimed{}, false, done, nil
 	}
 	return runs[0].c, true, done, nil
 }
@@ -348,21 +350,21 @@ var (
 	pgClaimPinned = pgClaimWhere(pgPickByVersion, 1)
 )
 
-func (s *pgStore) claimRun(ctx context.Context, names []string, now time.Time, lease time.Duration, token, worker string) (claimed, bool, error) {
+func (s *Store) ClaimRun(ctx context.Context, names []string, now time.Time, lease time.Duration, token, worker string) (store.Claimed, bool, error) {
 	namesJSON, _ := json.Marshal(names)
 	return s.claim(ctx, claimRequest{single: pgClaim, pick: string(namesJSON), now: now, lease: lease, token: token, worker: worker})
 }
 
-func (s *pgStore) claimPinned(ctx context.Context, keys []versionKey, now time.Time, lease time.Duration, token, worker string) (claimed, bool, error) {
+func (s *Store) ClaimPinned(ctx context.Context, keys []store.VersionKey, now time.Time, lease time.Duration, token, worker string) (store.Claimed, bool, error) {
 	keysJSON, _ := json.Marshal(keys)
 	return s.claim(ctx, claimRequest{single: pgClaimPinned, pinned: true, pick: string(keysJSON), now: now, lease: lease, token: token, worker: worker})
 }
 
 // claimOne claims one run with the single-run statement.
-func (s *pgStore) claimOne(ctx context.Context, r claimRequest) (claimed, bool, error) {
+func (s *Store) claimOne(ctx context.Context, r claimRequest) (store.Claimed, bool, error) {
 	runs, err := s.claimRows(ctx, r.single, clockArg(r.now), r.lease.Milliseconds(), r.pick, r.token, r.worker)
 	if err != nil || len(runs) == 0 {
-		return claimed{}, false, err
+		return store.Claimed{}, false, err
 	}
 	return runs[0].c, true, nil
 }
@@ -370,19 +372,19 @@ func (s *pgStore) claimOne(ctx context.Context, r claimRequest) (claimed, bool, 
 // claimedRun is a run a claim statement leased, with the lease's token.
 type claimedRun struct {
 	token string
-	c     claimed
+	c     store.Claimed
 }
 
 // claimRows runs a claim statement and reads its runs, in the order of
 // their rows, each with its journal when the claim could read it whole.
-func (s *pgStore) claimRows(ctx context.Context, sql string, args ...any) ([]claimedRun, error) {
+func (s *Store) claimRows(ctx context.Context, sql string, args ...any) ([]claimedRun, error) {
 	runs, _, err := s.claimRowsOp(ctx, "claim", sql, args...)
 	return runs, err
 }
 
 // claimRowsOp is claimRows for a statement that may also report a
 // completion (a part 2 row: completed).
-func (s *pgStore) claimRowsOp(ctx context.Context, op, sql string, args ...any) (runs []claimedRun, completed bool, err error) {
+func (s *Store) claimRowsOp(ctx context.Context, op, sql string, args ...any) (runs []claimedRun, completed bool, err error) {
 	s.hook(op, sql)
 	rs, err := s.d.Query(ctx, sql, args...)
 	if err != nil {
@@ -393,10 +395,10 @@ func (s *pgStore) claimRowsOp(ctx context.Context, op, sql string, args ...any) 
 	for rs.Next() {
 		var part int
 		var run claimedRun
-		var e JournalEntry
+		var e store.JournalEntry
 		var kind string
-		if err := rs.Scan(&part, &run.c.id, &run.token, &run.c.workflow, &run.c.version, &run.c.input, &run.c.attempts, &run.c.lastError, &run.c.now,
-			&run.c.journalRead, &e.Seq, &e.StepID, &kind, &e.Result, &e.CreatedAt); err != nil {
+		if err := rs.Scan(&part, &run.c.ID, &run.token, &run.c.Workflow, &run.c.Version, &run.c.Input, &run.c.Attempts, &run.c.LastError, &run.c.Now,
+			&run.c.JournalRead, &e.Seq, &e.StepID, &kind, &e.Result, &e.CreatedAt); err != nil {
 			return nil, false, err
 		}
 		if part == 2 {
@@ -404,21 +406,21 @@ func (s *pgStore) claimRowsOp(ctx context.Context, op, sql string, args ...any) 
 			continue
 		}
 		if part == 0 {
-			at[run.c.id] = len(runs)
+			at[run.c.ID] = len(runs)
 			runs = append(runs, run)
 			continue
 		}
-		if i, ok := at[run.c.id]; ok {
-			e.Kind = EntryKind(kind)
-			runs[i].c.journal = append(runs[i].c.journal, e)
+		if i, ok := at[run.c.ID]; ok {
+			e.Kind = store.EntryKind(kind)
+			runs[i].c.Journal = append(runs[i].c.Journal, e)
 		}
 	}
 	if err := rs.Err(); err != nil {
 		return nil, false, err
 	}
 	for i := range runs {
-		if !runs[i].c.journalRead {
-			runs[i].c.journal = nil
+		if !runs[i].c.JournalRead {
+			runs[i].c.Journal = nil
 		}
 	}
 	return runs, completed, nil
@@ -426,13 +428,13 @@ func (s *pgStore) claimRowsOp(ctx context.Context, op, sql string, args ...any) 
 
 const pgLoadJournal = `SELECT seq, step_id, kind, result, created_at FROM _sky_durable_journal WHERE run_id = ? ORDER BY seq`
 
-func (s *pgStore) loadJournal(ctx context.Context, runID string) ([]JournalEntry, error) {
+func (s *Store) LoadJournal(ctx context.Context, runID string) ([]store.JournalEntry, error) {
 	s.hook("journal", pgLoadJournal)
-	return queryAll(ctx, s.d, pgLoadJournal, []any{runID}, func(scan func(...any) error) (JournalEntry, error) {
-		var e JournalEntry
+	return store.QueryAll(ctx, s.d, pgLoadJournal, []any{runID}, func(scan func(...any) error) (store.JournalEntry, error) {
+		var e store.JournalEntry
 		var kind string
 		err := scan(&e.Seq, &e.StepID, &kind, &e.Result, &e.CreatedAt)
-		e.Kind = EntryKind(kind)
+		e.Kind = store.EntryKind(kind)
 		return e, err
 	})
 }
@@ -457,20 +459,9 @@ INSERT INTO _sky_durable_journal (run_id, seq, step_id, kind, result, created_at
 SELECT lease.id, ?, ?, ?, ?, clock.now FROM lease, clock`
 
 // appendOne journals one entry on q (the pool or a transaction).
-func (s *pgStore) appendOne(ctx context.Context, q *db.DB, f fence, e JournalEntry, now time.Time) error {
-	n, err := s.exec(ctx, q, "append", pgAppend, clockArg(now), f.runID, f.token, e.Seq, e.StepID, string(e.Kind), e.Result)
-	return leaseChecked(n, err)
-}
-
-// leaseChecked maps a fenced write that matched no row to errLeaseLost.
-func leaseChecked(n int64, err error) error {
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		return errLeaseLost
-	}
-	return nil
+func (s *Store) appendOne(ctx context.Context, q *db.DB, f store.Fence, e store.JournalEntry, now time.Time) error {
+	n, err := s.exec(ctx, q, "append", pgAppend, clockArg(now), f.RunID, f.Token, e.Seq, e.StepID, string(e.Kind), e.Result)
+	return store.LeaseChecked(n, err)
 }
 
 const pgLockRun = `SELECT id FROM _sky_durable_runs WHERE id = ? AND lease_token = ? FOR UPDATE`
@@ -479,7 +470,7 @@ const pgReadSignal = `SELECT payload FROM _sky_durable_signals WHERE run_id = ? 
 
 const pgMarkDelivered = `UPDATE _sky_durable_signals SET delivered = TRUE WHERE run_id = ? AND name = ?`
 
-func (s *pgStore) consumeSignal(ctx context.Context, f fence, name string, e JournalEntry, accept func(string) error, now time.Time) (bool, error) {
+func (s *Store) ConsumeSignal(ctx context.Context, f store.Fence, name string, e store.JournalEntry, accept func(string) error, now time.Time) (bool, error) {
 	found := false
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		// Lock the run first: the signal row cannot then change under us.
@@ -488,8 +479,8 @@ func (s *pgStore) consumeSignal(ctx context.Context, f fence, name string, e Jou
 		}
 		var payload string
 		s.hook("signal", pgReadSignal)
-		err := tx.QueryRow(ctx, pgReadSignal, f.runID, name).Scan(&payload)
-		if isNoRows(err) {
+		err := tx.QueryRow(ctx, pgReadSignal, f.RunID, name).Scan(&payload)
+		if store.IsNoRows(err) {
 			return nil
 		}
 		if err != nil {
@@ -502,7 +493,7 @@ func (s *pgStore) consumeSignal(ctx context.Context, f fence, name string, e Jou
 		if err := s.appendOne(ctx, tx, f, e, now); err != nil {
 			return err
 		}
-		if _, err := s.exec(ctx, tx, "signal", pgMarkDelivered, f.runID, name); err != nil {
+		if _, err := s.exec(ctx, tx, "signal", pgMarkDelivered, f.RunID, name); err != nil {
 			return err
 		}
 		found = true
@@ -511,9 +502,9 @@ func (s *pgStore) consumeSignal(ctx context.Context, f fence, name string, e Jou
 	return found, err
 }
 
-func (s *pgStore) lockRun(ctx context.Context, tx *db.DB, f fence) error {
+func (s *Store) lockRun(ctx context.Context, tx *db.DB, f store.Fence) error {
 	s.hook("lock", pgLockRun)
-	rs, err := tx.Query(ctx, pgLockRun, f.runID, f.token)
+	rs, err := tx.Query(ctx, pgLockRun, f.RunID, f.Token)
 	if err != nil {
 		return err
 	}
@@ -522,7 +513,7 @@ func (s *pgStore) lockRun(ctx context.Context, tx *db.DB, f fence) error {
 		if err := rs.Err(); err != nil {
 			return err
 		}
-		return errLeaseLost
+		return store.ErrLeaseLost
 	}
 	return nil
 }
@@ -541,7 +532,7 @@ UPDATE _sky_durable_runs r
   FROM clock
  WHERE r.id = ? AND r.lease_token = ?`
 
-func (s *pgStore) suspend(ctx context.Context, f fence, wakeAt time.Time, signal string, now time.Time) error {
+func (s *Store) Suspend(ctx context.Context, f store.Fence, wakeAt time.Time, signal string, now time.Time) error {
 	var sig, wake any
 	if signal != "" {
 		sig = signal
@@ -550,8 +541,8 @@ func (s *pgStore) suspend(ctx context.Context, f fence, wakeAt time.Time, signal
 		wake = wakeAt
 	}
 	if signal == "" {
-		n, err := s.exec(ctx, s.d, "suspend", pgSuspend, clockArg(now), sig, sig, sig, wake, f.runID, f.token)
-		return leaseChecked(n, err)
+		n, err := s.exec(ctx, s.d, "suspend", pgSuspend, clockArg(now), sig, sig, sig, wake, f.RunID, f.Token)
+		return store.LeaseChecked(n, err)
 	}
 	// Waiting for a signal: lock the run row first, so a Signal committing
 	// concurrently is either seen by the EXISTS (it committed before the
@@ -560,8 +551,8 @@ func (s *pgStore) suspend(ctx context.Context, f fence, wakeAt time.Time, signal
 		if err := s.lockRun(ctx, tx, f); err != nil {
 			return err
 		}
-		n, err := s.exec(ctx, tx, "suspend", pgSuspend, clockArg(now), sig, sig, sig, wake, f.runID, f.token)
-		return leaseChecked(n, err)
+		n, err := s.exec(ctx, tx, "suspend", pgSuspend, clockArg(now), sig, sig, sig, wake, f.RunID, f.Token)
+		return store.LeaseChecked(n, err)
 	})
 }
 
@@ -591,14 +582,14 @@ SELECT done.id, ?, ?, ?, ?, clock.now FROM done, clock`
 
 // completeOne marks one run done, journalling last (when not nil) in the
 // same statement.
-func (s *pgStore) completeOne(ctx context.Context, f fence, last *JournalEntry, output string, now time.Time) error {
+func (s *Store) completeOne(ctx context.Context, f store.Fence, last *store.JournalEntry, output string, now time.Time) error {
 	if last == nil {
-		n, err := s.exec(ctx, s.d, "complete", pgComplete, clockArg(now), output, f.runID, f.token)
-		return leaseChecked(n, err)
+		n, err := s.exec(ctx, s.d, "complete", pgComplete, clockArg(now), output, f.RunID, f.Token)
+		return store.LeaseChecked(n, err)
 	}
-	n, err := s.exec(ctx, s.d, "complete", pgCompleteWith, clockArg(now), output, f.runID, f.token,
+	n, err := s.exec(ctx, s.d, "complete", pgCompleteWith, clockArg(now), output, f.RunID, f.Token,
 		last.Seq, last.StepID, string(last.Kind), last.Result)
-	return leaseChecked(n, err)
+	return store.LeaseChecked(n, err)
 }
 
 const pgFail = pgClock + `
@@ -608,13 +599,13 @@ UPDATE _sky_durable_runs r
   FROM clock
  WHERE r.id = ? AND r.lease_token = ?`
 
-func (s *pgStore) fail(ctx context.Context, f fence, lastError string, backoff time.Duration, dead bool, now time.Time) error {
-	status := StatusFailed
+func (s *Store) Fail(ctx context.Context, f store.Fence, lastError string, backoff time.Duration, dead bool, now time.Time) error {
+	status := store.StatusFailed
 	if dead {
-		status = StatusDead
+		status = store.StatusDead
 	}
-	n, err := s.exec(ctx, s.d, "fail", pgFail, clockArg(now), string(status), lastError, backoff.Milliseconds(), f.runID, f.token)
-	return leaseChecked(n, err)
+	n, err := s.exec(ctx, s.d, "fail", pgFail, clockArg(now), string(status), lastError, backoff.Milliseconds(), f.RunID, f.Token)
+	return store.LeaseChecked(n, err)
 }
 
 const pgRelease = pgClock + `
@@ -624,9 +615,9 @@ UPDATE _sky_durable_runs r
   FROM clock
  WHERE r.id = ? AND r.lease_token = ?`
 
-func (s *pgStore) release(ctx context.Context, f fence, now time.Time) error {
-	n, err := s.exec(ctx, s.d, "release", pgRelease, clockArg(now), f.runID, f.token)
-	return leaseChecked(n, err)
+func (s *Store) Release(ctx context.Context, f store.Fence, now time.Time) error {
+	n, err := s.exec(ctx, s.d, "release", pgRelease, clockArg(now), f.RunID, f.Token)
+	return store.LeaseChecked(n, err)
 }
 
 const pgLockAnyRun = `SELECT id FROM _sky_durable_runs WHERE id = ? FOR UPDATE`
@@ -648,7 +639,7 @@ UPDATE _sky_durable_runs r
  WHERE r.id = ? AND r.status IN ('waiting','failed')
    AND (r.waiting_signal = CAST(? AS TEXT) OR r.wake_at <= clock.now)`
 
-func (s *pgStore) putSignal(ctx context.Context, runID, name, payload string, now time.Time) (bool, error) {
+func (s *Store) PutSignal(ctx context.Context, runID, name, payload string, now time.Time) (bool, error) {
 	stored := false
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		// Lock the run row (if it exists) so a concurrent suspend either
@@ -677,31 +668,31 @@ const pgRunColumns = `id, workflow, version, status, input, COALESCE(output, '')
 
 const pgReadRun = `SELECT ` + pgRunColumns + ` FROM _sky_durable_runs WHERE id = ?`
 
-func (s *pgStore) readRun(ctx context.Context, runID string) (Run, error) {
+func (s *Store) ReadRun(ctx context.Context, runID string) (store.Run, error) {
 	s.hook("read", pgReadRun)
-	runs, err := scanRuns(ctx, s.d, pgReadRun, []any{runID}, pgRunScanner)
+	runs, err := store.ScanRuns(ctx, s.d, pgReadRun, []any{runID}, pgRunScanner)
 	if err != nil {
-		return Run{}, err
+		return store.Run{}, err
 	}
 	if len(runs) == 0 {
-		return Run{}, errRunNotFound
+		return store.Run{}, store.ErrRunNotFound
 	}
 	return runs[0], nil
 }
 
-func (s *pgStore) listRuns(ctx context.Context, f ListFilter) ([]Run, error) {
-	sql, args := listSQL(pgRunColumns, f, func(string) string { return "" })
+func (s *Store) ListRuns(ctx context.Context, f store.ListFilter) ([]store.Run, error) {
+	sql, args := store.ListSQL(pgRunColumns, f, func(string) string { return "" })
 	s.hook("list", sql)
-	return scanRuns(ctx, s.d, sql, args, pgRunScanner)
+	return store.ScanRuns(ctx, s.d, sql, args, pgRunScanner)
 }
 
-func pgRunScanner(scan func(...any) error) (Run, error) {
-	var r Run
+func pgRunScanner(scan func(...any) error) (store.Run, error) {
+	var r store.Run
 	var status string
 	var wake, claimedAt, compactedAt *time.Time
 	err := scan(&r.ID, &r.Workflow, &r.Version, &status, &r.Input, &r.Output, &r.Attempts,
 		&wake, &r.WaitingSignal, &r.LastError, &claimedAt, &r.ClaimedBy, &r.CreatedAt, &r.UpdatedAt, &compactedAt)
-	r.Status = Status(status)
+	r.Status = store.Status(status)
 	if wake != nil {
 		r.WakeAt = *wake
 	}
@@ -721,7 +712,7 @@ UPDATE _sky_durable_runs r
   FROM clock
  WHERE r.id = ? AND r.status IN ('failed','dead')`
 
-func (s *pgStore) retryRun(ctx context.Context, runID string, now time.Time) (bool, error) {
+func (s *Store) RetryRun(ctx context.Context, runID string, now time.Time) (bool, error) {
 	n, err := s.exec(ctx, s.d, "retry", pgRetry, clockArg(now), runID)
 	return n == 1, err
 }
@@ -731,7 +722,7 @@ UPDATE _sky_durable_runs r SET wake_at = clock.now, updated_at = clock.now
   FROM clock
  WHERE r.id = ? AND r.status = 'waiting'`
 
-func (s *pgStore) wakeRun(ctx context.Context, runID string, now time.Time) (bool, error) {
+func (s *Store) WakeRun(ctx context.Context, runID string, now time.Time) (bool, error) {
 	n, err := s.exec(ctx, s.d, "wake", pgWake, clockArg(now), runID)
 	return n == 1, err
 }
@@ -742,7 +733,7 @@ UPDATE _sky_durable_runs r
   FROM clock
  WHERE r.id = ? AND r.status IN ('waiting','running','failed')`
 
-func (s *pgStore) cancelRun(ctx context.Context, runID string, now time.Time) (bool, error) {
+func (s *Store) CancelRun(ctx context.Context, runID string, now time.Time) (bool, error) {
 	n, err := s.exec(ctx, s.d, "cancel", pgCancel, clockArg(now), runID)
 	return n == 1, err
 }
@@ -756,7 +747,7 @@ const pgDeleteSignals = `DELETE FROM _sky_durable_signals WHERE run_id = ?`
 const pgStampCompacted = pgClock + `
 UPDATE _sky_durable_runs r SET compacted_at = clock.now FROM clock WHERE r.id = ?`
 
-func (s *pgStore) compactRun(ctx context.Context, runID string, now time.Time) (bool, int64, error) {
+func (s *Store) CompactRun(ctx context.Context, runID string, now time.Time) (bool, int64, error) {
 	ok, total := false, int64(0)
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		s.hook("compact", pgFinishedRun)
@@ -788,14 +779,14 @@ SELECT ?, ?, ?, clock.now FROM clock
 ON CONFLICT (id) DO UPDATE SET seq = EXCLUDED.seq, data = EXCLUDED.data, updated_at = EXCLUDED.updated_at
  WHERE _sky_durable_snapshot.seq < EXCLUDED.seq`
 
-func (s *pgStore) saveSnapshot(ctx context.Context, id string, seq int64, data string, now time.Time) (bool, error) {
+func (s *Store) SaveSnapshot(ctx context.Context, id string, seq int64, data string, now time.Time) (bool, error) {
 	n, err := s.exec(ctx, s.d, "snapshot", pgSaveSnapshot, clockArg(now), id, seq, data)
 	return n == 1, err
 }
 
 const pgLoadSnapshot = `SELECT seq, data FROM _sky_durable_snapshot WHERE id = ?`
 
-func (s *pgStore) loadSnapshot(ctx context.Context, id string) (int64, string, bool, error) {
+func (s *Store) LoadSnapshot(ctx context.Context, id string) (int64, string, bool, error) {
 	s.hook("snapshot", pgLoadSnapshot)
-	return loadSnapshot(ctx, s.d, pgLoadSnapshot, id)
+	return store.QuerySnapshot(ctx, s.d, pgLoadSnapshot, id)
 }

@@ -1,4 +1,4 @@
-package durable
+package postgres
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 
 	"skydurable/runtime/db"
 	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/durable/store"
+	"skydurable/runtime/durable/store/storetest"
 	"skydurable/runtime/task"
 )
 
@@ -131,16 +133,16 @@ func TestGroupCommitBatchesWhatQueuesBehindAFlight(t *testing.T) {
 // newPgStoreFixture is a fresh PostgreSQL database with the engine's schema:
 // its store on a virtual clock, and the operations of the statements the
 // store sends.
-func newPgStoreFixture(t *testing.T) (*db.DB, *pgStore, *virtualClock, *[]string) {
+func newPgStoreFixture(t *testing.T) (*db.DB, *Store, *fixedClock, *[]string) {
 	t.Helper()
 	d := dbtest.Open(t, "postgres")
-	clock := newVirtualClock()
+	clock := &fixedClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	stmts := &[]string{}
-	e := New(d, Options{Clock: clock.Now, OnStatement: func(op, sql string) { *stmts = append(*stmts, op) }})
-	if err := e.Setup(context.Background()); err != nil {
+	s := New(d, func(op, sql string) { *stmts = append(*stmts, op) })
+	if err := s.Setup(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return d, e.store.(*pgStore), clock, stmts
+	return d, s, clock, stmts
 }
 
 // TestBatchedWritesOnPostgres runs the batched statements directly: each
@@ -151,30 +153,30 @@ func TestBatchedWritesOnPostgres(t *testing.T) {
 	ctx := context.Background()
 	now := clock.Now()
 	for _, id := range []string{"r1", "r2", "r3", "r4", "r5"} {
-		if _, _, err := s.insertRun(ctx, newRun{id: id, workflow: "w", version: 1, input: `""`}, now); err != nil {
+		if _, _, err := s.InsertRun(ctx, store.NewRun{ID: id, Workflow: "w", Version: 1, Input: `""`}, now); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok, err := s.claimRun(ctx, []string{"w"}, now, DefaultLease, "tok-"+id, "A"); !ok || err != nil {
+		if _, ok, err := s.ClaimRun(ctx, []string{"w"}, now, storetest.Lease, "tok-"+id, "A"); !ok || err != nil {
 			t.Fatalf("claim %s: %v %v", id, ok, err)
 		}
 	}
-	step := func(seq int, id string) JournalEntry {
-		return JournalEntry{Seq: seq, StepID: id, Kind: KindStep, Result: `"` + id + `"`}
+	step := func(seq int, id string) store.JournalEntry {
+		return store.JournalEntry{Seq: seq, StepID: id, Kind: store.KindStep, Result: `"` + id + `"`}
 	}
-	if err := s.appendOne(ctx, d, fence{"r3", "tok-r3"}, step(1, "a"), now); err != nil {
+	if err := s.appendOne(ctx, d, store.Fence{RunID: "r3", Token: "tok-r3"}, step(1, "a"), now); err != nil {
 		t.Fatal(err)
 	}
 	*stmts = nil
 	errs := s.appendBatch(ctx, []appendRequest{
-		{f: fence{"r1", "tok-r1"}, e: step(1, "a"), now: now},
-		{f: fence{"r2", "stale"}, e: step(1, "a"), now: now},  // lost lease
-		{f: fence{"r3", "tok-r3"}, e: step(1, "b"), now: now}, // position 1 taken
-		{f: fence{"r4", "tok-r4"}, e: step(1, "a"), now: now},
+		{f: store.Fence{RunID: "r1", Token: "tok-r1"}, e: step(1, "a"), now: now},
+		{f: store.Fence{RunID: "r2", Token: "stale"}, e: step(1, "a"), now: now},  // lost lease
+		{f: store.Fence{RunID: "r3", Token: "tok-r3"}, e: step(1, "b"), now: now}, // position 1 taken
+		{f: store.Fence{RunID: "r4", Token: "tok-r4"}, e: step(1, "a"), now: now},
 	})
 	if errs[0] != nil || errs[3] != nil {
 		t.Errorf("valid rows: %v, %v", errs[0], errs[3])
 	}
-	if !IsLeaseLost(errs[1]) {
+	if !errors.Is(errs[1], store.ErrLeaseLost) {
 		t.Errorf("stale fence: %v, want a lost lease", errs[1])
 	}
 	if se := task.As(errs[2]); se == nil || se.Kind != task.Conflict {
@@ -185,11 +187,11 @@ func TestBatchedWritesOnPostgres(t *testing.T) {
 		t.Errorf("statements (-want +got):\n%s", diff)
 	}
 	journal := func(id string) []string {
-		j, err := s.loadJournal(ctx, id)
+		j, err := s.LoadJournal(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return stepIDs(j)
+		return storetest.StepIDs(j)
 	}
 	for id, want := range map[string][]string{"r1": {"a"}, "r2": {}, "r3": {"a"}, "r4": {"a"}} {
 		if diff := cmp.Diff(want, journal(id)); diff != "" {
@@ -199,20 +201,20 @@ func TestBatchedWritesOnPostgres(t *testing.T) {
 
 	last := step(2, "b")
 	errs = s.completeBatch(ctx, []completeRequest{
-		{f: fence{"r1", "tok-r1"}, last: &last, output: `"one"`, now: now},
-		{f: fence{"r2", "stale"}, output: `"two"`, now: now},
-		{f: fence{"r5", "tok-r5"}, output: `"five"`, now: now},
+		{f: store.Fence{RunID: "r1", Token: "tok-r1"}, last: &last, output: `"one"`, now: now},
+		{f: store.Fence{RunID: "r2", Token: "stale"}, output: `"two"`, now: now},
+		{f: store.Fence{RunID: "r5", Token: "tok-r5"}, output: `"five"`, now: now},
 	})
-	if errs[0] != nil || !IsLeaseLost(errs[1]) || errs[2] != nil {
+	if errs[0] != nil || !errors.Is(errs[1], store.ErrLeaseLost) || errs[2] != nil {
 		t.Errorf("complete batch: %v", errs)
 	}
 	for id, want := range map[string]string{"r1": `"one"`, "r5": `"five"`} {
-		r, err := s.readRun(ctx, id)
-		if err != nil || r.Status != StatusDone || r.Output != want {
+		r, err := s.ReadRun(ctx, id)
+		if err != nil || r.Status != store.StatusDone || r.Output != want {
 			t.Errorf("%s: %s %q (%v), want done %s", id, r.Status, r.Output, err, want)
 		}
 	}
-	if r, _ := s.readRun(ctx, "r2"); r.Status != StatusRunning {
+	if r, _ := s.ReadRun(ctx, "r2"); r.Status != store.StatusRunning {
 		t.Errorf("r2 with a stale fence is %s, want still running", r.Status)
 	}
 	if diff := cmp.Diff([]string{"a", "b"}, journal("r1")); diff != "" {
@@ -225,20 +227,19 @@ func TestBatchedWritesOnPostgres(t *testing.T) {
 func TestGroupCommitSkipsTransactions(t *testing.T) {
 	d := dbtest.Open(t, "postgres")
 	ctx := context.Background()
-	e := New(d, Options{})
-	if err := e.Setup(ctx); err != nil {
+	s := New(d, func(string, string) {})
+	if err := s.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
-	s := e.store.(*pgStore)
-	if _, _, err := s.insertRun(ctx, newRun{id: "r", workflow: "w", version: 1, input: `""`}, time.Time{}); err != nil {
+	if _, _, err := s.InsertRun(ctx, store.NewRun{ID: "r", Workflow: "w", Version: 1, Input: `""`}, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, err := s.claimRun(ctx, []string{"w"}, time.Time{}, DefaultLease, "tok", "A"); !ok || err != nil {
+	if _, ok, err := s.ClaimRun(ctx, []string{"w"}, time.Time{}, storetest.Lease, "tok", "A"); !ok || err != nil {
 		t.Fatalf("claim: %v %v", ok, err)
 	}
 	boom := errors.New("roll back")
 	err := d.WithTransaction(ctx, func(txCtx context.Context, _ *db.DB) error {
-		if err := s.appendEntry(txCtx, d, fence{"r", "tok"}, JournalEntry{Seq: 1, StepID: "a", Kind: KindStep, Result: `1`}, time.Time{}); err != nil {
+		if err := s.AppendEntry(txCtx, d, store.Fence{RunID: "r", Token: "tok"}, store.JournalEntry{Seq: 1, StepID: "a", Kind: store.KindStep, Result: `1`}, time.Time{}); err != nil {
 			return err
 		}
 		return boom
@@ -246,7 +247,7 @@ func TestGroupCommitSkipsTransactions(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Fatalf("transaction: %v", err)
 	}
-	if j, err := s.loadJournal(ctx, "r"); err != nil || len(j) != 0 {
+	if j, err := s.LoadJournal(ctx, "r"); err != nil || len(j) != 0 {
 		t.Errorf("journal after the rollback: %v %v; want empty (the write joined the transaction)", j, err)
 	}
 }
@@ -260,21 +261,21 @@ func TestBatchedClaimOnPostgres(t *testing.T) {
 	ctx := context.Background()
 	now := clock.Now()
 	start := func(id string) {
-		if _, _, err := s.insertRun(ctx, newRun{id: id, workflow: "w", version: 1, input: `"` + id + `"`}, now); err != nil {
+		if _, _, err := s.InsertRun(ctx, store.NewRun{ID: id, Workflow: "w", Version: 1, Input: `"` + id + `"`}, now); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// "retried" had an attempt that journalled two steps, then failed.
 	start("retried")
-	if c, ok, err := s.claimRun(ctx, []string{"w"}, now, DefaultLease, "old", "A"); !ok || err != nil || c.id != "retried" {
-		t.Fatalf("first claim: %v %v %v", c.id, ok, err)
+	if c, ok, err := s.ClaimRun(ctx, []string{"w"}, now, storetest.Lease, "old", "A"); !ok || err != nil || c.ID != "retried" {
+		t.Fatalf("first claim: %v %v %v", c.ID, ok, err)
 	}
-	for i, je := range journalSteps(2) {
-		if err := s.appendOne(ctx, d, fence{"retried", "old"}, je, now.Add(time.Duration(i)*time.Second)); err != nil {
+	for i, je := range storetest.JournalSteps(2) {
+		if err := s.appendOne(ctx, d, store.Fence{RunID: "retried", Token: "old"}, je, now.Add(time.Duration(i)*time.Second)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.fail(ctx, fence{"retried", "old"}, "boom", 0, false, now); err != nil {
+	if err := s.Fail(ctx, store.Fence{RunID: "retried", Token: "old"}, "boom", 0, false, now); err != nil {
 		t.Fatal(err)
 	}
 	start("fresh")
@@ -286,7 +287,7 @@ func TestBatchedClaimOnPostgres(t *testing.T) {
 	// waited for the batch.
 	reqs := make([]claimRequest, 4)
 	for i := range reqs {
-		reqs[i] = claimRequest{single: pgClaim, pick: `["w"]`, now: clock.Now(), lease: DefaultLease,
+		reqs[i] = claimRequest{single: pgClaim, pick: `["w"]`, now: clock.Now(), lease: 30 * time.Minute,
 			token: fmt.Sprintf("tok-%d", i), worker: "B", out: &claimOutcome{}}
 	}
 	gone := make(chan struct{})
@@ -310,26 +311,32 @@ func TestBatchedClaimOnPostgres(t *testing.T) {
 			continue
 		}
 		c := r.out.c
-		got[c.id] = r.token
-		if !c.journalRead {
-			t.Errorf("%s: journal not read by the claim", c.id)
+		got[c.ID] = r.token
+		if !c.JournalRead {
+			t.Errorf("%s: journal not read by the claim", c.ID)
 		}
-		wantJournal := []JournalEntry(nil)
-		if c.id == claimedID {
-			wantJournal = journalSteps(2)
+		wantJournal := []store.JournalEntry(nil)
+		if c.ID == claimedID {
+			wantJournal = storetest.JournalSteps(2)
 		}
-		if diff := cmp.Diff(wantJournal, c.journal, cmpJournal); diff != "" {
-			t.Errorf("journal of %s (-want +got):\n%s", c.id, diff)
+		if diff := cmp.Diff(wantJournal, c.Journal, storetest.IgnoreTimes); diff != "" {
+			t.Errorf("journal of %s (-want +got):\n%s", c.ID, diff)
 		}
-		if c.input != `"`+c.id+`"` {
-			t.Errorf("%s: input %s", c.id, c.input)
+		if c.Input != `"`+c.ID+`"` {
+			t.Errorf("%s: input %s", c.ID, c.Input)
 		}
 		var token string
-		if err := d.QueryRow(ctx, `SELECT lease_token FROM _sky_durable_runs WHERE id = ? AND status = 'running' AND claimed_by = 'B'`, c.id).Scan(&token); err != nil || token != r.token {
-			t.Errorf("%s: lease token in the table %q (%v), want the poller's %q", c.id, token, err, r.token)
+		if err := d.QueryRow(ctx, `SELECT lease_token FROM _sky_durable_runs WHERE id = ? AND status = 'running' AND claimed_by = 'B'`, c.ID).Scan(&token); err != nil || token != r.token {
+			t.Errorf("%s: lease token in the table %q (%v), want the poller's %q", c.ID, token, err, r.token)
 		}
 	}
 	if len(got) != 2 || got["fresh"] == "" || got["retried"] == "" || got["fresh"] == got["retried"] {
 		t.Errorf("claims: %v; want both runs, each to its own poller, and one poller without a run", got)
 	}
 }
+
+// fixedClock is a clock the test moves by hand.
+type fixedClock struct{ t time.Time }
+
+func (c *fixedClock) Now() time.Time          { return c.t }
+func (c *fixedClock) Advance(d time.Duration) { c.t = c.t.Add(d) }

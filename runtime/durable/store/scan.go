@@ -1,4 +1,4 @@
-package durable
+package store
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 	"skydurable/runtime/db"
 )
 
-// queryAll runs a query and scans each row with scanRow.
-func queryAll[T any](ctx context.Context, q *db.DB, sql string, args []any, scanRow func(scan func(...any) error) (T, error)) ([]T, error) {
+// QueryAll runs a query and scans each row with scanRow.
+func QueryAll[T any](ctx context.Context, q *db.DB, sql string, args []any, scanRow func(scan func(...any) error) (T, error)) ([]T, error) {
 	rs, err := q.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, err
@@ -27,18 +27,18 @@ func queryAll[T any](ctx context.Context, q *db.DB, sql string, args []any, scan
 	return out, rs.Err()
 }
 
-// scanRuns reads runs with a dialect's row scanner.
-func scanRuns(ctx context.Context, q *db.DB, sql string, args []any, scanRow func(scan func(...any) error) (Run, error)) ([]Run, error) {
-	return queryAll(ctx, q, sql, args, scanRow)
+// ScanRuns reads runs with a dialect's row scanner.
+func ScanRuns(ctx context.Context, q *db.DB, sql string, args []any, scanRow func(scan func(...any) error) (Run, error)) ([]Run, error) {
+	return QueryAll(ctx, q, sql, args, scanRow)
 }
 
-func isNoRows(err error) bool { return errors.Is(err, db.ErrNoRows) }
+func IsNoRows(err error) bool { return errors.Is(err, db.ErrNoRows) }
 
-func loadSnapshot(ctx context.Context, q *db.DB, sql, id string) (int64, string, bool, error) {
+func QuerySnapshot(ctx context.Context, q *db.DB, sql, id string) (int64, string, bool, error) {
 	var seq int64
 	var data string
 	err := q.QueryRow(ctx, sql, id).Scan(&seq, &data)
-	if isNoRows(err) {
+	if IsNoRows(err) {
 		return 0, "", false, nil
 	}
 	if err != nil {
@@ -47,11 +47,7 @@ func loadSnapshot(ctx context.Context, q *db.DB, sql, id string) (int64, string,
 	return seq, data, true, nil
 }
 
-// allStatuses lists every run status, for the per-status branches of a
-// workflow listing.
-var allStatuses = []Status{StatusWaiting, StatusRunning, StatusDone, StatusFailed, StatusDead, StatusCancelled}
-
-// listSQL builds the listing query for f, newest first, given the run
+// ListSQL builds the listing query for f, newest first, given the run
 // columns and a dialect's index hint (SQLite's "INDEXED BY", nothing on
 // PostgreSQL). Each filter combination is its own statement, so a cached
 // generic plan still uses its index, and each reads only the first rows of
@@ -62,7 +58,7 @@ var allStatuses = []Status{StatusWaiting, StatusRunning, StatusDone, StatusFaile
 //   - a workflow and a status: (workflow, status, created_at, id);
 //   - a workflow alone: the same index, the newest Limit runs of each status
 //     (six index-only scans), merged and cut to Limit.
-func listSQL(columns string, f ListFilter, indexedBy func(index string) string) (string, []any) {
+func ListSQL(columns string, f ListFilter, indexedBy func(index string) string) (string, []any) {
 	const order = " ORDER BY created_at DESC, id DESC LIMIT ?"
 	from := " FROM _sky_durable_runs"
 	switch {
@@ -75,9 +71,9 @@ func listSQL(columns string, f ListFilter, indexedBy func(index string) string) 
 		return "SELECT " + columns + from + indexedBy("_sky_durable_runs_workflow_status_list") + " WHERE workflow = ? AND status = ?" + order,
 			[]any{f.Workflow, string(f.Status), f.Limit}
 	}
-	branches := make([]string, len(allStatuses))
+	branches := make([]string, len(AllStatuses))
 	var args []any
-	for i, st := range allStatuses {
+	for i, st := range AllStatuses {
 		branches[i] = fmt.Sprintf("SELECT id FROM (SELECT id%s%s WHERE workflow = ? AND status = '%s'%s) s%d",
 			from, indexedBy("_sky_durable_runs_workflow_status_list"), st, order, i)
 		args = append(args, f.Workflow, f.Limit)

@@ -1,21 +1,23 @@
-package durable
+package sqlite
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"skydurable/runtime/db"
+	"skydurable/runtime/durable/store"
 )
 
-// sqliteStore is the SQLite store. Times are INTEGER Unix milliseconds
+// Store is the SQLite store. Times are INTEGER Unix milliseconds
 // (infinityMs stands for 'infinity'); the clock is always passed in. SQLite
 // serialises writers, so a statement or transaction here needs no row locks.
-type sqliteStore struct {
+type Store struct {
 	d    *db.DB
-	hook statementHook
+	hook store.StatementHook
 }
 
 const sqliteTables = `
@@ -105,7 +107,7 @@ const sqliteHasColumn = `SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = 
 // Whoever extends the schema must point this at its new last object.
 const sqliteSchemaCurrent = `SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = '_sky_durable_runs_workflow_status_list'`
 
-func (s *sqliteStore) setup(ctx context.Context) error {
+func (s *Store) Setup(ctx context.Context) error {
 	var current int64
 	s.hook("setup", sqliteSchemaCurrent)
 	if err := s.d.QueryRow(ctx, sqliteSchemaCurrent).Scan(&current); err != nil {
@@ -140,7 +142,7 @@ func (s *sqliteStore) setup(ctx context.Context) error {
 
 func ms(t time.Time) int64 { return t.UnixMilli() }
 
-func (s *sqliteStore) exec(ctx context.Context, q *db.DB, op, sql string, args ...any) (int64, error) {
+func (s *Store) exec(ctx context.Context, q *db.DB, op, sql string, args ...any) (int64, error) {
 	s.hook(op, sql)
 	return q.Exec(ctx, sql, args...)
 }
@@ -150,14 +152,14 @@ INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, w
 VALUES (?, ?, ?, 'waiting', ?, 0, ?, '', ?, ?)
 ON CONFLICT (id) DO NOTHING`
 
-func (s *sqliteStore) insertRun(ctx context.Context, r newRun, now time.Time) (bool, string, error) {
-	n, err := s.exec(ctx, s.d, "start", sqliteInsertRun, r.id, r.workflow, r.version, r.input, ms(now), ms(now), ms(now))
+func (s *Store) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (bool, string, error) {
+	n, err := s.exec(ctx, s.d, "start", sqliteInsertRun, r.ID, r.Workflow, r.Version, r.Input, ms(now), ms(now), ms(now))
 	if err != nil || n == 1 {
 		return n == 1, "", err
 	}
 	var existing string
 	s.hook("start", sqliteRunWorkflow)
-	err = s.d.QueryRow(ctx, sqliteRunWorkflow, r.id).Scan(&existing)
+	err = s.d.QueryRow(ctx, sqliteRunWorkflow, r.ID).Scan(&existing)
 	return false, existing, err
 }
 
@@ -206,40 +208,40 @@ var (
 	      WHERE json_extract(k.value, '$.w') = workflow AND json_extract(k.value, '$.v') = version)`)
 )
 
-func (s *sqliteStore) claimRun(ctx context.Context, names []string, now time.Time, lease time.Duration, token, worker string) (claimed, bool, error) {
+func (s *Store) ClaimRun(ctx context.Context, names []string, now time.Time, lease time.Duration, token, worker string) (store.Claimed, bool, error) {
 	namesJSON, _ := json.Marshal(names)
 	return s.claimWith(ctx, sqliteClaim, string(namesJSON), now, lease, token, worker)
 }
 
-func (s *sqliteStore) claimPinned(ctx context.Context, keys []versionKey, now time.Time, lease time.Duration, token, worker string) (claimed, bool, error) {
+func (s *Store) ClaimPinned(ctx context.Context, keys []store.VersionKey, now time.Time, lease time.Duration, token, worker string) (store.Claimed, bool, error) {
 	keysJSON, _ := json.Marshal(keys)
 	return s.claimWith(ctx, sqliteClaimPinned, string(keysJSON), now, lease, token, worker)
 }
 
-func (s *sqliteStore) claimWith(ctx context.Context, sql, pick string, now time.Time, lease time.Duration, token, worker string) (claimed, bool, error) {
+func (s *Store) claimWith(ctx context.Context, sql, pick string, now time.Time, lease time.Duration, token, worker string) (store.Claimed, bool, error) {
 	s.hook("claim", sql)
 	rs, err := s.d.Query(ctx, sql, ms(now), ms(now), ms(now.Add(lease)), token, worker, ms(now), ms(now.Add(-lease)), pick)
 	if err != nil {
-		return claimed{}, false, err
+		return store.Claimed{}, false, err
 	}
 	defer rs.Close()
 	if !rs.Next() {
-		return claimed{}, false, rs.Err()
+		return store.Claimed{}, false, rs.Err()
 	}
-	c := claimed{now: now}
+	c := store.Claimed{Now: now}
 	var journal string
-	if err := rs.Scan(&c.id, &c.workflow, &c.version, &c.input, &c.attempts, &c.lastError, &journal); err != nil {
-		return claimed{}, false, err
+	if err := rs.Scan(&c.ID, &c.Workflow, &c.Version, &c.Input, &c.Attempts, &c.LastError, &journal); err != nil {
+		return store.Claimed{}, false, err
 	}
-	if c.journal, err = sqliteJournalJSON(journal); err != nil {
-		return claimed{}, false, fmt.Errorf("durable: read the journal of run %q returned by its claim: %w", c.id, err)
+	if c.Journal, err = sqliteJournalJSON(journal); err != nil {
+		return store.Claimed{}, false, fmt.Errorf("durable: read the journal of run %q returned by its claim: %w", c.ID, err)
 	}
-	c.journalRead = true
+	c.JournalRead = true
 	return c, true, rs.Err()
 }
 
 // sqliteJournalJSON decodes the journal the claim returns as JSON.
-func sqliteJournalJSON(text string) ([]JournalEntry, error) {
+func sqliteJournalJSON(text string) ([]store.JournalEntry, error) {
 	var rows [][5]json.RawMessage
 	if err := json.Unmarshal([]byte(text), &rows); err != nil {
 		return nil, err
@@ -247,7 +249,7 @@ func sqliteJournalJSON(text string) ([]JournalEntry, error) {
 	if len(rows) == 0 {
 		return nil, nil
 	}
-	out := make([]JournalEntry, len(rows))
+	out := make([]store.JournalEntry, len(rows))
 	for i, r := range rows {
 		var kind string
 		var created int64
@@ -256,22 +258,22 @@ func sqliteJournalJSON(text string) ([]JournalEntry, error) {
 				return nil, fmt.Errorf("entry %d, field %d (%s): %w", i, k, r[k], err)
 			}
 		}
-		out[i].Kind = EntryKind(kind)
-		out[i].CreatedAt = fromMs(created)
+		out[i].Kind = store.EntryKind(kind)
+		out[i].CreatedAt = store.FromMs(created)
 	}
-	slices.SortFunc(out, func(a, b JournalEntry) int { return a.Seq - b.Seq })
+	slices.SortFunc(out, func(a, b store.JournalEntry) int { return a.Seq - b.Seq })
 	return out, nil
 }
 
-func (s *sqliteStore) loadJournal(ctx context.Context, runID string) ([]JournalEntry, error) {
+func (s *Store) LoadJournal(ctx context.Context, runID string) ([]store.JournalEntry, error) {
 	s.hook("journal", sqliteLoadJournal)
-	return queryAll(ctx, s.d, sqliteLoadJournal, []any{runID}, func(scan func(...any) error) (JournalEntry, error) {
-		var e JournalEntry
+	return store.QueryAll(ctx, s.d, sqliteLoadJournal, []any{runID}, func(scan func(...any) error) (store.JournalEntry, error) {
+		var e store.JournalEntry
 		var kind string
 		var created int64
 		err := scan(&e.Seq, &e.StepID, &kind, &e.Result, &created)
-		e.Kind = EntryKind(kind)
-		e.CreatedAt = fromMs(created)
+		e.Kind = store.EntryKind(kind)
+		e.CreatedAt = store.FromMs(created)
 		return e, err
 	})
 }
@@ -282,18 +284,18 @@ const sqliteAppend = `
 INSERT INTO _sky_durable_journal (run_id, seq, step_id, kind, result, created_at)
 SELECT id, ?, ?, ?, ?, ? FROM _sky_durable_runs WHERE id = ? AND lease_token = ? AND status = 'running'`
 
-func (s *sqliteStore) appendEntry(ctx context.Context, q *db.DB, f fence, e JournalEntry, now time.Time) error {
-	n, err := s.exec(ctx, q, "append", sqliteAppend, e.Seq, e.StepID, string(e.Kind), e.Result, ms(now), f.runID, f.token)
-	return leaseChecked(n, err)
+func (s *Store) AppendEntry(ctx context.Context, q *db.DB, f store.Fence, e store.JournalEntry, now time.Time) error {
+	n, err := s.exec(ctx, q, "append", sqliteAppend, e.Seq, e.StepID, string(e.Kind), e.Result, ms(now), f.RunID, f.Token)
+	return store.LeaseChecked(n, err)
 }
 
-func (s *sqliteStore) consumeSignal(ctx context.Context, f fence, name string, e JournalEntry, accept func(string) error, now time.Time) (bool, error) {
+func (s *Store) ConsumeSignal(ctx context.Context, f store.Fence, name string, e store.JournalEntry, accept func(string) error, now time.Time) (bool, error) {
 	found := false
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		var payload string
 		s.hook("signal", sqliteReadSignal)
-		err := tx.QueryRow(ctx, sqliteReadSignal, f.runID, name).Scan(&payload)
-		if isNoRows(err) {
+		err := tx.QueryRow(ctx, sqliteReadSignal, f.RunID, name).Scan(&payload)
+		if store.IsNoRows(err) {
 			return nil
 		}
 		if err != nil {
@@ -303,10 +305,10 @@ func (s *sqliteStore) consumeSignal(ctx context.Context, f fence, name string, e
 			return err
 		}
 		e.Result = payload
-		if err := s.appendEntry(ctx, tx, f, e, now); err != nil {
+		if err := s.AppendEntry(ctx, tx, f, e, now); err != nil {
 			return err
 		}
-		if _, err := s.exec(ctx, tx, "signal", sqliteMarkDelivered, f.runID, name); err != nil {
+		if _, err := s.exec(ctx, tx, "signal", sqliteMarkDelivered, f.RunID, name); err != nil {
 			return err
 		}
 		found = true
@@ -327,17 +329,17 @@ UPDATE _sky_durable_runs
          ELSE ? END
  WHERE id = ? AND lease_token = ? AND status = 'running'`
 
-func (s *sqliteStore) suspend(ctx context.Context, f fence, wakeAt time.Time, signal string, now time.Time) error {
+func (s *Store) Suspend(ctx context.Context, f store.Fence, wakeAt time.Time, signal string, now time.Time) error {
 	var sig any
 	if signal != "" {
 		sig = signal
 	}
-	wake := infinityMs
+	wake := store.InfinityMs
 	if !wakeAt.IsZero() {
 		wake = ms(wakeAt)
 	}
-	n, err := s.exec(ctx, s.d, "suspend", sqliteSuspend, ms(now), sig, sig, sig, ms(now), wake, f.runID, f.token)
-	return leaseChecked(n, err)
+	n, err := s.exec(ctx, s.d, "suspend", sqliteSuspend, ms(now), sig, sig, sig, ms(now), wake, f.RunID, f.Token)
+	return store.LeaseChecked(n, err)
 }
 
 const sqliteComplete = `
@@ -346,34 +348,34 @@ UPDATE _sky_durable_runs
        waiting_signal = NULL, updated_at = ?
  WHERE id = ? AND lease_token = ? AND status = 'running'`
 
-func (s *sqliteStore) complete(ctx context.Context, f fence, last *JournalEntry, output string, now time.Time) error {
+func (s *Store) Complete(ctx context.Context, f store.Fence, last *store.JournalEntry, output string, now time.Time) error {
 	if last == nil {
-		n, err := s.exec(ctx, s.d, "complete", sqliteComplete, output, ms(now), f.runID, f.token)
-		return leaseChecked(n, err)
+		n, err := s.exec(ctx, s.d, "complete", sqliteComplete, output, ms(now), f.RunID, f.Token)
+		return store.LeaseChecked(n, err)
 	}
 	return s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
-		if err := s.appendEntry(ctx, tx, f, *last, now); err != nil {
+		if err := s.AppendEntry(ctx, tx, f, *last, now); err != nil {
 			return err
 		}
-		n, err := s.exec(ctx, tx, "complete", sqliteComplete, output, ms(now), f.runID, f.token)
-		return leaseChecked(n, err)
+		n, err := s.exec(ctx, tx, "complete", sqliteComplete, output, ms(now), f.RunID, f.Token)
+		return store.LeaseChecked(n, err)
 	})
 }
 
-// completeAndClaim completes, then claims: two statements (SQLite has no
+// CompleteAndClaim completes, then claims: two statements (SQLite has no
 // round trip to save).
-func (s *sqliteStore) completeAndClaim(ctx context.Context, f fence, last *JournalEntry, output string, now time.Time, next nextClaim) (claimed, bool, error, error) {
-	done := s.complete(ctx, f, last, output, now)
-	if done != nil && !IsLeaseLost(done) {
-		return claimed{}, false, nil, done
+func (s *Store) CompleteAndClaim(ctx context.Context, f store.Fence, last *store.JournalEntry, output string, now time.Time, next store.NextClaim) (store.Claimed, bool, error, error) {
+	done := s.Complete(ctx, f, last, output, now)
+	if done != nil && !errors.Is(done, store.ErrLeaseLost) {
+		return store.Claimed{}, false, nil, done
 	}
-	var c claimed
+	var c store.Claimed
 	var ok bool
 	var err error
-	if next.pinned {
-		c, ok, err = s.claimPinned(ctx, next.keys, now, next.lease, next.token, next.worker)
+	if next.Pinned {
+		c, ok, err = s.ClaimPinned(ctx, next.Keys, now, next.Lease, next.Token, next.Worker)
 	} else {
-		c, ok, err = s.claimRun(ctx, next.names, now, next.lease, next.token, next.worker)
+		c, ok, err = s.ClaimRun(ctx, next.Names, now, next.Lease, next.Token, next.Worker)
 	}
 	return c, ok, done, err
 }
@@ -384,13 +386,13 @@ UPDATE _sky_durable_runs
        waiting_signal = NULL, updated_at = ?
  WHERE id = ? AND lease_token = ? AND status = 'running'`
 
-func (s *sqliteStore) fail(ctx context.Context, f fence, lastError string, backoff time.Duration, dead bool, now time.Time) error {
-	status := StatusFailed
+func (s *Store) Fail(ctx context.Context, f store.Fence, lastError string, backoff time.Duration, dead bool, now time.Time) error {
+	status := store.StatusFailed
 	if dead {
-		status = StatusDead
+		status = store.StatusDead
 	}
-	n, err := s.exec(ctx, s.d, "fail", sqliteFail, string(status), lastError, ms(now.Add(backoff)), ms(now), f.runID, f.token)
-	return leaseChecked(n, err)
+	n, err := s.exec(ctx, s.d, "fail", sqliteFail, string(status), lastError, ms(now.Add(backoff)), ms(now), f.RunID, f.Token)
+	return store.LeaseChecked(n, err)
 }
 
 const sqliteRelease = `
@@ -399,9 +401,9 @@ UPDATE _sky_durable_runs
        wake_at = ?, claimed_at = NULL, lease_token = NULL, updated_at = ?
  WHERE id = ? AND lease_token = ? AND status = 'running'`
 
-func (s *sqliteStore) release(ctx context.Context, f fence, now time.Time) error {
-	n, err := s.exec(ctx, s.d, "release", sqliteRelease, ms(now), ms(now), f.runID, f.token)
-	return leaseChecked(n, err)
+func (s *Store) Release(ctx context.Context, f store.Fence, now time.Time) error {
+	n, err := s.exec(ctx, s.d, "release", sqliteRelease, ms(now), ms(now), f.RunID, f.Token)
+	return store.LeaseChecked(n, err)
 }
 
 const sqlitePutSignal = `
@@ -414,7 +416,7 @@ const sqliteWakeForSignal = `
 UPDATE _sky_durable_runs SET wake_at = ?, updated_at = ?
  WHERE id = ? AND status = 'waiting' AND waiting_signal = ?`
 
-func (s *sqliteStore) putSignal(ctx context.Context, runID, name, payload string, now time.Time) (bool, error) {
+func (s *Store) PutSignal(ctx context.Context, runID, name, payload string, now time.Time) (bool, error) {
 	stored := false
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		n, err := s.exec(ctx, tx, "signal", sqlitePutSignal, runID, name, payload, ms(now))
@@ -434,34 +436,34 @@ const sqliteRunColumns = `id, workflow, version, status, input, COALESCE(output,
 
 const sqliteReadRun = `SELECT ` + sqliteRunColumns + ` FROM _sky_durable_runs WHERE id = ?`
 
-func sqliteRunScanner(scan func(...any) error) (Run, error) {
-	var r Run
+func sqliteRunScanner(scan func(...any) error) (store.Run, error) {
+	var r store.Run
 	var status string
 	var wake, claimedAt, created, updated, compacted int64
 	err := scan(&r.ID, &r.Workflow, &r.Version, &status, &r.Input, &r.Output, &r.Attempts,
 		&wake, &r.WaitingSignal, &r.LastError, &claimedAt, &r.ClaimedBy, &created, &updated, &compacted)
-	r.Status = Status(status)
-	r.WakeAt, r.ClaimedAt, r.CreatedAt, r.UpdatedAt = fromMs(wake), fromMs(claimedAt), fromMs(created), fromMs(updated)
-	r.CompactedAt = fromMs(compacted)
+	r.Status = store.Status(status)
+	r.WakeAt, r.ClaimedAt, r.CreatedAt, r.UpdatedAt = store.FromMs(wake), store.FromMs(claimedAt), store.FromMs(created), store.FromMs(updated)
+	r.CompactedAt = store.FromMs(compacted)
 	return r, err
 }
 
-func (s *sqliteStore) readRun(ctx context.Context, runID string) (Run, error) {
+func (s *Store) ReadRun(ctx context.Context, runID string) (store.Run, error) {
 	s.hook("read", sqliteReadRun)
-	runs, err := scanRuns(ctx, s.d, sqliteReadRun, []any{runID}, sqliteRunScanner)
+	runs, err := store.ScanRuns(ctx, s.d, sqliteReadRun, []any{runID}, sqliteRunScanner)
 	if err != nil {
-		return Run{}, err
+		return store.Run{}, err
 	}
 	if len(runs) == 0 {
-		return Run{}, errRunNotFound
+		return store.Run{}, store.ErrRunNotFound
 	}
 	return runs[0], nil
 }
 
-func (s *sqliteStore) listRuns(ctx context.Context, f ListFilter) ([]Run, error) {
-	sql, args := listSQL(sqliteRunColumns, f, func(index string) string { return " INDEXED BY " + index })
+func (s *Store) ListRuns(ctx context.Context, f store.ListFilter) ([]store.Run, error) {
+	sql, args := store.ListSQL(sqliteRunColumns, f, func(index string) string { return " INDEXED BY " + index })
 	s.hook("list", sql)
-	return scanRuns(ctx, s.d, sql, args, sqliteRunScanner)
+	return store.ScanRuns(ctx, s.d, sql, args, sqliteRunScanner)
 }
 
 const sqliteRetry = `
@@ -470,7 +472,7 @@ UPDATE _sky_durable_runs
        waiting_signal = NULL, updated_at = ?
  WHERE id = ? AND status IN ('failed','dead')`
 
-func (s *sqliteStore) retryRun(ctx context.Context, runID string, now time.Time) (bool, error) {
+func (s *Store) RetryRun(ctx context.Context, runID string, now time.Time) (bool, error) {
 	n, err := s.exec(ctx, s.d, "retry", sqliteRetry, ms(now), ms(now), runID)
 	return n == 1, err
 }
@@ -478,7 +480,7 @@ func (s *sqliteStore) retryRun(ctx context.Context, runID string, now time.Time)
 const sqliteWake = `
 UPDATE _sky_durable_runs SET wake_at = ?, updated_at = ? WHERE id = ? AND status = 'waiting'`
 
-func (s *sqliteStore) wakeRun(ctx context.Context, runID string, now time.Time) (bool, error) {
+func (s *Store) WakeRun(ctx context.Context, runID string, now time.Time) (bool, error) {
 	n, err := s.exec(ctx, s.d, "wake", sqliteWake, ms(now), ms(now), runID)
 	return n == 1, err
 }
@@ -488,7 +490,7 @@ UPDATE _sky_durable_runs
    SET status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = ?
  WHERE id = ? AND status IN ('waiting','running','failed')`
 
-func (s *sqliteStore) cancelRun(ctx context.Context, runID string, now time.Time) (bool, error) {
+func (s *Store) CancelRun(ctx context.Context, runID string, now time.Time) (bool, error) {
 	n, err := s.exec(ctx, s.d, "cancel", sqliteCancel, ms(now), runID)
 	return n == 1, err
 }
@@ -501,7 +503,7 @@ const sqliteDeleteSignals = `DELETE FROM _sky_durable_signals WHERE run_id = ?`
 
 const sqliteStampCompacted = `UPDATE _sky_durable_runs SET compacted_at = ? WHERE id = ?`
 
-func (s *sqliteStore) compactRun(ctx context.Context, runID string, now time.Time) (bool, int64, error) {
+func (s *Store) CompactRun(ctx context.Context, runID string, now time.Time) (bool, int64, error) {
 	ok, total := false, int64(0)
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		var n int64
@@ -528,12 +530,15 @@ INSERT INTO _sky_durable_snapshot (id, seq, data, updated_at) VALUES (?, ?, ?, ?
 ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, data = excluded.data, updated_at = excluded.updated_at
  WHERE _sky_durable_snapshot.seq < excluded.seq`
 
-func (s *sqliteStore) saveSnapshot(ctx context.Context, id string, seq int64, data string, now time.Time) (bool, error) {
+func (s *Store) SaveSnapshot(ctx context.Context, id string, seq int64, data string, now time.Time) (bool, error) {
 	n, err := s.exec(ctx, s.d, "snapshot", sqliteSaveSnapshot, id, seq, data, ms(now))
 	return n == 1, err
 }
 
-func (s *sqliteStore) loadSnapshot(ctx context.Context, id string) (int64, string, bool, error) {
+func (s *Store) LoadSnapshot(ctx context.Context, id string) (int64, string, bool, error) {
 	s.hook("snapshot", sqliteLoadSnapshot)
-	return loadSnapshot(ctx, s.d, sqliteLoadSnapshot, id)
+	return store.QuerySnapshot(ctx, s.d, sqliteLoadSnapshot, id)
 }
+
+// New makes the SQLite store over d; hook sees every statement sent.
+func New(d *db.DB, hook store.StatementHook) *Store { return &Store{d: d, hook: hook} }

@@ -1,4 +1,4 @@
-package durable
+package postgres
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"skydurable/runtime/db"
 	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/durable/store/storetest"
 )
 
 // TestEmptyPollIsAnIndexRangeOnPostgres checks the claim's plan: with many
@@ -17,7 +18,7 @@ import (
 func TestEmptyPollIsAnIndexRangeOnPostgres(t *testing.T) {
 	ctx := context.Background()
 	d := dbtest.Open(t, "postgres")
-	e := New(d, Options{})
+	e := New(d, func(string, string) {})
 	if err := e.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestEmptyPollIsAnIndexRangeOnPostgres(t *testing.T) {
 		var plan strings.Builder
 		err := d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 			rows, err := tx.Query(ctx, "EXPLAIN (ANALYZE, COSTS OFF) "+c.sql,
-				nil, DefaultLease.Milliseconds(), c.picks, "token", "worker")
+				nil, storetest.Lease.Milliseconds(), c.picks, "token", "worker")
 			if err != nil {
 				return err
 			}
@@ -69,7 +70,7 @@ func TestEmptyPollIsAnIndexRangeOnPostgres(t *testing.T) {
 func TestClaimPlanSurvivesABurstOnAFreshTable(t *testing.T) {
 	ctx := context.Background()
 	d := dbtest.Open(t, "postgres")
-	if err := New(d, Options{}).Setup(ctx); err != nil {
+	if err := New(d, func(string, string) {}).Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
 	due := func(from, to int) string {
@@ -107,7 +108,7 @@ func TestClaimPlanSurvivesABurstOnAFreshTable(t *testing.T) {
 func TestSetupReplacesAnOlderDueIndex(t *testing.T) {
 	ctx := context.Background()
 	d := dbtest.Open(t, "postgres")
-	e := New(d, Options{})
+	e := New(d, func(string, string) {})
 	if err := e.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package durable
+package postgres
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"skydurable/runtime/db"
+	"skydurable/runtime/durable/store"
 	"skydurable/runtime/task"
 )
 
@@ -38,16 +39,16 @@ const (
 
 // appendRequest is one journal append waiting for its batch.
 type appendRequest struct {
-	f   fence
-	e   JournalEntry
+	f   store.Fence
+	e   store.JournalEntry
 	now time.Time
 }
 
 // completeRequest is one run completion waiting for its batch, with the
 // body's last step when it is still to be journalled.
 type completeRequest struct {
-	f      fence
-	last   *JournalEntry
+	f      store.Fence
+	last   *store.JournalEntry
 	output string
 	now    time.Time
 }
@@ -141,11 +142,11 @@ SELECT v.run_id, v.token, lease.run_id IS NOT NULL, ins.run_id IS NOT NULL
  WHERE v.run_id IS NOT NULL`
 }
 
-func (s *pgStore) appendBatch(ctx context.Context, batch []appendRequest) []error {
+func (s *Store) appendBatch(ctx context.Context, batch []appendRequest) []error {
 	return writeBatch(ctx, s, "append", pgAppendBatch, 7, batch,
-		func(r appendRequest) fence { return r.f },
+		func(r appendRequest) store.Fence { return r.f },
 		func(r appendRequest) []any {
-			return []any{r.f.runID, r.f.token, timeArg(r.now), r.e.Seq, r.e.StepID, string(r.e.Kind), r.e.Result}
+			return []any{r.f.RunID, r.f.Token, timeArg(r.now), r.e.Seq, r.e.StepID, string(r.e.Kind), r.e.Result}
 		},
 		func(r appendRequest) error { return s.appendOne(ctx, s.d, r.f, r.e, r.now) })
 }
@@ -155,8 +156,8 @@ func (s *pgStore) appendBatch(ctx context.Context, batch []appendRequest) []erro
 // (built by build for a row count, width arguments per request), whose
 // outcome settles each request: written, lease lost, or written again alone
 // (the database rejected the whole batch, or refused this row).
-func writeBatch[R any](ctx context.Context, s *pgStore, kind string, build func(n int) string, width int, batch []R,
-	fenceOf func(R) fence, row func(R) []any, alone func(R) error) []error {
+func writeBatch[R any](ctx context.Context, s *Store, kind string, build func(n int) string, width int, batch []R,
+	fenceOf func(R) store.Fence, row func(R) []any, alone func(R) error) []error {
 	errs := make([]error, len(batch))
 	if len(batch) == 1 {
 		errs[0] = alone(batch[0])
@@ -176,7 +177,7 @@ func writeBatch[R any](ctx context.Context, s *pgStore, kind string, build func(
 		case err != nil || (o.leased && !o.written):
 			errs[i] = alone(r)
 		case !ok || !o.leased:
-			errs[i] = errLeaseLost
+			errs[i] = store.ErrLeaseLost
 		}
 	}
 	return errs
@@ -204,14 +205,14 @@ ins AS (
 SELECT run_id, token, TRUE, TRUE FROM done`
 }
 
-func (s *pgStore) completeBatch(ctx context.Context, batch []completeRequest) []error {
+func (s *Store) completeBatch(ctx context.Context, batch []completeRequest) []error {
 	return writeBatch(ctx, s, "complete", pgCompleteBatch, 8, batch,
-		func(r completeRequest) fence { return r.f },
+		func(r completeRequest) store.Fence { return r.f },
 		func(r completeRequest) []any {
 			if e := r.last; e != nil {
-				return []any{r.f.runID, r.f.token, timeArg(r.now), r.output, e.Seq, e.StepID, string(e.Kind), e.Result}
+				return []any{r.f.RunID, r.f.Token, timeArg(r.now), r.output, e.Seq, e.StepID, string(e.Kind), e.Result}
 			}
-			return []any{r.f.runID, r.f.token, timeArg(r.now), r.output, nil, nil, nil, nil}
+			return []any{r.f.RunID, r.f.Token, timeArg(r.now), r.output, nil, nil, nil, nil}
 		},
 		func(r completeRequest) error { return s.completeOne(ctx, r.f, r.last, r.output, r.now) })
 }
@@ -221,31 +222,31 @@ type batchOutcome struct{ leased, written bool }
 
 // batchOutcomes runs a batched statement and reads its (run id, token,
 // leased, written) rows.
-func (s *pgStore) batchOutcomes(ctx context.Context, op, sql string, args []any) (map[fence]batchOutcome, error) {
+func (s *Store) batchOutcomes(ctx context.Context, op, sql string, args []any) (map[store.Fence]batchOutcome, error) {
 	s.hook(op, sql)
-	out := map[fence]batchOutcome{}
-	_, err := queryAll(ctx, s.d, sql, args, func(scan func(...any) error) (struct{}, error) {
-		var f fence
+	out := map[store.Fence]batchOutcome{}
+	_, err := store.QueryAll(ctx, s.d, sql, args, func(scan func(...any) error) (struct{}, error) {
+		var f store.Fence
 		var o batchOutcome
-		err := scan(&f.runID, &f.token, &o.leased, &o.written)
+		err := scan(&f.RunID, &f.Token, &o.leased, &o.written)
 		out[f] = o
 		return struct{}{}, err
 	})
 	return out, err
 }
 
-// appendEntry journals e: inside a transaction (q bound to one, or ctx
+// AppendEntry journals e: inside a transaction (q bound to one, or ctx
 // carrying one) alone, on the transaction; otherwise through group commit.
-func (s *pgStore) appendEntry(ctx context.Context, q *db.DB, f fence, e JournalEntry, now time.Time) error {
+func (s *Store) AppendEntry(ctx context.Context, q *db.DB, f store.Fence, e store.JournalEntry, now time.Time) error {
 	if q != s.d || q.JoinsTransaction(ctx) {
 		return s.appendOne(ctx, q, f, e, now)
 	}
 	return s.appends.do(ctx, appendRequest{f: f, e: e, now: now})
 }
 
-// complete marks the run done through group commit (or alone when ctx
+// Complete marks the run done through group commit (or alone when ctx
 // carries a transaction).
-func (s *pgStore) complete(ctx context.Context, f fence, last *JournalEntry, output string, now time.Time) error {
+func (s *Store) Complete(ctx context.Context, f store.Fence, last *store.JournalEntry, output string, now time.Time) error {
 	if s.d.JoinsTransaction(ctx) {
 		return s.completeOne(ctx, f, last, output, now)
 	}
@@ -281,7 +282,7 @@ func stopped(done <-chan struct{}) bool {
 }
 
 type claimOutcome struct {
-	c  claimed
+	c  store.Claimed
 	ok bool
 }
 
@@ -289,12 +290,12 @@ type claimOutcome struct {
 // pollers share one statement, which claims up to one run per poller (each
 // with its own token); a poller left without a run finds none due, as it
 // would have alone.
-func (s *pgStore) claim(ctx context.Context, r claimRequest) (claimed, bool, error) {
+func (s *Store) claim(ctx context.Context, r claimRequest) (store.Claimed, bool, error) {
 	if s.d.JoinsTransaction(ctx) {
 		return s.claimOne(ctx, r)
 	}
 	if err := ctx.Err(); err != nil {
-		return claimed{}, false, task.As(err)
+		return store.Claimed{}, false, task.As(err)
 	}
 	r.out, r.done = &claimOutcome{}, ctx.Done()
 	err := s.claims.do(ctx, r)
@@ -304,7 +305,7 @@ func (s *pgStore) claim(ctx context.Context, r claimRequest) (claimed, bool, err
 // claimBatch runs the claims of a batch, one statement per kind of claim
 // (its statement, pick, lease and worker); a statement that fails is run
 // again alone per claim.
-func (s *pgStore) claimBatch(ctx context.Context, batch []claimRequest) []error {
+func (s *Store) claimBatch(ctx context.Context, batch []claimRequest) []error {
 	errs := make([]error, len(batch))
 	type kind struct {
 		pinned       bool
@@ -360,7 +361,7 @@ func (s *pgStore) claimBatch(ctx context.Context, batch []claimRequest) []error 
 			}
 			continue
 		}
-		byToken := make(map[string]claimed, len(runs))
+		byToken := make(map[string]store.Claimed, len(runs))
 		for _, run := range runs {
 			byToken[run.token] = run.c
 		}

@@ -1,8 +1,10 @@
-package durable
+package postgres
 
 import (
 	"context"
 	"time"
+
+	"skydurable/runtime/durable/store"
 )
 
 // pgCompactBatch compacts one batch in one statement (so one short
@@ -42,7 +44,7 @@ stamped AS (
 SELECT (SELECT COUNT(*) FROM stamped), (SELECT COUNT(*) FROM journal) + (SELECT COUNT(*) FROM signals),
        (SELECT MAX(created_at) FROM picked)`
 
-func (s *pgStore) compactBatch(ctx context.Context, olderThan time.Duration, limit int, from, now time.Time) (int64, int64, time.Time, error) {
+func (s *Store) CompactBatch(ctx context.Context, olderThan time.Duration, limit int, from, now time.Time) (int64, int64, time.Time, error) {
 	var runs, rows int64
 	var last *time.Time
 	var fromArg any
@@ -59,10 +61,10 @@ func (s *pgStore) compactBatch(ctx context.Context, olderThan time.Duration, lim
 
 const pgListSignals = `SELECT name, payload, delivered, created_at FROM _sky_durable_signals WHERE run_id = ? ORDER BY created_at, name`
 
-func (s *pgStore) listSignals(ctx context.Context, runID string) ([]SignalInfo, error) {
+func (s *Store) ListSignals(ctx context.Context, runID string) ([]store.SignalInfo, error) {
 	s.hook("signals", pgListSignals)
-	return queryAll(ctx, s.d, pgListSignals, []any{runID}, func(scan func(...any) error) (SignalInfo, error) {
-		var si SignalInfo
+	return store.QueryAll(ctx, s.d, pgListSignals, []any{runID}, func(scan func(...any) error) (store.SignalInfo, error) {
+		var si store.SignalInfo
 		err := scan(&si.Name, &si.Payload, &si.Delivered, &si.CreatedAt)
 		return si, err
 	})

@@ -1,4 +1,4 @@
-package durable
+package postgres_test
 
 import (
 	"context"
@@ -10,8 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"skydurable/runtime/codec"
 	"skydurable/runtime/db"
 	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/durable"
+	"skydurable/runtime/durable/store"
+	"skydurable/runtime/durable/store/postgres"
 	"skydurable/runtime/task"
 )
 
@@ -20,7 +24,7 @@ import (
 // compaction of 100,000 finished runs with its longest batch transaction.
 // Both run on PostgreSQL, filled by one generate_series statement each.
 //
-//	go test -run '^$' -bench 'BenchmarkOps' -benchtime 1x ./stdlib/durable
+//	go test -run '^$' -bench 'BenchmarkOps' -benchtime 1x ./runtime/durable/store/postgres
 
 const (
 	lsRuns      = 1_000_000
@@ -53,7 +57,7 @@ func BenchmarkOpsList(b *testing.B) {
 	ctx := context.Background()
 	url := dbtest.URL(b, "opsls")
 	d := openPG(b, url)
-	e := New(d, Options{})
+	e := durable.New(d, durable.Options{})
 	if err := e.Setup(ctx); err != nil {
 		b.Fatal(err)
 	}
@@ -66,12 +70,12 @@ func BenchmarkOpsList(b *testing.B) {
 	}
 	fmt.Printf("ops ls: %d runs inserted and analysed in %s\n", lsRuns, time.Since(began).Round(time.Millisecond))
 
-	filters := []ListFilter{
+	filters := []durable.ListFilter{
 		{Limit: 50},
-		{Status: StatusDead, Limit: 50},
+		{Status: durable.StatusDead, Limit: 50},
 		{Workflow: "wf-3", Limit: 50},
-		{Status: StatusWaiting, Workflow: "wf-7", Limit: 50},
-		{Status: StatusRunning, Limit: 50}, // no such run: the index answers empty
+		{Status: durable.StatusWaiting, Workflow: "wf-7", Limit: 50},
+		{Status: durable.StatusRunning, Limit: 50}, // no such run: the index answers empty
 	}
 	b.ResetTimer()
 	for range b.N {
@@ -97,11 +101,11 @@ func BenchmarkOpsList(b *testing.B) {
 		for range lsRepeats {
 			t0 := time.Now()
 			c := openPG(b, url)
-			ce := New(c, Options{})
+			ce := durable.New(c, durable.Options{})
 			if err := ce.Setup(ctx); err != nil {
 				b.Fatal(err)
 			}
-			if _, err := ce.ListRuns(ctx, ListFilter{Status: StatusDead, Limit: 50}); err != nil {
+			if _, err := ce.ListRuns(ctx, durable.ListFilter{Status: durable.StatusDead, Limit: 50}); err != nil {
 				b.Fatal(err)
 			}
 			cli = append(cli, time.Since(t0))
@@ -114,9 +118,9 @@ func BenchmarkOpsList(b *testing.B) {
 	}
 	b.StopTimer()
 	fmt.Printf("ops claim plan (PinToStart) on the same table:\n%s\n",
-		explain(b, d, pgClaimPinned, nil, DefaultLease.Milliseconds(), `[{"w":"wf-0","v":1},{"w":"wf-0","v":2}]`, "explain-token", "explain"))
+		explain(b, d, postgres.ClaimPinnedSQL, nil, durable.DefaultLease.Milliseconds(), `[{"w":"wf-0","v":1},{"w":"wf-0","v":2}]`, "explain-token", "explain"))
 	for _, f := range filters {
-		sql, args := listSQL(pgRunColumns, f, func(string) string { return "" })
+		sql, args := store.ListSQL(postgres.RunColumns, f, func(string) string { return "" })
 		fmt.Printf("ops ls plan, %s:\n%s\n", lsArgs(f), explain(b, d, sql, args...))
 	}
 }
@@ -129,7 +133,7 @@ func BenchmarkOpsList(b *testing.B) {
 func BenchmarkOpsCompact(b *testing.B) {
 	ctx := context.Background()
 	d := openPG(b, dbtest.URL(b, "opscompact"))
-	e := New(d, Options{})
+	e := durable.New(d, durable.Options{})
 	if err := e.Setup(ctx); err != nil {
 		b.Fatal(err)
 	}
@@ -157,13 +161,13 @@ func BenchmarkOpsCompact(b *testing.B) {
 		if err := d.QueryRow(ctx, `SELECT COUNT(*) FROM _sky_durable_journal j JOIN _sky_durable_runs r ON r.id = j.run_id WHERE r.status <> 'done'`).Scan(&live); err != nil {
 			b.Fatal(err)
 		}
-		fmt.Printf("ops compact plan (the first batch, rolled back):\n%s\n", explain(b, d, pgCompactBatch, nil, time.Hour.Milliseconds(), nil, DefaultCompactBatch))
+		fmt.Printf("ops compact plan (the first batch, rolled back):\n%s\n", explain(b, d, postgres.CompactBatchSQL, nil, time.Hour.Milliseconds(), nil, durable.DefaultCompactBatch))
 		stop, figures := liveWorker(b, d)
 		stopOnce := sync.OnceFunc(func() { close(stop) })
 		b.Cleanup(stopOnce)
 		b.StartTimer()
 		t0 := time.Now()
-		res, err := e.CompactOlderThan(ctx, time.Hour, CompactOptions{})
+		res, err := e.CompactOlderThan(ctx, time.Hour, durable.CompactOptions{})
 		took := time.Since(t0)
 		if err != nil {
 			b.Fatal(err)
@@ -180,7 +184,7 @@ func BenchmarkOpsCompact(b *testing.B) {
 			b.Fatalf("compacted %d runs (want %d); live journal rows %d → %d", res.Runs, compactRuns, live, liveAfter)
 		}
 		fmt.Printf("ops compact: %d runs, %d rows deleted in %d batches of %d in %s (%.0f runs/s); longest batch transaction %.1f ms; live runs' %d journal rows untouched\n",
-			res.Runs, res.Rows, res.Batches, DefaultCompactBatch, took.Round(time.Millisecond), float64(res.Runs)/took.Seconds(), ms64(res.LongestBatch), live)
+			res.Runs, res.Rows, res.Batches, durable.DefaultCompactBatch, took.Round(time.Millisecond), float64(res.Runs)/took.Seconds(), ms64(res.LongestBatch), live)
 		b.ReportMetric(ms64(res.LongestBatch), "longest-batch-ms")
 		b.ReportMetric(float64(res.Runs)/took.Seconds(), "runs/s")
 	}
@@ -194,10 +198,10 @@ type workerFigures struct {
 // liveWorker starts and advances one-step runs until stop is closed, then
 // sends how many it finished and its slowest poll.
 func liveWorker(b *testing.B, d *db.DB) (chan struct{}, chan workerFigures) {
-	live := Register("bench.live", str, str, func(c *Ctx, in string) task.Task[string] {
-		return Step(c, str, "s", task.Succeed(in))
+	live := durable.Register("bench.live", codec.String, codec.String, func(c *durable.Ctx, in string) task.Task[string] {
+		return durable.Step(c, codec.String, "s", task.Succeed(in))
 	})
-	w := New(d, Options{WorkerID: "live-worker"})
+	w := durable.New(d, durable.Options{WorkerID: "live-worker"})
 	stop, out := make(chan struct{}), make(chan workerFigures, 1)
 	go func() {
 		ctx := context.Background()
@@ -209,12 +213,12 @@ func liveWorker(b *testing.B, d *db.DB) (chan struct{}, chan workerFigures) {
 				return
 			default:
 			}
-			if err := Start(ctx, w, live, fmt.Sprintf("live-%d", i), "x"); err != nil {
+			if err := durable.Start(ctx, w, live, fmt.Sprintf("live-%d", i), "x"); err != nil {
 				b.Error(err)
 				return
 			}
 			t0 := time.Now()
-			worked, err := w.Poll(ctx, []Workflow{live.Erase()})
+			worked, err := w.Poll(ctx, []durable.Workflow{live.Erase()})
 			f.slowest = max(f.slowest, time.Since(t0))
 			if err != nil || !worked {
 				b.Errorf("live worker poll: %v %v", worked, err)
@@ -236,7 +240,7 @@ func openPG(b *testing.B, url string) *db.DB {
 	return d
 }
 
-func lsArgs(f ListFilter) string {
+func lsArgs(f durable.ListFilter) string {
 	s := "sky durable ls"
 	if f.Status != "" {
 		s += " --status " + string(f.Status)

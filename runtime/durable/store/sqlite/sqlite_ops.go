@@ -1,4 +1,4 @@
-package durable
+package sqlite
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"skydurable/runtime/db"
+	"skydurable/runtime/durable/store"
 )
 
 // sqlitePickCompactable lists one batch of finished, not yet compacted runs
@@ -26,9 +27,9 @@ const sqliteDeleteSignalsOf = `DELETE FROM _sky_durable_signals WHERE run_id IN 
 const sqliteStampCompactedOf = `UPDATE _sky_durable_runs SET compacted_at = ?
  WHERE id IN (SELECT value FROM json_each(?)) AND status IN ('done','cancelled')`
 
-// compactBatch compacts one batch in one transaction (SQLite holds its
+// CompactBatch compacts one batch in one transaction (SQLite holds its
 // single writer lock for it, so batches keep that lock short).
-func (s *sqliteStore) compactBatch(ctx context.Context, olderThan time.Duration, limit int, from, now time.Time) (int64, int64, time.Time, error) {
+func (s *Store) CompactBatch(ctx context.Context, olderThan time.Duration, limit int, from, now time.Time) (int64, int64, time.Time, error) {
 	var runs, rows int64
 	last := from
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
@@ -39,7 +40,7 @@ func (s *sqliteStore) compactBatch(ctx context.Context, olderThan time.Duration,
 			id      string
 			created int64
 		}
-		found, err := queryAll(ctx, tx, sqlitePickCompactable, []any{max(ms(from), 0), cutoff, cutoff, limit}, func(scan func(...any) error) (picked, error) {
+		found, err := store.QueryAll(ctx, tx, sqlitePickCompactable, []any{max(ms(from), 0), cutoff, cutoff, limit}, func(scan func(...any) error) (picked, error) {
 			var p picked
 			return p, scan(&p.id, &p.created)
 		})
@@ -50,7 +51,7 @@ func (s *sqliteStore) compactBatch(ctx context.Context, olderThan time.Duration,
 		for i, p := range found {
 			ids[i] = p.id
 		}
-		last = fromMs(found[len(found)-1].created)
+		last = store.FromMs(found[len(found)-1].created)
 		idsJSON, _ := json.Marshal(ids)
 		for _, sql := range []string{sqliteDeleteJournalOf, sqliteDeleteSignalsOf} {
 			n, err := s.exec(ctx, tx, "compact", sql, string(idsJSON))
@@ -67,13 +68,13 @@ func (s *sqliteStore) compactBatch(ctx context.Context, olderThan time.Duration,
 
 const sqliteListSignals = `SELECT name, payload, delivered, created_at FROM _sky_durable_signals WHERE run_id = ? ORDER BY created_at, name`
 
-func (s *sqliteStore) listSignals(ctx context.Context, runID string) ([]SignalInfo, error) {
+func (s *Store) ListSignals(ctx context.Context, runID string) ([]store.SignalInfo, error) {
 	s.hook("signals", sqliteListSignals)
-	return queryAll(ctx, s.d, sqliteListSignals, []any{runID}, func(scan func(...any) error) (SignalInfo, error) {
-		var si SignalInfo
+	return store.QueryAll(ctx, s.d, sqliteListSignals, []any{runID}, func(scan func(...any) error) (store.SignalInfo, error) {
+		var si store.SignalInfo
 		var created int64
 		err := scan(&si.Name, &si.Payload, &si.Delivered, &created)
-		si.CreatedAt = fromMs(created)
+		si.CreatedAt = store.FromMs(created)
 		return si, err
 	})
 }

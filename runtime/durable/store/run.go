@@ -1,9 +1,15 @@
-package durable
+package store
 
-import "time"
+import (
+	"slices"
+	"time"
 
-// Status is the state of a run. The states form a small machine, enforced
-// by a CHECK constraint in both stores:
+	"skydurable/runtime/task"
+)
+
+// Status is the state of a run. The states form the small machine of
+// Machine (machine.go), the statuses themselves are enforced by a CHECK
+// constraint in both stores:
 //
 //	waiting ──claim──▶ running ──▶ waiting (suspended) | done | failed | dead
 //	failed  ──claim──▶ running          (a retry after backoff)
@@ -89,14 +95,67 @@ type JournalEntry struct {
 	CreatedAt time.Time
 }
 
-// infinityMs stands for PostgreSQL's 'infinity' on SQLite (epoch ms).
-const infinityMs int64 = 1<<63 - 1
+// InfinityMs stands for PostgreSQL's 'infinity' on SQLite (epoch ms).
+const InfinityMs int64 = 1<<63 - 1
 
-// fromMs turns stored epoch milliseconds back into a time; 0 and the
+// FromMs turns stored epoch milliseconds back into a time; 0 and the
 // infinity marker read as the zero time.
-func fromMs(ms int64) time.Time {
-	if ms <= 0 || ms == infinityMs {
+func FromMs(ms int64) time.Time {
+	if ms <= 0 || ms == InfinityMs {
 		return time.Time{}
 	}
 	return time.UnixMilli(ms).UTC()
+}
+
+// VersionKey is one (workflow, version) pair a worker has; its JSON form is
+// what the pinned claim statement reads.
+type VersionKey struct {
+	Name    string `json:"w"`
+	Version int    `json:"v"`
+}
+
+// LeaseLostTag is the Custom detail text of the error a Ctx returns once the
+// worker's lease on its run is gone.
+const LeaseLostTag = "sky.durable.leaseLost"
+
+// ErrLeaseLost is what the store returns when a fenced write matched no row.
+var ErrLeaseLost = task.New(task.Conflict, "durable: lease lost").
+	WithDetails(task.Details{Tag: task.Custom, Text: LeaseLostTag})
+
+// ErrRunNotFound is what the store returns for an unknown run id.
+var ErrRunNotFound = task.New(task.NotFound, "durable: no such run")
+
+// ListFilter selects runs for ListRuns. Zero fields select everything.
+type ListFilter struct {
+	// Status keeps only runs in this status.
+	Status Status
+	// Workflow keeps only runs of this workflow name.
+	Workflow string
+	// Limit caps the number of runs (default 100).
+	Limit int
+}
+
+// Valid reports whether s is one of the run statuses.
+func (s Status) Valid() bool { return slices.Contains(AllStatuses, s) }
+
+// SignalInfo is one entry of a run's signal mailbox.
+type SignalInfo struct {
+	Name    string
+	Payload string
+	// Delivered is true once an AwaitSignal consumed it (its payload is
+	// then also in the journal); false while it waits to be consumed.
+	Delivered bool
+	// CreatedAt is when it was (last) sent.
+	CreatedAt time.Time
+}
+
+// LeaseChecked maps a fenced write that matched no row to errLeaseLost.
+func LeaseChecked(n int64, err error) error {
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return ErrLeaseLost
+	}
+	return nil
 }

@@ -1,0 +1,135 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"skydurable/runtime/db"
+)
+
+// Store is everything the engine asks of the database. Each dialect
+// implements it in one file (store_postgres.go, store_sqlite.go) holding all
+// of its SQL; engine logic never builds SQL. A zero now means "use the
+// database's own clock" and is only ever passed to the PostgreSQL Store.
+//
+// Every write for a claimed run takes a fence (run id + lease token) and is
+// guarded by it in the same statement or transaction; a write whose fence no
+// longer matches reports errLeaseLost and changes nothing.
+type Store interface {
+	// Setup creates or migrates the tables, idempotently and safely when
+	// several processes call it at once.
+	Setup(ctx context.Context) error
+	// InsertRun inserts a new run; when the id exists it changes nothing
+	// and reports the existing run's workflow name.
+	InsertRun(ctx context.Context, r NewRun, now time.Time) (inserted bool, existingWorkflow string, err error)
+	// ClaimRun leases the most overdue claimable run whose workflow is in
+	// names, counting an attempt. ok is false when none is due. It also
+	// reads the run's journal in the same statement when it can prove the
+	// read complete (c.journalRead); otherwise the caller uses loadJournal.
+	ClaimRun(ctx context.Context, names []string, now time.Time, lease time.Duration, token, worker string) (c Claimed, ok bool, err error)
+	// ClaimPinned is claimRun for runs whose (workflow, version) is in keys.
+	ClaimPinned(ctx context.Context, keys []VersionKey, now time.Time, lease time.Duration, token, worker string) (c Claimed, ok bool, err error)
+	// LoadJournal reads a run's whole journal in sequence order.
+	LoadJournal(ctx context.Context, runID string) ([]JournalEntry, error)
+	// AppendEntry journals one entry on q (the pool or a transaction)
+	// and renews the lease, in one statement.
+	AppendEntry(ctx context.Context, q *db.DB, f Fence, e JournalEntry, now time.Time) error
+	// ConsumeSignal, in one transaction, finds the undelivered signal
+	// name, lets accept decode its payload (an accept error aborts and
+	// changes nothing), marks it delivered and journals e with the payload.
+	ConsumeSignal(ctx context.Context, f Fence, name string, e JournalEntry, accept func(payload string) error, now time.Time) (found bool, err error)
+	// Suspend releases the lease and parks the run until wakeAt (zero =
+	// never) or until signal name arrives (when name is not empty). An
+	// undelivered signal of that name makes the run due at once.
+	Suspend(ctx context.Context, f Fence, wakeAt time.Time, signal string, now time.Time) error
+	// Complete journals last (when not nil: the body's last step, still
+	// pending), records the output, marks the run done and releases it,
+	// all in one transaction.
+	Complete(ctx context.Context, f Fence, last *JournalEntry, output string, now time.Time) error
+	// CompleteAndClaim is complete followed by a claim of the next due run
+	// (never the one completed), in one statement on PostgreSQL. done is
+	// errLeaseLost when the completion's fence no longer held (the claim
+	// happens regardless); err is a failure of the whole.
+	CompleteAndClaim(ctx context.Context, f Fence, last *JournalEntry, output string, now time.Time, next NextClaim) (c Claimed, ok bool, done error, err error)
+	// Fail records lastError and releases the run as failed (due again
+	// after backoff) or, when dead, as dead.
+	Fail(ctx context.Context, f Fence, lastError string, backoff time.Duration, dead bool, now time.Time) error
+	// Release gives the run back when its worker stops mid-attempt (its
+	// context ended): due at once, the attempt not counted, the status it
+	// had before the claim (failed when its last attempt failed, else
+	// waiting).
+	Release(ctx context.Context, f Fence, now time.Time) error
+	// PutSignal stores a signal (replacing an undelivered one of the same
+	// name, ignoring a delivered one) and wakes the run if it waits for it.
+	PutSignal(ctx context.Context, runID, name, payload string, now time.Time) (stored bool, err error)
+	// ListSignals reads a run's mailbox, oldest first.
+	ListSignals(ctx context.Context, runID string) ([]SignalInfo, error)
+	// ReadRun reads one run; a missing run is errRunNotFound.
+	ReadRun(ctx context.Context, runID string) (Run, error)
+	// ListRuns reads runs newest first (created_at, id), filtered by f
+	// in SQL on an index.
+	ListRuns(ctx context.Context, f ListFilter) ([]Run, error)
+	// RetryRun makes a failed or dead run due now with attempts reset.
+	RetryRun(ctx context.Context, runID string, now time.Time) (bool, error)
+	// WakeRun makes a waiting run due now.
+	WakeRun(ctx context.Context, runID string, now time.Time) (bool, error)
+	// CancelRun marks a run that is not finished as cancelled, revoking
+	// any lease.
+	CancelRun(ctx context.Context, runID string, now time.Time) (bool, error)
+	// CompactRun deletes the journal and signals of a done or cancelled
+	// run, keeping the run row; ok is false when the run is not finished.
+	CompactRun(ctx context.Context, runID string, now time.Time) (ok bool, deleted int64, err error)
+	// CompactBatch compacts, in one short transaction, up to limit done or
+	// cancelled runs not yet compacted, created at or after from (zero: any)
+	// and last updated before now - olderThan, oldest created first; it
+	// reports the runs and rows it handled and the creation time of the
+	// last run, where the next batch starts.
+	CompactBatch(ctx context.Context, olderThan time.Duration, limit int, from, now time.Time) (runs, rows int64, last time.Time, err error)
+	// SaveSnapshot writes data under id when seq is newer than the stored
+	// one; loadSnapshot reads it back.
+	SaveSnapshot(ctx context.Context, id string, seq int64, data string, now time.Time) (bool, error)
+	LoadSnapshot(ctx context.Context, id string) (seq int64, data string, found bool, err error)
+}
+
+// NextClaim is the claim completeAndClaim makes: by workflow names, or by
+// (workflow, version) keys when pinned.
+type NextClaim struct {
+	Names         []string
+	Keys          []VersionKey
+	Pinned        bool
+	Lease         time.Duration
+	Token, Worker string
+}
+
+// Fence identifies the lease a worker holds on a run.
+type Fence struct {
+	RunID string
+	Token string
+}
+
+// NewRun is a run about to be started.
+type NewRun struct {
+	ID       string
+	Workflow string
+	Version  int
+	Input    string
+}
+
+// Claimed is what a claim returns: enough to run the body.
+type Claimed struct {
+	ID        string
+	Workflow  string
+	Version   int
+	Input     string
+	Attempts  int
+	LastError string
+	Now       time.Time // the clock reading the claim used
+	// Journal is the run's whole Journal in sequence order, read by the
+	// claim itself when journalRead is true (see pgClaimWhere for when it
+	// is not: then loadJournal, after the claim, reads it).
+	Journal     []JournalEntry
+	JournalRead bool
+}
+
+// StatementHook is called once per SQL statement the store sends.
+type StatementHook func(op, sql string)

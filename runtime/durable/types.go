@@ -1,0 +1,43 @@
+package durable
+
+import "skydurable/runtime/durable/store"
+
+// The engine's public data types are the store's (runtime/durable/store),
+// so a run read from any store is the same value everywhere.
+type (
+	// Status is the state of a run (see store.Status for the machine).
+	Status = store.Status
+	// Run is one durable run as stored, for inspection (Describe, List).
+	Run = store.Run
+	// EntryKind says what a journal entry records.
+	EntryKind = store.EntryKind
+	// JournalEntry is one journal row: the Seq-th durable operation of a run.
+	JournalEntry = store.JournalEntry
+	// ListFilter selects runs for ListRuns. Zero fields select everything.
+	ListFilter = store.ListFilter
+	// SignalInfo is one entry of a run's signal mailbox.
+	SignalInfo = store.SignalInfo
+)
+
+// The run statuses.
+const (
+	StatusWaiting   = store.StatusWaiting
+	StatusRunning   = store.StatusRunning
+	StatusDone      = store.StatusDone
+	StatusFailed    = store.StatusFailed
+	StatusDead      = store.StatusDead
+	StatusCancelled = store.StatusCancelled
+)
+
+// The journal entry kinds.
+const (
+	KindStep     = store.KindStep
+	KindSleep    = store.KindSleep
+	KindSignal   = store.KindSignal
+	KindDeadline = store.KindDeadline
+	KindTimeout  = store.KindTimeout
+)
+
+// LeaseLostTag is the Custom detail text of the error a Ctx returns once the
+// worker's lease on its run is gone.
+const LeaseLostTag = store.LeaseLostTag
