@@ -102,28 +102,3 @@ func TestClaimPlanSurvivesABurstOnAFreshTable(t *testing.T) {
 		}
 	}
 }
-
-// TestSetupReplacesAnOlderDueIndex checks Setup swaps the due index of an
-// older schema (WHERE status IN the claimable statuses) for the current one.
-func TestSetupReplacesAnOlderDueIndex(t *testing.T) {
-	ctx := context.Background()
-	d := dbtest.Open(t, "postgres")
-	e := New(d, func(string, string) {})
-	if err := e.Setup(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.ExecRaw(ctx, `DROP INDEX _sky_durable_runs_due;
-CREATE INDEX _sky_durable_runs_due ON _sky_durable_runs (wake_at) WHERE status IN ('waiting','running','failed');`); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Setup(ctx); err != nil {
-		t.Fatal(err)
-	}
-	var def string
-	if err := d.QueryRow(ctx, `SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = '_sky_durable_runs_due'`).Scan(&def); err != nil {
-		t.Fatal(err)
-	}
-	if want := "WHERE (status <> ALL (ARRAY['done'::text, 'dead'::text, 'cancelled'::text]))"; !strings.HasSuffix(def, want) {
-		t.Errorf("the due index after Setup is\n%s\nwant it to end with %s", def, want)
-	}
-}

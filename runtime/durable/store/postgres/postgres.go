@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"embed"
 	"encoding/json"
 	"strconv"
 	"time"
@@ -32,114 +33,40 @@ func New(d *db.DB, hook store.StatementHook) *Store {
 	return s
 }
 
-// pgSetupLock is the pg_advisory_xact_lock key that serialises Setup.
-const pgSetupLock = 7_362_201_555
+// migrationFiles are the PostgreSQL store's numbered schema changes.
+//
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
 
-// pgSchema creates the tables of the spec with its exact column names and
-// types, then adds (in place, for an older schema) what the engine needs:
-// a lease token, the claimant, the workflow version, the journal order and
-// entry kind, the status CHECK and the claim index.
-const pgSchema = `
-CREATE TABLE IF NOT EXISTS _sky_durable_runs (
-  id             TEXT PRIMARY KEY,
-  workflow       TEXT NOT NULL,
-  status         TEXT NOT NULL,
-  input          TEXT NOT NULL,
-  output         TEXT,
-  attempts       INT  NOT NULL DEFAULT 0,
-  wake_at        TIMESTAMPTZ NOT NULL,
-  waiting_signal TEXT,
-  last_error     TEXT NOT NULL DEFAULT '',
-  claimed_at     TIMESTAMPTZ,
-  created_at     TIMESTAMPTZ NOT NULL,
-  updated_at     TIMESTAMPTZ NOT NULL
-);
-ALTER TABLE _sky_durable_runs ADD COLUMN IF NOT EXISTS version INT NOT NULL DEFAULT 1;
-ALTER TABLE _sky_durable_runs ADD COLUMN IF NOT EXISTS lease_token TEXT;
-ALTER TABLE _sky_durable_runs ADD COLUMN IF NOT EXISTS claimed_by TEXT NOT NULL DEFAULT '';
-ALTER TABLE _sky_durable_runs ADD COLUMN IF NOT EXISTS compacted_at TIMESTAMPTZ;
-DO $$ BEGIN
-  IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = '_sky_durable_runs_status_ck') THEN
-    ALTER TABLE _sky_durable_runs ADD CONSTRAINT _sky_durable_runs_status_ck
-      CHECK (status IN ('waiting','running','done','failed','dead','cancelled'));
-  END IF;
-END $$;
-DROP INDEX IF EXISTS _sky_durable_runs_created;
-CREATE INDEX IF NOT EXISTS _sky_durable_runs_list ON _sky_durable_runs (created_at, id);
-CREATE INDEX IF NOT EXISTS _sky_durable_runs_status_list ON _sky_durable_runs (status, created_at, id);
-CREATE INDEX IF NOT EXISTS _sky_durable_runs_compactable ON _sky_durable_runs (created_at)
-  WHERE status IN ('done','cancelled') AND compacted_at IS NULL;
-DROP INDEX IF EXISTS _sky_durable_runs_workflow_list;
-CREATE INDEX IF NOT EXISTS _sky_durable_runs_workflow_status_list ON _sky_durable_runs (workflow, status, created_at, id);
--- The due index's predicate names the statuses a run leaves it in, not the
--- ones it stays in: see pgClaimWhere for why. An index of an older schema
--- (WHERE status IN the claimable ones) is replaced.
-DO $$ BEGIN
-  IF EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = '_sky_durable_runs_due'
-              AND indexdef NOT LIKE '%<> ALL%') THEN
-    DROP INDEX _sky_durable_runs_due;
-  END IF;
-END $$;
-CREATE INDEX IF NOT EXISTS _sky_durable_runs_due ON _sky_durable_runs (wake_at)
-  WHERE status NOT IN ('done','dead','cancelled');
+// migrations are migrationFiles, read once (TestMigrationsLoad checks them).
+var migrations, migrationsErr = store.LoadMigrations(migrationFiles, "migrations")
 
-CREATE TABLE IF NOT EXISTS _sky_durable_journal (
-  run_id     TEXT NOT NULL,
-  step_id    TEXT NOT NULL,
-  result     TEXT NOT NULL,
-  created_at TIMESTAMPTZ NOT NULL,
-  PRIMARY KEY (run_id, step_id)
-);
-ALTER TABLE _sky_durable_journal ADD COLUMN IF NOT EXISTS kind TEXT NOT NULL DEFAULT 'step';
-ALTER TABLE _sky_durable_journal ADD COLUMN IF NOT EXISTS seq INT;
-UPDATE _sky_durable_journal j SET seq = n.rn
-  FROM (SELECT run_id, step_id, row_number() OVER (PARTITION BY run_id ORDER BY created_at, step_id) AS rn
-          FROM _sky_durable_journal) n
- WHERE j.seq IS NULL AND j.run_id = n.run_id AND j.step_id = n.step_id;
-ALTER TABLE _sky_durable_journal ALTER COLUMN seq SET NOT NULL;
-CREATE UNIQUE INDEX IF NOT EXISTS _sky_durable_journal_order ON _sky_durable_journal (run_id, seq);
-
-CREATE TABLE IF NOT EXISTS _sky_durable_signals (
-  run_id     TEXT NOT NULL,
+// migrator applies the migrations; the advisory lock serialises the Setup
+// of many processes started at once.
+func (s *Store) migrator() store.Migrator {
+	return store.Migrator{
+		Migrations: migrations,
+		CreateTable: `CREATE TABLE IF NOT EXISTS ` + store.VersionTable + ` (
+  version    INT PRIMARY KEY,
   name       TEXT NOT NULL,
-  payload    TEXT NOT NULL,
-  delivered  BOOLEAN NOT NULL DEFAULT FALSE,
-  created_at TIMESTAMPTZ NOT NULL,
-  PRIMARY KEY (run_id, name)
-);
+  applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+)`,
+		TableExists: `SELECT COUNT(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = '` + store.VersionTable + `'`,
+		Lock:        `SELECT pg_advisory_xact_lock(7362201555)`,
+		Hook:        s.hook,
+	}
+}
 
-CREATE TABLE IF NOT EXISTS _sky_durable_snapshot (
-  id         TEXT PRIMARY KEY,
-  seq        BIGINT NOT NULL,
-  data       TEXT NOT NULL,
-  updated_at TIMESTAMPTZ NOT NULL
-);
-`
-
-// pgSchemaCurrent finds the object pgSchema creates last. When it exists the
-// schema is current and setup sends no DDL: every ALTER TABLE takes an ACCESS
-// EXCLUSIVE lock, which would queue every worker behind a `sky durable ls`.
-// Whoever extends pgSchema must point this at its new last object.
-const pgSchemaCurrent = `SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname = '_sky_durable_runs_due' AND indexdef LIKE '%<> ALL%'`
-
+// Setup migrates the schema to the newest version (store.Migrator.Up): on
+// a current schema one statement and no DDL, since every ALTER TABLE takes
+// an ACCESS EXCLUSIVE lock that would queue every worker behind a `sky
+// durable ls`.
 func (s *Store) Setup(ctx context.Context) error {
-	var current int64
-	s.hook("setup", pgSchemaCurrent)
-	if err := s.d.QueryRow(ctx, pgSchemaCurrent).Scan(&current); err != nil {
-		return err
+	if migrationsErr != nil {
+		return migrationsErr
 	}
-	if current > 0 {
-		return nil
-	}
-	return s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
-		s.hook("setup", "pg_advisory_xact_lock")
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(pgSetupLock)); err != nil {
-			return err
-		}
-		s.hook("setup", pgSchema)
-		_, err := tx.ExecRaw(ctx, pgSchema)
-		return err
-	})
+	_, err := s.migrator().Up(ctx, s.d, 0)
+	return err
 }
 
 // pgClock is the CTE every statement starts with.

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,51 +21,40 @@ type Store struct {
 	hook store.StatementHook
 }
 
-const sqliteTables = `
-CREATE TABLE IF NOT EXISTS _sky_durable_runs (
-  id             TEXT PRIMARY KEY,
-  workflow       TEXT NOT NULL,
-  status         TEXT NOT NULL CHECK (status IN ('waiting','running','done','failed','dead','cancelled')),
-  input          TEXT NOT NULL,
-  output         TEXT,
-  attempts       INTEGER NOT NULL DEFAULT 0,
-  wake_at        INTEGER NOT NULL,
-  waiting_signal TEXT,
-  last_error     TEXT NOT NULL DEFAULT '',
-  claimed_at     INTEGER,
-  created_at     INTEGER NOT NULL,
-  updated_at     INTEGER NOT NULL,
-  version        INTEGER NOT NULL DEFAULT 1,
-  lease_token    TEXT,
-  claimed_by     TEXT NOT NULL DEFAULT '',
-  compacted_at   INTEGER
-);
-CREATE TABLE IF NOT EXISTS _sky_durable_journal (
-  run_id     TEXT NOT NULL,
-  step_id    TEXT NOT NULL,
-  result     TEXT NOT NULL,
-  created_at INTEGER NOT NULL,
-  kind       TEXT NOT NULL DEFAULT 'step',
-  seq        INTEGER,
-  PRIMARY KEY (run_id, step_id)
-);
-CREATE TABLE IF NOT EXISTS _sky_durable_signals (
-  run_id     TEXT NOT NULL,
-  name       TEXT NOT NULL,
-  payload    TEXT NOT NULL,
-  delivered  BOOLEAN NOT NULL DEFAULT FALSE,
-  created_at INTEGER NOT NULL,
-  PRIMARY KEY (run_id, name)
-);
-CREATE TABLE IF NOT EXISTS _sky_durable_snapshot (
-  id         TEXT PRIMARY KEY,
-  seq        INTEGER NOT NULL,
-  data       TEXT NOT NULL,
-  updated_at INTEGER NOT NULL
-);
-`
+// migrationFiles are the SQLite store's numbered schema changes.
+//
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
 
-// sqliteAddedColumns are the columns an older schema may lack.
+// migrations are migrationFiles, read once (TestMigrationsLoad checks them).
+var migrations, migrationsErr = store.LoadMigrations(migrationFiles, "migrations")
+
+func (s *Store) migrator() store.Migrator {
+	return store.Migrator{
+		Migrations: migrations,
+		CreateTable: `CREATE TABLE IF NOT EXISTS ` + store.VersionTable + ` (
+  version    INTEGER PRIMARY KEY,
+  name       TEXT NOT NULL,
+  applied_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP
+)`,
+		TableExists: `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = '` + store.VersionTable + `'`,
+		Adopt:       s.adoptUnversioned,
+		Hook:        s.hook,
+	}
+}
+
+// Setup migrates the schema to the newest version (store.Migrator.Up); on a
+// current schema it reads one row and takes no writer lock.
+func (s *Store) Setup(ctx context.Context) error {
+	if migrationsErr != nil {
+		return migrationsErr
+	}
+	_, err := s.migrator().Up(ctx, s.d, 0)
+	return err
+}
+
+// sqliteAddedColumns are the columns a database made before versioned
+// migrations may lack (SQLite has no ADD COLUMN IF NOT EXISTS).
 var sqliteAddedColumns = []struct{ table, column, ddl string }{
 	{"_sky_durable_runs", "version", `ALTER TABLE _sky_durable_runs ADD COLUMN version INTEGER NOT NULL DEFAULT 1`},
 	{"_sky_durable_runs", "lease_token", `ALTER TABLE _sky_durable_runs ADD COLUMN lease_token TEXT`},
@@ -74,71 +64,33 @@ var sqliteAddedColumns = []struct{ table, column, ddl string }{
 	{"_sky_durable_journal", "seq", `ALTER TABLE _sky_durable_journal ADD COLUMN seq INTEGER`},
 }
 
-// sqliteIndexes runs after the columns exist. The trigger renews a run's
-// lease whenever its worker journals an entry, so a fresh step is a single
-// INSERT statement on SQLite too.
-const sqliteIndexes = `
-UPDATE _sky_durable_journal SET seq = (
-  SELECT n.rn FROM (SELECT run_id, step_id, row_number() OVER (PARTITION BY run_id ORDER BY created_at, step_id) AS rn
-                      FROM _sky_durable_journal) n
-   WHERE n.run_id = _sky_durable_journal.run_id AND n.step_id = _sky_durable_journal.step_id)
- WHERE seq IS NULL;
-CREATE UNIQUE INDEX IF NOT EXISTS _sky_durable_journal_order ON _sky_durable_journal (run_id, seq);
-CREATE INDEX IF NOT EXISTS _sky_durable_runs_due ON _sky_durable_runs (wake_at)
-  WHERE status IN ('waiting','running','failed');
-DROP INDEX IF EXISTS _sky_durable_runs_created;
-CREATE INDEX IF NOT EXISTS _sky_durable_runs_list ON _sky_durable_runs (created_at, id);
-CREATE INDEX IF NOT EXISTS _sky_durable_runs_status_list ON _sky_durable_runs (status, created_at, id);
-CREATE INDEX IF NOT EXISTS _sky_durable_runs_compactable ON _sky_durable_runs (created_at)
-  WHERE status IN ('done','cancelled') AND compacted_at IS NULL;
-DROP INDEX IF EXISTS _sky_durable_runs_workflow_list;
-CREATE INDEX IF NOT EXISTS _sky_durable_runs_workflow_status_list ON _sky_durable_runs (workflow, status, created_at, id);
-CREATE TRIGGER IF NOT EXISTS _sky_durable_journal_renews_lease AFTER INSERT ON _sky_durable_journal
-BEGIN
-  UPDATE _sky_durable_runs SET claimed_at = NEW.created_at, updated_at = NEW.created_at
-   WHERE id = NEW.run_id AND lease_token IS NOT NULL;
-END;
-`
-
 const sqliteHasColumn = `SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = ?`
 
-// sqliteSchemaCurrent finds the object setup creates last; when it exists
-// the schema is current and setup writes nothing (no writer lock taken).
-// Whoever extends the schema must point this at its new last object.
-const sqliteSchemaCurrent = `SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = '_sky_durable_runs_workflow_status_list'`
-
-func (s *Store) Setup(ctx context.Context) error {
-	var current int64
-	s.hook("setup", sqliteSchemaCurrent)
-	if err := s.d.QueryRow(ctx, sqliteSchemaCurrent).Scan(&current); err != nil {
-		return err
-	}
-	if current > 0 {
-		return nil
-	}
-	return s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
-		s.hook("setup", sqliteTables)
-		if _, err := tx.ExecRaw(ctx, sqliteTables); err != nil {
+// adoptUnversioned adds, before the baseline runs on a database with no
+// recorded version, the columns an older release's tables lack; on a new
+// database (no tables) it does nothing.
+func (s *Store) adoptUnversioned(ctx context.Context, tx *db.DB) error {
+	for _, c := range sqliteAddedColumns {
+		var exists, has int64
+		s.hook("setup", sqliteHasTable)
+		if err := tx.QueryRow(ctx, sqliteHasTable, c.table).Scan(&exists); err != nil {
 			return err
 		}
-		for _, c := range sqliteAddedColumns {
-			var n int64
-			s.hook("setup", sqliteHasColumn)
-			if err := tx.QueryRow(ctx, sqliteHasColumn, c.table, c.column).Scan(&n); err != nil {
+		s.hook("setup", sqliteHasColumn)
+		if err := tx.QueryRow(ctx, sqliteHasColumn, c.table, c.column).Scan(&has); err != nil {
+			return err
+		}
+		if exists > 0 && has == 0 {
+			s.hook("setup", c.ddl)
+			if _, err := tx.ExecRaw(ctx, c.ddl); err != nil {
 				return err
 			}
-			if n == 0 {
-				s.hook("setup", c.ddl)
-				if _, err := tx.ExecRaw(ctx, c.ddl); err != nil {
-					return err
-				}
-			}
 		}
-		s.hook("setup", sqliteIndexes)
-		_, err := tx.ExecRaw(ctx, sqliteIndexes)
-		return err
-	})
+	}
+	return nil
 }
+
+const sqliteHasTable = `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?`
 
 func ms(t time.Time) int64 { return t.UnixMilli() }
 

@@ -1,0 +1,97 @@
+package postgres
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"skydurable/runtime/db"
+	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/durable/store"
+	"skydurable/runtime/durable/store/storetest"
+)
+
+// TestMigrationsLoad: the embedded migration files are numbered 1..N.
+func TestMigrationsLoad(t *testing.T) {
+	if migrationsErr != nil {
+		t.Fatal(migrationsErr)
+	}
+	if len(migrations) < 2 || migrations[0].Name != "baseline" {
+		t.Fatalf("migrations %+v, want the baseline first and at least one after it", migrations)
+	}
+}
+
+// pgSeedUnversioned is a database of the oldest release: the spec's three
+// tables alone, the due index of that time, no version table.
+const pgSeedUnversioned = `
+CREATE TABLE _sky_durable_runs (
+  id TEXT PRIMARY KEY, workflow TEXT NOT NULL, status TEXT NOT NULL, input TEXT NOT NULL, output TEXT,
+  attempts INT NOT NULL DEFAULT 0, wake_at TIMESTAMPTZ NOT NULL, waiting_signal TEXT,
+  last_error TEXT NOT NULL DEFAULT '', claimed_at TIMESTAMPTZ, created_at TIMESTAMPTZ NOT NULL,
+  updated_at TIMESTAMPTZ NOT NULL);
+CREATE INDEX _sky_durable_runs_due ON _sky_durable_runs (wake_at) WHERE status IN ('waiting','running','failed');
+CREATE TABLE _sky_durable_journal (
+  run_id TEXT NOT NULL, step_id TEXT NOT NULL, result TEXT NOT NULL, created_at TIMESTAMPTZ NOT NULL,
+  PRIMARY KEY (run_id, step_id));
+CREATE TABLE _sky_durable_signals (
+  run_id TEXT NOT NULL, name TEXT NOT NULL, payload TEXT NOT NULL, delivered BOOLEAN NOT NULL DEFAULT FALSE,
+  created_at TIMESTAMPTZ NOT NULL, PRIMARY KEY (run_id, name));
+INSERT INTO _sky_durable_runs (id, workflow, status, input, output, wake_at, created_at, updated_at) VALUES
+  ('old', 'w', 'waiting', '{"n":1}', NULL, '2030-01-01T00:00:00Z', '2030-01-01T00:00:00Z', '2030-01-01T00:00:00Z'),
+  ('finished', 'w', 'done', '{"n":2}', '"ok"', '2030-01-01T00:00:00Z', '2029-12-31T00:00:00Z', '2029-12-31T00:00:00Z');
+INSERT INTO _sky_durable_journal (run_id, step_id, result, created_at) VALUES
+  ('old', 'b', '2', '2030-01-01T00:00:02Z'), ('old', 'a', '1', '2030-01-01T00:00:01Z');
+INSERT INTO _sky_durable_signals (run_id, name, payload, created_at) VALUES ('old', 'go', 'true', '2030-01-01T00:00:00Z');
+`
+
+// pgSeedBaseline is the same data in the shape of version 1.
+const pgSeedBaseline = `
+INSERT INTO _sky_durable_runs (id, workflow, version, status, input, output, wake_at, created_at, updated_at) VALUES
+  ('old', 'w', 1, 'waiting', '{"n":1}', NULL, '2030-01-01T00:00:00Z', '2030-01-01T00:00:00Z', '2030-01-01T00:00:00Z'),
+  ('finished', 'w', 1, 'done', '{"n":2}', '"ok"', '2030-01-01T00:00:00Z', '2029-12-31T00:00:00Z', '2029-12-31T00:00:00Z');
+INSERT INTO _sky_durable_journal (run_id, seq, step_id, kind, result, created_at) VALUES
+  ('old', 1, 'a', 'step', '1', '2030-01-01T00:00:01Z'), ('old', 2, 'b', 'step', '2', '2030-01-01T00:00:02Z');
+INSERT INTO _sky_durable_signals (run_id, name, payload, created_at) VALUES ('old', 'go', 'true', '2030-01-01T00:00:00Z');
+`
+
+// TestMigrations migrates PostgreSQL databases holding data from every
+// earlier version to the newest.
+func TestMigrations(t *testing.T) {
+	open := func(t *testing.T) (store.Store, store.Migrator, *db.DB) {
+		d := dbtest.Open(t, "postgres")
+		s := New(d, func(string, string) {})
+		return s, s.migrator(), d
+	}
+	storetest.RunMigrations(t, open, []storetest.MigrationStep{
+		{From: 0, Seed: pgSeedUnversioned, Check: func(t *testing.T, _ store.Store, d *db.DB) {
+			// The baseline replaced the oldest release's due index.
+			var def string
+			if err := d.QueryRow(context.Background(), `SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = '_sky_durable_runs_due'`).Scan(&def); err != nil {
+				t.Fatal(err)
+			}
+			if want := "WHERE (status <> ALL (ARRAY['done'::text, 'dead'::text, 'cancelled'::text]))"; !strings.HasSuffix(def, want) {
+				t.Errorf("the due index after migrating is\n%s\nwant it to end with %s", def, want)
+			}
+		}},
+		{From: 1, Seed: pgSeedBaseline},
+	})
+}
+
+// TestSetupOnACurrentSchemaSendsOneStatement: a worker's or `sky durable
+// ls`'s Setup on a migrated database reads the version and sends no DDL.
+func TestSetupOnACurrentSchemaSendsOneStatement(t *testing.T) {
+	d := dbtest.Open(t, "postgres")
+	var sent []string
+	s := New(d, func(_, sql string) { sent = append(sent, sql) })
+	ctx := context.Background()
+	if err := s.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sent = nil
+	if err := s.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(sent) != 1 || !strings.HasPrefix(sent[0], "SELECT COALESCE(MAX(version), 0)") {
+		t.Errorf("Setup on a current schema sent %q, want the one version read", sent)
+	}
+}

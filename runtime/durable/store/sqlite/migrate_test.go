@@ -1,0 +1,88 @@
+package sqlite
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"skydurable/runtime/db"
+	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/durable/store"
+	"skydurable/runtime/durable/store/storetest"
+)
+
+// TestMigrationsLoad: the embedded migration files are numbered 1..N.
+func TestMigrationsLoad(t *testing.T) {
+	if migrationsErr != nil {
+		t.Fatal(migrationsErr)
+	}
+	if len(migrations) < 2 || migrations[0].Name != "baseline" {
+		t.Fatalf("migrations %+v, want the baseline first and at least one after it", migrations)
+	}
+}
+
+// sqliteSeedUnversioned is a database of the oldest release: the spec's
+// three tables without the columns added since (times in epoch ms).
+const sqliteSeedUnversioned = `
+CREATE TABLE _sky_durable_runs (
+  id TEXT PRIMARY KEY, workflow TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('waiting','running','done','failed','dead','cancelled')),
+  input TEXT NOT NULL, output TEXT, attempts INTEGER NOT NULL DEFAULT 0, wake_at INTEGER NOT NULL,
+  waiting_signal TEXT, last_error TEXT NOT NULL DEFAULT '', claimed_at INTEGER,
+  created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+CREATE TABLE _sky_durable_journal (
+  run_id TEXT NOT NULL, step_id TEXT NOT NULL, result TEXT NOT NULL, created_at INTEGER NOT NULL,
+  PRIMARY KEY (run_id, step_id));
+CREATE TABLE _sky_durable_signals (
+  run_id TEXT NOT NULL, name TEXT NOT NULL, payload TEXT NOT NULL, delivered BOOLEAN NOT NULL DEFAULT FALSE,
+  created_at INTEGER NOT NULL, PRIMARY KEY (run_id, name));
+INSERT INTO _sky_durable_runs (id, workflow, status, input, output, wake_at, created_at, updated_at) VALUES
+  ('old', 'w', 'waiting', '{"n":1}', NULL, 1893456000000, 1893456000000, 1893456000000),
+  ('finished', 'w', 'done', '{"n":2}', '"ok"', 1893456000000, 1893369600000, 1893369600000);
+INSERT INTO _sky_durable_journal (run_id, step_id, result, created_at) VALUES
+  ('old', 'b', '2', 1893456002000), ('old', 'a', '1', 1893456001000);
+INSERT INTO _sky_durable_signals (run_id, name, payload, created_at) VALUES ('old', 'go', 'true', 1893456000000);
+`
+
+// sqliteSeedBaseline is the same data in the shape of version 1.
+const sqliteSeedBaseline = `
+INSERT INTO _sky_durable_runs (id, workflow, version, status, input, output, wake_at, created_at, updated_at) VALUES
+  ('old', 'w', 1, 'waiting', '{"n":1}', NULL, 1893456000000, 1893456000000, 1893456000000),
+  ('finished', 'w', 1, 'done', '{"n":2}', '"ok"', 1893456000000, 1893369600000, 1893369600000);
+INSERT INTO _sky_durable_journal (run_id, seq, step_id, kind, result, created_at) VALUES
+  ('old', 1, 'a', 'step', '1', 1893456001000), ('old', 2, 'b', 'step', '2', 1893456002000);
+INSERT INTO _sky_durable_signals (run_id, name, payload, created_at) VALUES ('old', 'go', 'true', 1893456000000);
+`
+
+// TestMigrations migrates SQLite databases holding data from every earlier
+// version to the newest.
+func TestMigrations(t *testing.T) {
+	open := func(t *testing.T) (store.Store, store.Migrator, *db.DB) {
+		d := dbtest.Open(t, "sqlite")
+		s := New(d, func(string, string) {})
+		return s, s.migrator(), d
+	}
+	storetest.RunMigrations(t, open, []storetest.MigrationStep{
+		{From: 0, Seed: sqliteSeedUnversioned},
+		{From: 1, Seed: sqliteSeedBaseline},
+	})
+}
+
+// TestSetupOnACurrentSchemaSendsOneStatement: Setup on a migrated database
+// reads the version and writes nothing (no writer lock).
+func TestSetupOnACurrentSchemaSendsOneStatement(t *testing.T) {
+	d := dbtest.Open(t, "sqlite")
+	var sent []string
+	s := New(d, func(_, sql string) { sent = append(sent, sql) })
+	ctx := context.Background()
+	if err := s.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sent = nil
+	if err := s.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(sent) != 1 || !strings.HasPrefix(sent[0], "SELECT COALESCE(MAX(version), 0)") {
+		t.Errorf("Setup on a current schema sent %q, want the one version read", sent)
+	}
+}
