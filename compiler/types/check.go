@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"skydurable/compiler/diag"
 	"skydurable/compiler/syntax"
 )
 
@@ -82,7 +83,7 @@ type checker struct {
 	u       unifier
 	prog    *Program
 	info    *Info
-	errs    []Error
+	errs    diag.List
 	modules map[string]*moduleInfo
 	mod     *moduleInfo
 	sc      *scope
@@ -96,7 +97,7 @@ type checker struct {
 // Check resolves, infers and checks every module of prog, in import order.
 // It returns what it learned and every error found, sorted by position; a
 // program is well-typed when the error list is empty.
-func Check(prog *Program) (*Info, []Error) {
+func Check(prog *Program) (*Info, diag.List) {
 	c := &checker{
 		prog: prog,
 		info: &Info{
@@ -117,7 +118,7 @@ func Check(prog *Program) (*Info, []Error) {
 		c.modules[name] = m
 		c.checkModule(m)
 	}
-	sortErrors(c.errs)
+	c.errs.Sort()
 	return c.info, c.errs
 }
 
@@ -226,11 +227,14 @@ func (c *checker) checkModule(m *moduleInfo) {
 }
 
 func (c *checker) errorIn(f *syntax.File, sp syntax.Span, title, msg, detail, hint string) {
-	c.errs = append(c.errs, Error{
-		Title: title, File: f.Name, Start: sp.Start, End: sp.End,
-		Message: msg, Detail: detail, Hint: hint, source: c.prog.Sources[f.Name],
+	c.errs = append(c.errs, diag.Diagnostic{
+		Title: title, File: f.Name, Start: diagPos(sp.Start), End: diagPos(sp.End),
+		Message: msg, Detail: detail, Hint: hint, SourceLine: diag.Line(c.prog.Sources[f.Name], sp.Start.Line),
 	})
 }
+
+// diagPos is p as a diagnostic's position.
+func diagPos(p syntax.Pos) diag.Pos { return diag.Pos{Line: p.Line, Col: p.Col} }
 
 func (c *checker) errorAt(m *moduleInfo, sp syntax.Span, title, msg, detail, hint string) {
 	c.errorIn(m.file, sp, title, msg, detail, hint)
