@@ -134,7 +134,7 @@ func TestCompileErrors(t *testing.T) {
 		name, src, want string
 	}{
 		{"unknown variable", "result = foo", "Main.sky:1:10\n\nI cannot find a `foo` variable"},
-		{"unknown module", "import Nope.Thing\n\nresult = 1", "cannot find module `Nope.Thing`"},
+		{"unknown module", "import Nope.Thing\n\nresult = 1", "I cannot find a module named `Nope.Thing`"},
 		{"unknown kernel", "x = Ffi.kernel \"Nope\"\n\nresult = 1", `no Go kernel is registered under the name "Nope"`},
 		{"let cycle", "result =\n    let\n        a = b\n\n        b = a\n    in\n    a", "depend on each other in a cycle: `a` -> `b` -> `a`"},
 		{"unexposed", "import Sky.Core.Task as Task\n\nresult = Task.secret", "module Sky.Core.Task does not expose `secret`"},

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"skydurable/compiler/diag"
@@ -189,11 +191,13 @@ func (l *loader) find(name string, imp *syntax.Import, from *Module) *Module {
 		l.visit(m)
 		return m
 	}
-	hint := "check the spelling; user modules live under the source root"
-	if len(tried) > 0 {
-		hint = "looked for " + strings.Join(tried, " and ") + " and in the standard library"
+	if imp == nil {
+		l.errorAt(from, imp, fmt.Sprintf("cannot find the standard library module `%s`", name))
+		return nil
 	}
-	l.errorAt(from, imp, fmt.Sprintf("cannot find module `%s`; %s", name, hint))
+	known := slices.Collect(maps.Keys(l.opts.Stdlib.Modules))
+	known = append(known, slices.Collect(maps.Keys(l.modules))...)
+	l.errs = append(l.errs, types.UnknownImport(from.src.name, from.src.text, imp, known, tried))
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package types
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -20,6 +21,11 @@ type Program struct {
 	// Sources maps a file name (syntax.File.Name) to its text; optional,
 	// used to print the offending source line.
 	Sources map[string]string
+	// Stdlib names every module the standard library provides, and Looked
+	// maps a module imported but found nowhere to the files the loader
+	// tried; both optional, for the message about such an import.
+	Stdlib []string
+	Looked map[string][]string
 }
 
 // Info records what the checker learned, in side tables keyed by AST node;
@@ -122,6 +128,16 @@ func Check(prog *Program) (*Info, diag.List) {
 	return c.info, c.errs
 }
 
+// knownModules is every module name the program could import.
+func (c *checker) knownModules() []string {
+	known := slices.Clone(c.prog.Stdlib)
+	for n := range c.prog.Modules {
+		known = append(known, n)
+	}
+	slices.Sort(known)
+	return slices.Compact(known)
+}
+
 // importOrder returns module names so that each comes after its imports,
 // reporting unknown imports and cycles.
 func (c *checker) importOrder() []string {
@@ -154,21 +170,7 @@ func (c *checker) importOrder() []string {
 		for _, imp := range f.Imports {
 			dep := imp.Module.String()
 			if _, ok := c.prog.Modules[dep]; !ok {
-				var known []string
-				for k := range c.prog.Modules {
-					known = append(known, k)
-				}
-				hint := "Sky looks for user modules under the source root (`src/`): module `" + dep +
-					"` lives in `" + strings.ReplaceAll(dep, ".", "/") + ".sky`."
-				if isStdlibModule(dep) {
-					hint = "`" + dep + "` is not a module of the standard library this sky provides."
-				}
-				sort.Strings(known)
-				if s := suggest(dep, known); len(s) > 0 {
-					hint = "Did you mean `" + s[0] + "`?"
-				}
-				c.errorIn(f, imp.Module.Span, "UNKNOWN IMPORT",
-					"I cannot find a module named `"+dep+"`:", "", hint)
+				c.errs = append(c.errs, UnknownImport(f.Name, c.prog.Sources[f.Name], imp, c.knownModules(), c.prog.Looked[dep]))
 				continue
 			}
 			if dep == n {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,7 +40,8 @@ func LoadProgram(path, root string, stdlib map[string]string) (*Program, error) 
 		roots = DefaultRoots(path)
 	}
 	l := &progLoader{
-		prog:   &Program{Modules: map[string]*syntax.File{}, Sources: map[string]string{}},
+		prog: &Program{Modules: map[string]*syntax.File{}, Sources: map[string]string{},
+			Stdlib: slices.Sorted(maps.Keys(stdlib)), Looked: map[string][]string{}},
 		stdlib: stdlib,
 		roots:  roots,
 	}
@@ -148,10 +150,12 @@ func (l *progLoader) load(name string) error {
 		return l.add("<stdlib>/"+strings.ReplaceAll(name, ".", "/")+".sky", []byte(src), name)
 	}
 	rel := filepath.Join(strings.Split(name, ".")...) + ".sky"
+	var looked []string
 	for _, root := range l.roots {
 		p := filepath.Join(root, rel)
 		src, err := os.ReadFile(p)
 		if errors.Is(err, fs.ErrNotExist) {
+			looked = append(looked, p)
 			continue
 		}
 		if err != nil {
@@ -159,5 +163,6 @@ func (l *progLoader) load(name string) error {
 		}
 		return l.add(p, src, name)
 	}
-	return nil // Check reports the unknown import with a hint.
+	l.prog.Looked[name] = looked
+	return nil // Check reports the unknown import (UnknownImport).
 }
