@@ -153,6 +153,13 @@ func failureText(err error) string {
 // FailureText renders the failure of `main` for the CLI.
 func FailureText(err error) string { return failureText(err) }
 
+// indent puts pad before every line of s that is not empty.
 func indent(s, pad string) string {
-	return pad + strings.ReplaceAll(s, "\n", "\n"+pad)
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = pad + l
+		}
+	}
+	return strings.Join(lines, "\n")
 }
