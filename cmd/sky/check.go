@@ -18,7 +18,8 @@ func init() {
 }
 
 // runCheck loads the program and its modules, type-checks them and prints
-// "No errors found" (exit 0), or every error, Elm-style, on stderr (exit 1).
+// "No errors found" (exit 0), or every syntax, load and type error on stderr
+// and how many there are (exit 1).
 func runCheck(_ context.Context, args []string, s streams) int {
 	if len(args) > 1 {
 		fmt.Fprintln(s.stderr, "usage: sky check [FILE]")
@@ -37,16 +38,16 @@ func runCheck(_ context.Context, args []string, s streams) int {
 		file = args[0]
 	}
 	prog, err := types.LoadProgram(file, cfg.Root, ffi.Modules())
-	if err != nil {
-		fmt.Fprintln(s.stderr, err)
-		return exitFailure
+	if err == nil {
+		if _, errs := types.Check(prog); len(errs) > 0 {
+			err = errs
+		}
 	}
-	if _, errs := types.Check(prog); len(errs) > 0 {
-		fmt.Fprintln(s.stderr, types.RenderAll(errs))
-		if len(errs) == 1 {
-			fmt.Fprintln(s.stderr, "Found 1 error.")
-		} else {
-			fmt.Fprintf(s.stderr, "Found %d errors.\n", len(errs))
+	if err != nil {
+		if n := report(s, err); n == 1 {
+			fmt.Fprintln(s.stderr, "\nFound 1 error.")
+		} else if n > 1 {
+			fmt.Fprintf(s.stderr, "\nFound %d errors.\n", n)
 		}
 		return exitFailure
 	}

@@ -46,11 +46,11 @@ func loadProgram(file string, cfg config, o loadOptions, s streams) *eval.Progra
 	if !o.unchecked {
 		checked, err := types.LoadProgram(file, cfg.Root, lib.Modules)
 		if err != nil {
-			fmt.Fprintln(s.stderr, err)
+			report(s, err)
 			return nil
 		}
 		if _, errs := types.Check(checked); len(errs) > 0 {
-			fmt.Fprintln(s.stderr, types.RenderAll(errs))
+			report(s, errs)
 			return nil
 		}
 		opts.Parse = reuseParsed(checked)
@@ -59,7 +59,7 @@ func loadProgram(file string, cfg config, o loadOptions, s streams) *eval.Progra
 	if err != nil {
 		// A top-level constant is computed at load, so a runtime error
 		// can surface here; it is reported like one from main.
-		reportFailure(s, err)
+		report(s, err)
 		return nil
 	}
 	return prog

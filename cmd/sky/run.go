@@ -2,11 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
+	"skydurable/compiler/diag"
 	"skydurable/compiler/eval"
-	"skydurable/runtime/value"
 )
 
 func init() {
@@ -19,8 +18,9 @@ func init() {
 }
 
 // runMain checks and loads the program and forces `main`. A failing main
-// prints `Error: <Label>: <message>` and exits 1; so does a program that does
-// not parse, check or load (after printing its errors).
+// prints `Error: <Label>: <message>` and exits 1; a runtime error, or a
+// program that does not parse, check or load, prints its diagnostics and
+// exits 1.
 func runMain(ctx context.Context, args []string, s streams) int {
 	cfg, err := loadConfig(".")
 	if err != nil {
@@ -48,22 +48,22 @@ func runMain(ctx context.Context, args []string, s streams) int {
 			fmt.Fprintln(s.stderr, "sky: interrupted")
 			return exitInterrupted
 		}
-		reportFailure(s, err)
+		report(s, err)
 		return exitFailure
 	}
 	return exitOK
 }
 
-// reportFailure prints why a program stopped: a runtime error with its
-// source position, or the Task failure as `Error: <Label>: <message>`.
-func reportFailure(s streams, err error) {
-	var re *value.RuntimeError
-	switch {
-	case errors.As(err, &re):
-		fmt.Fprintln(s.stderr, "Runtime error: "+re.Error())
-	case eval.IsLoadError(err):
-		fmt.Fprintln(s.stderr, err)
-	default:
+// report prints err to stderr: the diagnostics of a program that does not
+// parse, check or load, or that went wrong at run time, rendered by
+// compiler/diag; any other error (a Task's failure) as `Error: <Label>:
+// <message>`. It returns how many diagnostics it printed.
+func report(s streams, err error) int {
+	ds, ok := eval.Diagnostics(err)
+	if !ok {
 		fmt.Fprintln(s.stderr, "Error: "+eval.FailureText(err))
+		return 0
 	}
+	fmt.Fprint(s.stderr, diag.Render(ds))
+	return len(ds)
 }

@@ -33,7 +33,7 @@ func runTests(ctx context.Context, args []string, s streams) int {
 	}
 	rep, err := prog.RunTests(ctx, s.stdout)
 	if err != nil {
-		fmt.Fprintln(s.stderr, err)
+		report(s, err)
 		return exitNoBuild
 	}
 	if rep.Failed > 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"skydurable/compiler/diag"
 	"skydurable/compiler/syntax"
 	"skydurable/runtime/value"
 )
@@ -36,14 +37,14 @@ type compiler struct {
 	ns      *namespace
 	src     *source
 	kernels map[string]value.Kernel
-	errs    *ErrorList
+	errs    *diag.List
 }
 
 // link declares every module, compiles every declaration, then computes
 // every top-level constant, so a running program never initialises lazily.
 func link(order []*Module, entry *Module, kernels map[string]value.Kernel) (*Program, error) {
 	p := &Program{entry: entry, modules: order, ctx: context.Background()}
-	var errs ErrorList
+	var errs diag.List
 	for _, m := range order {
 		m.declare(&errs)
 	}
@@ -56,7 +57,8 @@ func link(order []*Module, entry *Module, kernels map[string]value.Kernel) (*Pro
 		}
 	}
 	if len(errs) > 0 {
-		return nil, errs.sorted()
+		errs.Sort()
+		return nil, errs
 	}
 	for _, m := range order {
 		for _, d := range m.File.Decls {

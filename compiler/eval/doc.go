@@ -41,10 +41,11 @@
 //
 // # Errors
 //
-// Load and compile errors come back as an ErrorList sorted by position.
+// Load and compile errors come back as a diag.List sorted by position.
 // Failures of the program itself — a type error the checker would have
 // caught, a `case` with no matching branch, a kernel refusing its argument —
 // are *value.RuntimeError values naming the offending value and carrying
-// file:line:col and the source line with a caret. Sky failures (a Task
-// failing with an Error) are not runtime errors: they travel inside Tasks.
+// file:line:col and the source line; Diagnostics turns either into what
+// the CLI renders (compiler/diag). Sky failures (a Task failing with an
+// Error) are not runtime errors: they travel inside Tasks.
 package eval

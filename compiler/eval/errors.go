@@ -2,110 +2,116 @@ package eval
 
 import (
 	"errors"
-	"fmt"
-	"sort"
 	"strings"
 
+	"skydurable/compiler/diag"
 	"skydurable/compiler/syntax"
 	"skydurable/runtime/value"
 )
 
-// source is one loaded file: its name and text, for error snippets.
+// Titles of the diagnostics the evaluator reports; the parser's and the
+// checker's have their own.
+const (
+	titleCompile = "COMPILE ERROR"
+	titleLoad    = "LOAD ERROR"
+	titleRuntime = "RUNTIME ERROR"
+)
+
+// source is one loaded file: its name and text, for error positions and
+// source lines.
 type source struct {
 	name string
-	text []byte
+	text string
 }
 
-// snippet renders the source line of pos with a caret under its column.
-func (s *source) snippet(pos syntax.Pos) string {
-	if s == nil || pos.Line <= 0 {
+// line returns the text of line n, or "" when unknown.
+func (s *source) line(n int) string {
+	if s == nil {
 		return ""
 	}
-	lines := strings.Split(string(s.text), "\n")
-	if pos.Line > len(lines) {
-		return ""
-	}
-	line := strings.TrimRight(syntax.ExpandTabs(lines[pos.Line-1]), "\r")
-	num := fmt.Sprint(pos.Line)
-	pad := strings.Repeat(" ", len(num))
-	col := pos.Col
-	if col < 1 {
-		col = 1
-	}
-	return fmt.Sprintf(" %s |\n %s | %s\n %s | %s^", pad, num, line, pad, strings.Repeat(" ", col-1))
-}
-
-func where(pos syntax.Pos) string {
-	return fmt.Sprintf("%s:%d:%d", pos.File, pos.Line, pos.Col)
+	return diag.Line(s.text, n)
 }
 
 // errorAt builds the runtime error for the expression at pos.
 func (s *source) errorAt(pos syntax.Pos, msg string) error {
-	if pos.File == "" && s != nil {
-		pos.File = s.name
+	e := &value.RuntimeError{Message: msg}
+	s.locate(e, pos)
+	return e
+}
+
+// locate gives e the position pos (and its source line), naming s's file
+// when pos names none.
+func (s *source) locate(e *value.RuntimeError, pos syntax.Pos) {
+	e.File, e.Line, e.Col = pos.File, pos.Line, pos.Col
+	if e.File == "" && s != nil {
+		e.File = s.name
 	}
-	return &value.RuntimeError{Where: where(pos), Message: msg, Snippet: s.snippet(pos)}
+	e.SourceLine = s.line(pos.Line)
 }
 
 // wrapAt gives an error from a kernel or from value.Apply the position of
 // the call that got it; an error that already has a position is kept.
 func (s *source) wrapAt(pos syntax.Pos, err error) error {
-	if err == nil || err == errTailCall || value.IsRuntimeError(err) {
+	if err == nil || err == errTailCall {
 		return err
 	}
-	return s.errorAt(pos, err.Error())
-}
-
-// Error is one load or compile error: where, what, and the source line.
-type Error struct {
-	Pos     syntax.Pos
-	Msg     string
-	Snippet string
-}
-
-// Error renders "file:line:col: message" and the source snippet.
-func (e *Error) Error() string {
-	s := e.Msg
-	if e.Pos.File != "" {
-		s = where(e.Pos) + ": " + s
+	var re *value.RuntimeError
+	if !errors.As(err, &re) {
+		return s.errorAt(pos, err.Error())
 	}
-	if e.Snippet != "" {
-		s += "\n" + e.Snippet
+	if re.Line == 0 {
+		// A kernel's runtime error knows no position: this call is where.
+		located := *re
+		s.locate(&located, pos)
+		return &located
 	}
-	return s
+	return err
 }
 
-// ErrorList is every error found while loading a program, sorted by
-// position. It is returned as an error when non-empty.
-type ErrorList []*Error
-
-// Error renders every error, one after the other.
-func (l ErrorList) Error() string {
-	parts := make([]string, len(l))
-	for i, e := range l {
-		parts[i] = e.Error()
-	}
-	return strings.Join(parts, "\n\n")
-}
-
-func (l ErrorList) sorted() ErrorList {
-	sort.SliceStable(l, func(i, j int) bool {
-		a, b := l[i].Pos, l[j].Pos
-		if a.File != b.File {
-			return a.File < b.File
+// diagnostic builds a load or compile error at pos in s. A message written
+// as "what; hint: how" shows its hint apart.
+func (s *source) diagnostic(title string, pos syntax.Pos, msg string) diag.Diagnostic {
+	d := withHint(diag.Diagnostic{Title: title, File: pos.File, Start: diag.Pos{Line: pos.Line, Col: pos.Col}}, msg)
+	if s != nil {
+		if d.File == "" {
+			d.File = s.name
 		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Col < b.Col
-	})
-	return l
+		d.SourceLine = s.line(pos.Line)
+	}
+	return d
 }
 
-// IsLoadError reports whether err is a load/compile failure (as opposed to a
-// failure of the running program).
-func IsLoadError(err error) bool {
-	var l ErrorList
-	var e *Error
-	return errors.As(err, &l) || errors.As(err, &e)
+// withHint sets d's message to msg, or to its part before "; hint: " with
+// the rest as d's hint: evaluator and kernel messages carry their hint so.
+func withHint(d diag.Diagnostic, msg string) diag.Diagnostic {
+	d.Message = msg
+	if what, hint, ok := strings.Cut(msg, "; hint: "); ok {
+		d.Message, d.Hint = what, hint
+	}
+	return d
+}
+
+// Diagnostics returns what to show for a program that did not load or that
+// went wrong: its load and compile errors, or its runtime error. ok is false
+// for any other error, such as a Task's Sky failure.
+func Diagnostics(err error) (ds diag.List, ok bool) {
+	var l diag.List
+	var d diag.Diagnostic
+	var re *value.RuntimeError
+	switch {
+	case errors.As(err, &l):
+		return l, true
+	case errors.As(err, &d):
+		return diag.List{d}, true
+	case errors.As(err, &re):
+		return diag.List{runtimeDiagnostic(re)}, true
+	}
+	return nil, false
+}
+
+// runtimeDiagnostic is the report of a runtime error.
+func runtimeDiagnostic(re *value.RuntimeError) diag.Diagnostic {
+	return withHint(diag.Diagnostic{
+		Title: titleRuntime, File: re.File, Start: diag.Pos{Line: re.Line, Col: re.Col}, SourceLine: re.SourceLine,
+	}, re.Message)
 }

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"skydurable/compiler/diag"
 	"skydurable/runtime/value"
 )
 
@@ -105,7 +107,11 @@ func TestRuntimeErrorGolden(t *testing.T) {
 			if !value.IsRuntimeError(err) {
 				t.Errorf("%T is not a runtime error: %v", err, err)
 			}
-			got := err.Error() + "\n"
+			ds, ok := Diagnostics(err)
+			if !ok {
+				t.Fatalf("no diagnostics for %v", err)
+			}
+			got := diag.Render(ds)
 			golden := strings.TrimSuffix(file, ".sky") + ".golden"
 			if *update {
 				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
@@ -127,8 +133,8 @@ func TestCompileErrors(t *testing.T) {
 	cases := []struct {
 		name, src, want string
 	}{
-		{"unknown variable", "result = foo", "Main.sky:1:10: I cannot find a `foo` variable"},
-		{"unknown module", "import Nope.Thing\n\nresult = 1", "cannot find module `Nope.Thing`"},
+		{"unknown variable", "result = foo", "Main.sky:1:10\n\nI cannot find a `foo` variable"},
+		{"unknown module", "import Nope.Thing\n\nresult = 1", "I cannot find a module named `Nope.Thing`"},
 		{"unknown kernel", "x = Ffi.kernel \"Nope\"\n\nresult = 1", `no Go kernel is registered under the name "Nope"`},
 		{"let cycle", "result =\n    let\n        a = b\n\n        b = a\n    in\n    a", "depend on each other in a cycle: `a` -> `b` -> `a`"},
 		{"unexposed", "import Sky.Core.Task as Task\n\nresult = Task.secret", "module Sky.Core.Task does not expose `secret`"},
@@ -143,8 +149,9 @@ func TestCompileErrors(t *testing.T) {
 			if !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error:\n%s\nwant it to contain:\n%s", err, c.want)
 			}
-			if !IsLoadError(err) {
-				t.Errorf("IsLoadError = false for %T", err)
+			var l diag.List
+			if !errors.As(err, &l) || len(l) == 0 {
+				t.Errorf("%T is not a diag.List of load or compile errors", err)
 			}
 		})
 	}

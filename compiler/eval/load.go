@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"skydurable/compiler/diag"
 	"skydurable/compiler/syntax"
 	"skydurable/compiler/types"
 	"skydurable/runtime/value"
@@ -44,16 +47,16 @@ type loader struct {
 	modules map[string]*Module
 	order   []*Module // dependencies before dependents
 	stack   []string  // modules being loaded, for cycle messages
-	errs    ErrorList
+	errs    diag.List
 }
 
 // Load loads the program whose entry is the file at path, with every module
 // it imports, and compiles it. Load and compile errors come back together
-// as an ErrorList sorted by position.
+// as a diag.List sorted by position.
 func Load(path string, opts Options) (*Program, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &Error{Msg: fmt.Sprintf("cannot read the program %s: %v", path, errors.Unwrap(err)), Pos: syntax.Pos{}}
+		return nil, diag.Diagnostic{Title: titleLoad, File: path, Message: fmt.Sprintf("cannot read the program %s: %v", path, errors.Unwrap(err))}
 	}
 	if opts.Root == "" {
 		return load(path, src, opts, types.DefaultRoots(path))
@@ -78,11 +81,12 @@ func load(filename string, src []byte, opts Options, roots []string) (*Program, 
 	l := &loader{opts: opts, roots: roots, modules: map[string]*Module{}}
 	entry := l.parse(filename, src, "")
 	if entry == nil {
-		return nil, l.errs.sorted()
+		return nil, l.errs
 	}
 	l.visit(entry)
 	if len(l.errs) > 0 {
-		return nil, l.errs.sorted()
+		l.errs.Sort()
+		return nil, l.errs
 	}
 	return link(l.order, entry, opts.Stdlib.Kernels)
 }
@@ -92,7 +96,12 @@ func load(filename string, src []byte, opts Options, roots []string) (*Program, 
 func (l *loader) parse(filename string, src []byte, name string) *Module {
 	f, err := l.opts.Parse(filename, src)
 	if err != nil {
-		l.errs = append(l.errs, &Error{Msg: err.Error()})
+		var syntaxErrs diag.List
+		if errors.As(err, &syntaxErrs) {
+			l.errs = append(l.errs, syntaxErrs...)
+		} else {
+			l.errs = append(l.errs, diag.Diagnostic{Title: titleLoad, File: filename, Message: err.Error()})
+		}
 		return nil
 	}
 	if name == "" {
@@ -104,7 +113,7 @@ func (l *loader) parse(filename string, src []byte, name string) *Module {
 	if !strings.HasPrefix(filename, "<stdlib>/") {
 		types.ResolveElmImports(f, l.roots, func(n string) bool { _, ok := l.opts.Stdlib.Modules[n]; return ok })
 	}
-	m := &Module{Name: name, File: f, src: &source{name: filename, text: src}}
+	m := &Module{Name: name, File: f, src: &source{name: filename, text: string(src)}}
 	l.modules[name] = m
 	return m
 }
@@ -177,16 +186,18 @@ func (l *loader) find(name string, imp *syntax.Import, from *Module) *Module {
 			return nil
 		}
 		if h := m.File.Module; h != nil && h.String() != name {
-			l.errs = append(l.errs, &Error{Pos: h.Start, Msg: fmt.Sprintf("this file is imported as `%s` but its header says `module %s`; hint: rename the module or move the file to match", name, h.String()), Snippet: m.src.snippet(h.Start)})
+			l.errs = append(l.errs, m.src.diagnostic(titleLoad, h.Start, fmt.Sprintf("this file is imported as `%s` but its header says `module %s`; hint: rename the module or move the file to match", name, h.String())))
 		}
 		l.visit(m)
 		return m
 	}
-	hint := "check the spelling; user modules live under the source root"
-	if len(tried) > 0 {
-		hint = "looked for " + strings.Join(tried, " and ") + " and in the standard library"
+	if imp == nil {
+		l.errorAt(from, imp, fmt.Sprintf("cannot find the standard library module `%s`", name))
+		return nil
 	}
-	l.errorAt(from, imp, fmt.Sprintf("cannot find module `%s`; %s", name, hint))
+	known := slices.Collect(maps.Keys(l.opts.Stdlib.Modules))
+	known = append(known, slices.Collect(maps.Keys(l.modules))...)
+	l.errs = append(l.errs, types.UnknownImport(from.src.name, from.src.text, imp, known, tried))
 	return nil
 }
 
@@ -201,10 +212,9 @@ func (l *loader) cycle(name string) string {
 }
 
 func (l *loader) errorAt(from *Module, imp *syntax.Import, msg string) {
-	e := &Error{Msg: msg}
+	var pos syntax.Pos
 	if imp != nil {
-		e.Pos = imp.Start
-		e.Snippet = from.src.snippet(imp.Start)
+		pos = imp.Start
 	}
-	l.errs = append(l.errs, e)
+	l.errs = append(l.errs, from.src.diagnostic(titleLoad, pos, msg))
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"skydurable/compiler/diag"
 	"skydurable/compiler/syntax"
 	"skydurable/runtime/value"
 )
@@ -83,7 +84,7 @@ var builtinCtors = map[string]*ctorInfo{
 }
 
 // declare fills m's tables of values, constructors and types.
-func (m *Module) declare(errs *ErrorList) {
+func (m *Module) declare(errs *diag.List) {
 	m.values = map[string]*global{}
 	m.ctors = map[string]*ctorInfo{}
 	m.types = map[string][]string{}
@@ -134,8 +135,8 @@ func recordCtor(rt *syntax.RecordType) *recordFunc {
 	return &recordFunc{names: names, perm: perm, declared: declared}
 }
 
-func (m *Module) errorf(errs *ErrorList, pos syntax.Pos, format string, args ...any) {
-	*errs = append(*errs, &Error{Pos: pos, Msg: fmt.Sprintf(format, args...), Snippet: m.src.snippet(pos)})
+func (m *Module) errorf(errs *diag.List, pos syntax.Pos, format string, args ...any) {
+	*errs = append(*errs, m.src.diagnostic(titleCompile, pos, fmt.Sprintf(format, args...)))
 }
 
 // exposesValue reports whether other modules may use value name.

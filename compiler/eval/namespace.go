@@ -3,6 +3,7 @@ package eval
 import (
 	"strings"
 
+	"skydurable/compiler/diag"
 	"skydurable/compiler/syntax"
 )
 
@@ -17,7 +18,7 @@ type namespace struct {
 
 // newNamespace builds m's namespace from the implicit Prelude and its
 // imports; an exposing item naming something the module lacks is an error.
-func newNamespace(m *Module, errs *ErrorList) *namespace {
+func newNamespace(m *Module, errs *diag.List) *namespace {
 	ns := &namespace{mod: m, values: map[string]*global{}, ctors: map[string]*ctorInfo{}, quals: map[string][]*Module{}}
 	if p := m.prelude; p != nil {
 		ns.exposeAll(p)
@@ -74,7 +75,7 @@ func (ns *namespace) exposeAll(dep *Module) {
 	}
 }
 
-func (ns *namespace) exposeItem(dep *Module, it *syntax.ExposedItem, errs *ErrorList) {
+func (ns *namespace) exposeItem(dep *Module, it *syntax.ExposedItem, errs *diag.List) {
 	switch it.Kind {
 	case syntax.ExposeValue:
 		g, ok := dep.values[it.Name]

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"skydurable/compiler/diag"
 	"skydurable/runtime/task"
 	"skydurable/runtime/value"
 )
@@ -18,15 +19,29 @@ import (
 func (p *Program) RunMain(ctx context.Context) error {
 	m, err := p.Value("main")
 	if err != nil {
-		return &Error{Msg: err.Error() + "; hint: a program defines `main : Task Error ()`"}
+		return p.missing(err, "a program defines `main : Task Error ()`")
 	}
 	t, ok := m.(value.Task)
 	if !ok {
-		return &value.RuntimeError{Where: where(p.entry.values["main"].pos), Message: "`main` must be a Task, but it is " + value.Show(m) + "; hint: wrap a value with `Task.succeed`"}
+		return p.entry.src.errorAt(p.entry.values["main"].pos, "`main` must be a Task, but it is "+value.Show(m)+"; hint: wrap a value with `Task.succeed`")
 	}
 	p.ctx = ctx
 	_, err = task.Run(ctx, t.T)
 	return err
+}
+
+// missing is the error for an entry module without the value RunMain or
+// RunTests needs (err says which); a runtime error computing it is kept.
+func (p *Program) missing(err error, hint string) error {
+	if value.IsRuntimeError(err) {
+		return err
+	}
+	return diag.Diagnostic{Title: titleLoad, File: p.entry.src.name, Message: err.Error(), Hint: hint}
+}
+
+// testsError is the runtime error for a malformed `tests`, at its definition.
+func (p *Program) testsError(msg string) error {
+	return p.entry.src.errorAt(p.entry.values["tests"].pos, msg)
 }
 
 // TestReport is the outcome of RunTests.
@@ -43,11 +58,11 @@ func (p *Program) RunTests(ctx context.Context, w io.Writer) (TestReport, error)
 	var rep TestReport
 	v, err := p.Value("tests")
 	if err != nil {
-		return rep, &Error{Msg: err.Error() + "; hint: a test module defines `tests : List Test`"}
+		return rep, p.missing(err, "a test module defines `tests : List Test`")
 	}
 	l, ok := v.(*value.List)
 	if !ok {
-		return rep, fmt.Errorf("`tests` must be a List Test, but it is %s", value.Show(v))
+		return rep, p.testsError("`tests` must be a List Test, but it is " + value.Show(v))
 	}
 	p.ctx = ctx
 	for _, t := range l.Slice() {
@@ -62,7 +77,7 @@ func (p *Program) RunTests(ctx context.Context, w io.Writer) (TestReport, error)
 func (p *Program) runTest(ctx context.Context, w io.Writer, prefix string, t value.Value, rep *TestReport) error {
 	c, ok := t.(value.Ctor)
 	if !ok || len(c.Args) != 2 {
-		return fmt.Errorf("a test must be built with Sky.Test's `test` or `suite`, but got %s", value.Show(t))
+		return p.testsError("a test must be built with Sky.Test's `test` or `suite`, but got " + value.Show(t))
 	}
 	name, _ := c.Args[0].(string)
 	full := prefix + name
@@ -86,20 +101,20 @@ func (p *Program) runTest(ctx context.Context, w io.Writer, prefix string, t val
 		fmt.Fprintf(w, "  FAIL  %s\n%s\n", full, indent(msg, "        "))
 		return nil
 	}
-	return fmt.Errorf("a test must be `Test` or `Suite`, but got %s", value.Show(t))
+	return p.testsError("a test must be `Test` or `Suite`, but got " + value.Show(t))
 }
 
 // testOutcome runs one test body; "" means it passed, else the message.
 func testOutcome(ctx context.Context, body value.Value) string {
 	r, err := value.Apply(body, value.Unit{})
 	if err != nil {
-		return err.Error()
+		return errorText(err)
 	}
 	if t, ok := r.(value.Task); ok {
 		r, err = task.Run(ctx, t.T)
 		if err != nil {
 			if value.IsRuntimeError(err) {
-				return err.Error()
+				return errorText(err)
 			}
 			return "the test's task failed: " + failureText(err)
 		}
@@ -117,6 +132,14 @@ func testOutcome(ctx context.Context, body value.Value) string {
 	return "a test must give a TestResult (Pass or Fail), but this one gave " + value.Show(r)
 }
 
+// errorText renders a test's runtime error as the CLI renders one.
+func errorText(err error) string {
+	if ds, ok := Diagnostics(err); ok {
+		return ds.Error()
+	}
+	return err.Error()
+}
+
 // failureText renders a Task failure: Sky's Error as "<Label>: <message>",
 // any other failure value as Debug.toString shows it.
 func failureText(err error) string {
@@ -130,6 +153,13 @@ func failureText(err error) string {
 // FailureText renders the failure of `main` for the CLI.
 func FailureText(err error) string { return failureText(err) }
 
+// indent puts pad before every line of s that is not empty.
 func indent(s, pad string) string {
-	return pad + strings.ReplaceAll(s, "\n", "\n"+pad)
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = pad + l
+		}
+	}
+	return strings.Join(lines, "\n")
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"skydurable/compiler/diag"
 )
 
 var update = flag.Bool("update", false, "rewrite the .golden files of TestErrorGolden")
@@ -34,11 +36,11 @@ func TestErrorGolden(t *testing.T) {
 			if perr == nil {
 				t.Fatalf("%s parsed without errors; it must fail", path)
 			}
-			list, ok := perr.(ErrorList)
+			list, ok := perr.(diag.List)
 			if !ok {
-				t.Fatalf("error has type %T, want ErrorList", perr)
+				t.Fatalf("error has type %T, want diag.List", perr)
 			}
-			got := FormatErrors(src, list) + "\n"
+			got := list.Error() + "\n"
 			golden := strings.TrimSuffix(path, ".sky") + ".golden"
 			if *update {
 				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"skydurable/compiler/diag"
 )
 
 // FuzzParse checks that no input makes the parser panic or loop, that every
@@ -63,18 +65,17 @@ func FuzzParse(f *testing.F) {
 
 func checkErrors(t *testing.T, src string, err error) {
 	t.Helper()
-	list, ok := err.(ErrorList)
+	list, ok := err.(diag.List)
 	if !ok || len(list) == 0 {
-		t.Fatalf("error is %T %v, want a non-empty ErrorList", err, err)
+		t.Fatalf("error is %T %v, want a non-empty diag.List", err, err)
 	}
 	for _, e := range list {
-		if e.Pos.Line < 1 || e.Pos.Col < 1 || e.Pos.Offset < 0 || e.Pos.Offset > len(src) {
-			t.Fatalf("error with bad position %+v in %q", e.Pos, src)
+		if e.Start.Line < 1 || e.Start.Col < 1 || e.Start.Line > strings.Count(src, "\n")+1 {
+			t.Fatalf("error with bad position %+v in %q", e.Start, src)
 		}
-		if strings.Contains(e.Msg, "internal parser error") {
+		if strings.Contains(e.Message, "internal parser error") {
 			t.Fatalf("internal error on %q: %v", src, e)
 		}
 	}
-	_ = FormatErrors([]byte(src), list)
 	_ = list.Error()
 }

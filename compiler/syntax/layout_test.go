@@ -1,6 +1,10 @@
 package syntax
 
-import "testing"
+import (
+	"testing"
+
+	"skydurable/compiler/diag"
+)
 
 // checkoutSrc is the checkout workflow exactly as it appears in
 // spec/durable-execution.txt: a `|>` pipeline whose lambdas nest across lines.
@@ -124,12 +128,12 @@ func TestLayoutErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseFile("l.sky", []byte(tc.src))
-			list, ok := err.(ErrorList)
+			list, ok := err.(diag.List)
 			if !ok || len(list) == 0 {
 				t.Fatalf("want a syntax error, got %v", err)
 			}
-			if list[0].Pos.Line != tc.line || list[0].Pos.Col != tc.col {
-				t.Errorf("first error at %d:%d, want %d:%d:\n%v", list[0].Pos.Line, list[0].Pos.Col, tc.line, tc.col, err)
+			if list[0].Start.Line != tc.line || list[0].Start.Col != tc.col {
+				t.Errorf("first error at %d:%d, want %d:%d:\n%v", list[0].Start.Line, list[0].Start.Col, tc.line, tc.col, err)
 			}
 		})
 	}

@@ -87,7 +87,7 @@ func (lx *lexer) advance() rune {
 }
 
 func (lx *lexer) errorAt(p Pos, end Pos, msg, hint string) {
-	lx.errs.add(Error{Pos: p, End: end, Msg: msg, Hint: hint})
+	lx.errs.errorAt(p, end, msg, hint)
 }
 
 // skipSpace skips whitespace and comments, reporting whether any was skipped.

@@ -3,10 +3,12 @@ package syntax
 import (
 	"fmt"
 	"strings"
+
+	"skydurable/compiler/diag"
 )
 
 // ParseFile parses one Sky source file. On syntax errors it returns the
-// partial File (declarations that parsed) and an ErrorList holding every
+// partial File (declarations that parsed) and a diag.List holding every
 // error found, sorted by position; it never panics.
 func ParseFile(filename string, src []byte) (f *File, err error) {
 	f = &File{Name: filename}
@@ -19,7 +21,7 @@ func ParseFile(filename string, src []byte) (f *File, err error) {
 
 // ParseExpr parses a single expression (for tests and the REPL). The
 // expression may span lines: at its outermost level every line continues it
-// (let and case blocks inside still align as usual). Errors are an ErrorList.
+// (let and case blocks inside still align as usual). Errors are a diag.List.
 func ParseExpr(src string) (e Expr, err error) {
 	p := newParser("", []byte(src))
 	defer p.recoverInternal(&err)
@@ -81,8 +83,8 @@ func (p *parser) recoverInternal(err *error) {
 			*err = p.errs.result()
 			return
 		}
-		p.errs.add(Error{Pos: p.tok.pos, Msg: fmt.Sprintf("internal parser error: %v", r),
-			Hint: "this is a bug in the Sky parser; please report it with this file"})
+		p.errs.errorAt(p.tok.pos, Pos{}, fmt.Sprintf("internal parser error: %v", r),
+			"this is a bug in the Sky parser; please report it with this file")
 		*err = p.errs.result()
 	}
 }
@@ -149,7 +151,7 @@ func (p *parser) fail(t token, msg, expected, hint string) {
 		// Point just after the last token rather than at an empty last line.
 		pos, end = p.prev.end, Pos{}
 	}
-	p.errs.add(Error{Pos: pos, End: end, Msg: msg, Expected: expected, Found: found, Hint: hint})
+	p.errs.add(pos, end, diag.Diagnostic{Message: msg, Expected: expected, Found: found, Hint: hint})
 	panic(bailout{})
 }
 

@@ -186,9 +186,9 @@ func (p *parser) parseDecl(lastEnd int) Decl {
 					fmt.Sprintf("an annotation must be immediately followed by its definition; if this is a typo, rename it to `%s`", ann.Name.Name))
 			}
 			if p.tok.kind == tEOF || !p.atColumnOne() || p.tok.kind != tLower || p.tok.name != ann.Name.Name {
-				p.errs.add(Error{Pos: ann.Name.Start, End: ann.Name.End,
-					Msg:  fmt.Sprintf("the type annotation for `%s` has no definition", ann.Name.Name),
-					Hint: fmt.Sprintf("write the definition `%s … = …` on the line right after the annotation", ann.Name.Name)})
+				p.errs.errorAt(ann.Name.Start, ann.Name.End,
+					fmt.Sprintf("the type annotation for `%s` has no definition", ann.Name.Name),
+					fmt.Sprintf("write the definition `%s … = …` on the line right after the annotation", ann.Name.Name))
 				return nil
 			}
 			p.itemStart = p.i

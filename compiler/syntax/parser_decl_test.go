@@ -3,6 +3,8 @@ package syntax
 import (
 	"strings"
 	"testing"
+
+	"skydurable/compiler/diag"
 )
 
 // parseOK parses src as a file and fails the test on any error.
@@ -153,14 +155,14 @@ func TestTabsAreFourColumns(t *testing.T) {
 func TestErrorsKeepGoing(t *testing.T) {
 	src := "a = (1\n\nb = 2\n\nc = ]\n\nd = 4\n\ne = a < b < c\n"
 	f, err := ParseFile("many.sky", []byte(src))
-	list, ok := err.(ErrorList)
+	list, ok := err.(diag.List)
 	if !ok || len(list) != 3 {
 		t.Fatalf("want 3 errors, got %T %v", err, err)
 	}
 	wantLines := []int{3, 5, 9}
 	for i, e := range list {
-		if e.Pos.Line != wantLines[i] {
-			t.Errorf("error %d at line %d, want %d: %v", i, e.Pos.Line, wantLines[i], e)
+		if e.Start.Line != wantLines[i] {
+			t.Errorf("error %d at line %d, want %d: %v", i, e.Start.Line, wantLines[i], e)
 		}
 	}
 	if got := Print(f); got != "b = 2\nd = 4\n" {

@@ -256,8 +256,8 @@ func (p *parser) parseParen() Expr {
 		return elems[0]
 	}
 	if len(elems) > 3 {
-		p.errs.add(Error{Pos: open.pos, End: p.prevEnd(), Msg: fmt.Sprintf("a tuple of %d elements is too large", len(elems)),
-			Hint: "tuples have 2 or 3 elements; use a record for more"})
+		p.errs.errorAt(open.pos, p.prevEnd(), fmt.Sprintf("a tuple of %d elements is too large", len(elems)),
+			"tuples have 2 or 3 elements; use a record for more")
 	}
 	return &Tuple{Span: p.span(open.pos), Elems: elems}
 }

@@ -3,6 +3,8 @@ package syntax
 import (
 	"strings"
 	"testing"
+
+	"skydurable/compiler/diag"
 )
 
 // TestParseExpr checks the tree of every expression form through Print's
@@ -153,9 +155,9 @@ func TestParseExprErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("ParseExpr(%q) = %s, want an error containing %q", tc.src, Print(e), tc.wantMsg)
 			}
-			list, ok := err.(ErrorList)
+			list, ok := err.(diag.List)
 			if !ok || len(list) == 0 {
-				t.Fatalf("error %v has type %T, want a non-empty ErrorList", err, err)
+				t.Fatalf("error %v has type %T, want a non-empty diag.List", err, err)
 			}
 			if !containsMsg(list, tc.wantMsg) {
 				t.Errorf("ParseExpr(%q) errors:\n%v\nwant a message containing %q", tc.src, err, tc.wantMsg)
@@ -164,9 +166,9 @@ func TestParseExprErrors(t *testing.T) {
 	}
 }
 
-func containsMsg(list ErrorList, sub string) bool {
+func containsMsg(list diag.List, sub string) bool {
 	for _, e := range list {
-		if strings.Contains(e.Msg, sub) {
+		if strings.Contains(e.Message, sub) {
 			return true
 		}
 	}

@@ -32,7 +32,7 @@ func (p *parser) parseInterpolated(part strPart) (x Expr) {
 	sub.start()
 	defer sub.catch()
 	if sub.tok.kind == tEOF {
-		sub.errs.add(Error{Pos: part.pos, Msg: "empty `{{}}` interpolation", Hint: "put a name between the braces, e.g. {{name}}"})
+		sub.errs.errorAt(part.pos, Pos{}, "empty `{{}}` interpolation", "put a name between the braces, e.g. {{name}}")
 		return nil
 	}
 	e := sub.parseExpr()
@@ -40,8 +40,8 @@ func (p *parser) parseInterpolated(part strPart) (x Expr) {
 		sub.unexpected("`}}`", "")
 	}
 	if !simpleInterpolation(e) {
-		sub.errs.add(Error{Pos: e.Range().Start, End: e.Range().End, Msg: "this interpolation is too complex",
-			Hint: "`{{…}}` takes a name, a field (`a.b`) or an application (`f x`); bind anything else with let first"})
+		sub.errs.errorAt(e.Range().Start, e.Range().End, "this interpolation is too complex",
+			"`{{…}}` takes a name, a field (`a.b`) or an application (`f x`); bind anything else with let first")
 	}
 	return e
 }

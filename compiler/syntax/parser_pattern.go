@@ -167,8 +167,8 @@ func (p *parser) parseParenPattern() Pattern {
 		return elems[0]
 	}
 	if len(elems) > 3 {
-		p.errs.add(Error{Pos: open.pos, End: p.prevEnd(), Msg: fmt.Sprintf("a tuple pattern of %d elements is too large", len(elems)),
-			Hint: "tuples have 2 or 3 elements; use a record for more"})
+		p.errs.errorAt(open.pos, p.prevEnd(), fmt.Sprintf("a tuple pattern of %d elements is too large", len(elems)),
+			"tuples have 2 or 3 elements; use a record for more")
 	}
 	return &TuplePat{Span: p.span(open.pos), Elems: elems}
 }

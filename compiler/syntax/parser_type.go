@@ -79,8 +79,8 @@ func (p *parser) parseTypeAtom() Type {
 			return elems[0]
 		}
 		if len(elems) > 3 {
-			p.errs.add(Error{Pos: t.pos, End: p.prevEnd(), Msg: fmt.Sprintf("a tuple type of %d elements is too large", len(elems)),
-				Hint: "tuples have 2 or 3 elements; use a record for more"})
+			p.errs.errorAt(t.pos, p.prevEnd(), fmt.Sprintf("a tuple type of %d elements is too large", len(elems)),
+				"tuples have 2 or 3 elements; use a record for more")
 		}
 		return &TupleType{Span: p.span(t.pos), Elems: elems}
 	case tLBrace:

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"skydurable/compiler/diag"
 	"skydurable/compiler/syntax"
 	"skydurable/compiler/types"
 )
@@ -49,7 +50,7 @@ func BenchmarkCheckStdlibAndCheckout(b *testing.B) {
 	for i := 0; i < max(b.N, 3); i++ {
 		start := time.Now()
 		if _, errs := types.Check(prog); len(errs) > 0 {
-			b.Fatal(types.RenderAll(errs))
+			b.Fatal(diag.Render(errs))
 		}
 		if d := time.Since(start); per == 0 || d < per {
 			per = d
@@ -83,7 +84,7 @@ func BenchmarkCheckGenerated(b *testing.B) {
 			for i := 0; i < max(b.N, 3); i++ {
 				start := time.Now()
 				if _, errs := types.Check(prog); len(errs) > 0 {
-					b.Fatal(types.RenderAll(errs[:1]))
+					b.Fatal(diag.Render(errs[:1]))
 				}
 				if d := time.Since(start); per == 0 || d < per {
 					per = d
@@ -110,7 +111,7 @@ func BenchmarkCheckGenerated(b *testing.B) {
 func TestGeneratedProgramChecks(t *testing.T) {
 	prog := stdlibProgram(t, generateProgram(300))
 	if _, errs := types.Check(prog); len(errs) > 0 {
-		t.Fatal(types.RenderAll(errs))
+		t.Fatal(diag.Render(errs))
 	}
 }
 

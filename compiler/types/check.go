@@ -1,9 +1,11 @@
 package types
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
+	"skydurable/compiler/diag"
 	"skydurable/compiler/syntax"
 )
 
@@ -19,6 +21,11 @@ type Program struct {
 	// Sources maps a file name (syntax.File.Name) to its text; optional,
 	// used to print the offending source line.
 	Sources map[string]string
+	// Stdlib names every module the standard library provides, and Looked
+	// maps a module imported but found nowhere to the files the loader
+	// tried; both optional, for the message about such an import.
+	Stdlib []string
+	Looked map[string][]string
 }
 
 // Info records what the checker learned, in side tables keyed by AST node;
@@ -82,7 +89,7 @@ type checker struct {
 	u       unifier
 	prog    *Program
 	info    *Info
-	errs    []Error
+	errs    diag.List
 	modules map[string]*moduleInfo
 	mod     *moduleInfo
 	sc      *scope
@@ -96,7 +103,7 @@ type checker struct {
 // Check resolves, infers and checks every module of prog, in import order.
 // It returns what it learned and every error found, sorted by position; a
 // program is well-typed when the error list is empty.
-func Check(prog *Program) (*Info, []Error) {
+func Check(prog *Program) (*Info, diag.List) {
 	c := &checker{
 		prog: prog,
 		info: &Info{
@@ -117,8 +124,18 @@ func Check(prog *Program) (*Info, []Error) {
 		c.modules[name] = m
 		c.checkModule(m)
 	}
-	sortErrors(c.errs)
+	c.errs.Sort()
 	return c.info, c.errs
+}
+
+// knownModules is every module name the program could import.
+func (c *checker) knownModules() []string {
+	known := slices.Clone(c.prog.Stdlib)
+	for n := range c.prog.Modules {
+		known = append(known, n)
+	}
+	slices.Sort(known)
+	return slices.Compact(known)
 }
 
 // importOrder returns module names so that each comes after its imports,
@@ -153,21 +170,7 @@ func (c *checker) importOrder() []string {
 		for _, imp := range f.Imports {
 			dep := imp.Module.String()
 			if _, ok := c.prog.Modules[dep]; !ok {
-				var known []string
-				for k := range c.prog.Modules {
-					known = append(known, k)
-				}
-				hint := "Sky looks for user modules under the source root (`src/`): module `" + dep +
-					"` lives in `" + strings.ReplaceAll(dep, ".", "/") + ".sky`."
-				if isStdlibModule(dep) {
-					hint = "`" + dep + "` is not a module of the standard library this sky provides."
-				}
-				sort.Strings(known)
-				if s := suggest(dep, known); len(s) > 0 {
-					hint = "Did you mean `" + s[0] + "`?"
-				}
-				c.errorIn(f, imp.Module.Span, "UNKNOWN IMPORT",
-					"I cannot find a module named `"+dep+"`:", "", hint)
+				c.errs = append(c.errs, UnknownImport(f.Name, c.prog.Sources[f.Name], imp, c.knownModules(), c.prog.Looked[dep]))
 				continue
 			}
 			if dep == n {
@@ -226,11 +229,14 @@ func (c *checker) checkModule(m *moduleInfo) {
 }
 
 func (c *checker) errorIn(f *syntax.File, sp syntax.Span, title, msg, detail, hint string) {
-	c.errs = append(c.errs, Error{
-		Title: title, File: f.Name, Start: sp.Start, End: sp.End,
-		Message: msg, Detail: detail, Hint: hint, source: c.prog.Sources[f.Name],
+	c.errs = append(c.errs, diag.Diagnostic{
+		Title: title, File: f.Name, Start: diagPos(sp.Start), End: diagPos(sp.End),
+		Message: msg, Detail: detail, Hint: hint, SourceLine: diag.Line(c.prog.Sources[f.Name], sp.Start.Line),
 	})
 }
+
+// diagPos is p as a diagnostic's position.
+func diagPos(p syntax.Pos) diag.Pos { return diag.Pos{Line: p.Line, Col: p.Col} }
 
 func (c *checker) errorAt(m *moduleInfo, sp syntax.Span, title, msg, detail, hint string) {
 	c.errorIn(m.file, sp, title, msg, detail, hint)

@@ -4,13 +4,14 @@ import (
 	"strings"
 	"testing"
 
+	"skydurable/compiler/diag"
 	"skydurable/compiler/syntax"
 	"skydurable/compiler/types"
 )
 
 // checkSources checks an entry module (Main) plus extra modules and returns
 // the error titles and summaries.
-func checkSources(t *testing.T, main string, extra map[string]string) (*types.Info, *types.Program, []types.Error) {
+func checkSources(t *testing.T, main string, extra map[string]string) (*types.Info, *types.Program, diag.List) {
 	t.Helper()
 	prog := stdlibProgram(t, extra)
 	addEntry(t, prog, "Main.sky", main)
@@ -76,15 +77,15 @@ func TestCheckCases(t *testing.T) {
 			_, _, errs := checkSources(t, tc.src, tc.extra)
 			if tc.want == "" {
 				for _, e := range errs {
-					t.Errorf("unexpected error:\n%s", e.Render())
+					t.Errorf("unexpected error:\n%s", e.Error())
 				}
 				return
 			}
 			if len(errs) == 0 {
 				t.Fatalf("no error; want one containing %q", tc.want)
 			}
-			if !strings.Contains(errs[0].Render(), tc.want) {
-				t.Errorf("first error does not mention %q:\n%s", tc.want, types.RenderAll(errs))
+			if !strings.Contains(errs[0].Error(), tc.want) {
+				t.Errorf("first error does not mention %q:\n%s", tc.want, diag.Render(errs))
 			}
 		})
 	}
@@ -108,7 +109,7 @@ main =
 `
 	info, prog, errs := checkSources(t, src, nil)
 	if len(errs) > 0 {
-		t.Fatal(types.RenderAll(errs))
+		t.Fatal(diag.Render(errs))
 	}
 	f := prog.Modules["Main"]
 	let := f.Decls[0].(*syntax.ValueDecl).Body.(*syntax.Let)
@@ -137,11 +138,11 @@ func TestRigidVariableEscape(t *testing.T) {
 	escaping := "f x =\n    let\n        g : b -> b\n        g y =\n            x\n    in\n    g\n"
 	_, _, errs := checkSources(t, escaping, nil)
 	if len(errs) == 0 || !strings.Contains(errs[0].Hint, "outside the definition") {
-		t.Fatalf("want an escaping-variable error, got:\n%s", types.RenderAll(errs))
+		t.Fatalf("want an escaping-variable error, got:\n%s", diag.Render(errs))
 	}
 	fine := "f : a -> List a\nf x =\n    let\n        g : b -> b\n        g y =\n            y\n\n        h z =\n            [ z, x ]\n    in\n    h (g x)\n"
 	if _, _, errs := checkSources(t, fine, nil); len(errs) > 0 {
-		t.Fatal(types.RenderAll(errs))
+		t.Fatal(diag.Render(errs))
 	}
 }
 
@@ -154,6 +155,6 @@ func TestOperatorExposingIsHarmless(t *testing.T) {
 	}
 	_ = f
 	if _, _, errs := checkSources(t, src, map[string]string{"Lib": lib}); len(errs) > 0 {
-		t.Fatal(types.RenderAll(errs))
+		t.Fatal(diag.Render(errs))
 	}
 }

@@ -65,7 +65,7 @@ func TestCorpusStdlib(t *testing.T) {
 	}
 	_, errs := types.Check(prog)
 	for _, e := range errs {
-		t.Errorf("%s", e.Render())
+		t.Errorf("%s", e.Error())
 	}
 	t.Logf("%d stdlib modules checked", len(mods))
 }
@@ -102,7 +102,7 @@ func TestCorpusProjects(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, e := range errs {
-				t.Errorf("%s", e.Render())
+				t.Errorf("%s", e.Error())
 			}
 		})
 	}
@@ -123,7 +123,7 @@ var execLine = regexp.MustCompile(`^(!\s+)?exec\s+sky\s+(run|test|check)\b\s*(.*
 // compiledMarkers in a script's assertions after a failing `exec sky`
 // show that the program compiled and failed later (at run time or in a
 // test), so it must check clean.
-var compiledMarkers = regexp.MustCompile(`Runtime error|\^Error: |passed, |\bFAIL\b`)
+var compiledMarkers = regexp.MustCompile(`RUNTIME ERROR|\^Error: |passed, |\bFAIL\b`)
 
 // TestCorpusTestscripts checks the programs of testscripts/*.txtar. The
 // rule: the file of every `exec sky run|test|check [FILE]` line must check
@@ -205,7 +205,7 @@ func TestCorpusTestscripts(t *testing.T) {
 					return
 				}
 				for _, e := range errs {
-					t.Errorf("%s", e.Render())
+					t.Errorf("%s", e.Error())
 				}
 			})
 		}

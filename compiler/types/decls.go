@@ -302,6 +302,9 @@ func (c *checker) lookupType(t *syntax.TypeCon) *TypeInfo {
 }
 
 func (c *checker) unknownType(t *syntax.TypeCon) {
+	if t.Module == "" && c.sc.fromMissing(t.Name, false) {
+		return // the import itself was reported
+	}
 	var cands []string
 	for n := range c.mod.types {
 		cands = append(cands, n)

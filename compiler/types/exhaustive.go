@@ -309,8 +309,20 @@ func showPat(p *spat, nested bool) string {
 	return s
 }
 
+// unresolved reports whether p uses a constructor that did not resolve:
+// that was reported already (or its import was), and treating it as a
+// wildcard would report branches as redundant or missing that are not.
+func (c *checker) unresolved(p syntax.Pattern) bool {
+	return someCtorPat(p, func(cp *syntax.CtorPat) bool { _, ok := c.info.Refs[cp]; return !ok })
+}
+
 // checkCase reports missing and redundant branches of a case expression.
 func (c *checker) checkCase(x *syntax.Case) {
+	for _, br := range x.Branches {
+		if c.unresolved(br.Pattern) {
+			return
+		}
+	}
 	cs := newCtorSets()
 	var rows [][]*spat
 	for i, br := range x.Branches {
@@ -354,6 +366,9 @@ func (c *checker) checkCase(x *syntax.Case) {
 
 // checkIrrefutable reports a parameter or let pattern that can fail.
 func (c *checker) checkIrrefutable(p syntax.Pattern, where string) {
+	if c.unresolved(p) {
+		return
+	}
 	cs := newCtorSets()
 	miss := missing([][]*spat{{c.simplify(p, cs)}}, 1)
 	if len(miss) == 0 {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"skydurable/compiler/diag"
 	"skydurable/compiler/syntax"
 	"skydurable/compiler/types"
 )
@@ -37,7 +38,7 @@ func FuzzCheck(f *testing.F) {
 		prog.Modules[name] = file
 		_, errs := types.Check(prog)
 		for _, e := range errs {
-			_ = e.Render()
+			_ = e.Error()
 		}
 	})
 }
@@ -65,7 +66,7 @@ func TestPartialSyntaxTrees(t *testing.T) {
 		}
 		prog.Modules["Main"] = file
 		_, errs := types.Check(prog)
-		_ = types.RenderAll(errs)
+		_ = diag.Render(errs)
 	}
 	t.Logf("%d partial trees checked without a panic", len(files))
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"skydurable/compiler/diag"
 	"skydurable/compiler/types"
 )
 
@@ -70,5 +71,5 @@ func renderCase(t *testing.T, path string) string {
 	prog := stdlibProgram(t, extra)
 	addEntry(t, prog, path, string(src))
 	_, errs := types.Check(prog)
-	return types.RenderAll(errs)
+	return diag.Render(errs)
 }

@@ -49,6 +49,6 @@ func addEntry(t testing.TB, prog *types.Program, path, src string) {
 func TestStdlibChecksClean(t *testing.T) {
 	_, errs := types.Check(stdlibProgram(t, nil))
 	for _, e := range errs {
-		t.Errorf("%s", e.Render())
+		t.Errorf("%s", e.Error())
 	}
 }

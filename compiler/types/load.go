@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"skydurable/compiler/diag"
 	"skydurable/compiler/syntax"
 )
 
@@ -26,18 +28,20 @@ const EntryModuleName = "Main"
 // modules from root (module A.B is root/A/B.sky). An empty root means the
 // entry file's directory and a `src` directory beside it. A module that
 // cannot be found is left out (Check reports the import); a syntax error
-// stops loading and is returned.
+// (a diag.List) or a file that cannot be read (a diag.Diagnostic) stops
+// loading and is returned.
 func LoadProgram(path, root string, stdlib map[string]string) (*Program, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the program %s: %w", path, err)
+		return nil, diag.Diagnostic{Title: "LOAD ERROR", File: path, Message: fmt.Sprintf("cannot read the program %s: %v", path, errors.Unwrap(err))}
 	}
 	roots := []string{root}
 	if root == "" {
 		roots = DefaultRoots(path)
 	}
 	l := &progLoader{
-		prog:   &Program{Modules: map[string]*syntax.File{}, Sources: map[string]string{}},
+		prog: &Program{Modules: map[string]*syntax.File{}, Sources: map[string]string{},
+			Stdlib: slices.Sorted(maps.Keys(stdlib)), Looked: map[string][]string{}},
 		stdlib: stdlib,
 		roots:  roots,
 	}
@@ -92,7 +96,7 @@ func ResolveElmImports(f *syntax.File, roots []string, isStdlib func(string) boo
 // CheckFile loads the program whose entry is the file at path (see
 // LoadProgram) and checks it. The error is for a file that cannot be read
 // or parsed; type errors come back in the list.
-func CheckFile(path string, stdlib map[string]string) ([]Error, error) {
+func CheckFile(path string, stdlib map[string]string) (diag.List, error) {
 	prog, err := LoadProgram(path, "", stdlib)
 	if err != nil {
 		return nil, err
@@ -146,16 +150,19 @@ func (l *progLoader) load(name string) error {
 		return l.add("<stdlib>/"+strings.ReplaceAll(name, ".", "/")+".sky", []byte(src), name)
 	}
 	rel := filepath.Join(strings.Split(name, ".")...) + ".sky"
+	var looked []string
 	for _, root := range l.roots {
 		p := filepath.Join(root, rel)
 		src, err := os.ReadFile(p)
 		if errors.Is(err, fs.ErrNotExist) {
+			looked = append(looked, p)
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("cannot read module %s from %s: %w", name, p, err)
+			return diag.Diagnostic{Title: "LOAD ERROR", File: p, Message: fmt.Sprintf("cannot read module `%s` from %s: %v", name, p, errors.Unwrap(err))}
 		}
 		return l.add(p, src, name)
 	}
-	return nil // Check reports the unknown import with a hint.
+	l.prog.Looked[name] = looked
+	return nil // Check reports the unknown import (UnknownImport).
 }

@@ -1,12 +1,13 @@
 package types_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"skydurable/compiler/syntax"
+	"skydurable/compiler/diag"
 	"skydurable/compiler/types"
 )
 
@@ -43,19 +44,19 @@ func TestLoadProgramFindsModules(t *testing.T) {
 		t.Fatalf("modules loaded: %v", keys(prog.Modules))
 	}
 	if _, errs := types.Check(prog); len(errs) > 0 {
-		t.Fatal(types.RenderAll(errs))
+		t.Fatal(diag.Render(errs))
 	}
 	// With an explicit root, modules come from there.
 	errs, err := checkWithRoot(filepath.Join(dir, "app/Other.sky"), filepath.Join(dir, "src"), stdlib)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(errs) != 1 || !strings.Contains(errs[0].Render(), "body of the `v` definition") {
-		t.Fatalf("want one mismatch for v, got:\n%s", types.RenderAll(errs))
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "body of the `v` definition") {
+		t.Fatalf("want one mismatch for v, got:\n%s", diag.Render(errs))
 	}
 }
 
-func checkWithRoot(path, root string, stdlib map[string]string) ([]types.Error, error) {
+func checkWithRoot(path, root string, stdlib map[string]string) (diag.List, error) {
 	prog, err := types.LoadProgram(path, root, stdlib)
 	if err != nil {
 		return nil, err
@@ -74,7 +75,7 @@ func TestLoadProgramSrcBesideEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(errs) > 0 {
-		t.Fatal(types.RenderAll(errs))
+		t.Fatal(diag.Render(errs))
 	}
 }
 
@@ -92,33 +93,25 @@ func TestCheckFileMissingModuleAndSyntaxError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(errs) != 1 || errs[0].Title != "UNKNOWN IMPORT" || !strings.Contains(errs[0].Hint, "Lib/Gone.sky") {
-		t.Fatalf("want one UNKNOWN IMPORT naming Lib/Gone.sky, got:\n%s", types.RenderAll(errs))
+	if len(errs) != 1 || errs[0].Title != "UNKNOWN IMPORT" || !strings.Contains(errs[0].Detail, filepath.Join(dir, "src", "Lib", "Gone.sky")) {
+		t.Fatalf("want one UNKNOWN IMPORT naming Lib/Gone.sky, got:\n%s", diag.Render(errs))
 	}
 	errs, _ = types.CheckFile(filepath.Join(dir, "Std.sky"), stdlib)
-	if len(errs) != 1 || !strings.Contains(errs[0].Hint, "standard library") {
-		t.Fatalf("want a stdlib hint, got:\n%s", types.RenderAll(errs))
+	if len(errs) != 1 || !strings.Contains(errs[0].Detail, "not a module of the standard library") || !strings.Contains(errs[0].Detail, "Std.Log,") {
+		t.Fatalf("want a stdlib hint, got:\n%s", diag.Render(errs))
 	}
 	errs, _ = types.CheckFile(filepath.Join(dir, "Cycle.sky"), stdlib)
 	if len(errs) == 0 || errs[0].Title != "IMPORT CYCLE" || !strings.Contains(errs[0].Message, "A -> B -> A") {
-		t.Fatalf("want an import cycle A -> B -> A, got:\n%s", types.RenderAll(errs))
+		t.Fatalf("want an import cycle A -> B -> A, got:\n%s", diag.Render(errs))
 	}
 	_, err = types.CheckFile(filepath.Join(dir, "Bad.sky"), stdlib)
-	var list syntax.ErrorList
-	if err == nil || !asErrorList(err, &list) || len(list) == 0 {
+	var list diag.List
+	if !errors.As(err, &list) || len(list) == 0 || list[0].Title != "SYNTAX ERROR" {
 		t.Fatalf("want the syntax error list, got %v", err)
 	}
 	if _, err := types.CheckFile(filepath.Join(dir, "Missing.sky"), stdlib); err == nil {
 		t.Fatal("an unreadable entry file must be an error")
 	}
-}
-
-func asErrorList(err error, out *syntax.ErrorList) bool {
-	l, ok := err.(syntax.ErrorList)
-	if ok {
-		*out = l
-	}
-	return ok
 }
 
 func keys[T any](m map[string]T) []string {

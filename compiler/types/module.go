@@ -90,6 +90,18 @@ type scope struct {
 	// missing holds qualifiers of imports that could not be found, so their
 	// uses are not reported again.
 	missing map[string]bool
+	// missingNames holds the names such imports expose, missingAll is set
+	// when one exposes `(..)` and missingCtors when one exposes a type's
+	// constructors: an unknown unqualified name they may bind is not
+	// reported either (the import was).
+	missingNames             map[string]bool
+	missingAll, missingCtors bool
+}
+
+// fromMissing reports whether the unqualified name (a constructor when
+// ctor is set) may come from an import that could not be found.
+func (sc *scope) fromMissing(name string, ctor bool) bool {
+	return sc.missingAll || sc.missingNames[name] || (ctor && sc.missingCtors)
 }
 
 // builtin type infos; Bool has its constructors for exhaustiveness.
@@ -126,16 +138,17 @@ func addUnique[T comparable](m map[string][]T, name string, v T) {
 // buildScope resolves a module's imports against already-checked modules.
 func (c *checker) buildScope(m *moduleInfo) *scope {
 	sc := &scope{
-		mod:         m,
-		values:      map[string][]*ValueInfo{},
-		ctors:       map[string][]*CtorInfo{},
-		types:       map[string][]*TypeInfo{},
-		quals:       map[string][]*moduleInfo{},
-		missing:     map[string]bool{},
-		defaultQual: map[string]bool{},
-		pvalues:     map[string]*ValueInfo{},
-		pctors:      map[string]*CtorInfo{},
-		ptypes:      map[string]*TypeInfo{},
+		mod:          m,
+		values:       map[string][]*ValueInfo{},
+		ctors:        map[string][]*CtorInfo{},
+		types:        map[string][]*TypeInfo{},
+		quals:        map[string][]*moduleInfo{},
+		missing:      map[string]bool{},
+		missingNames: map[string]bool{},
+		defaultQual:  map[string]bool{},
+		pvalues:      map[string]*ValueInfo{},
+		pctors:       map[string]*CtorInfo{},
+		ptypes:       map[string]*TypeInfo{},
 	}
 	if p := c.modules[preludeName]; p != nil && m.name != preludeName {
 		for n, v := range p.expValues {
@@ -158,6 +171,13 @@ func (c *checker) buildScope(m *moduleInfo) *scope {
 				sc.missing[imp.Alias.Name] = true
 			} else if n := len(imp.Module.Parts); n > 1 {
 				sc.missing[imp.Module.Parts[n-1]] = true
+			}
+			if imp.Exposing != nil {
+				sc.missingAll = sc.missingAll || imp.Exposing.All
+				for _, it := range imp.Exposing.Items {
+					sc.missingNames[it.Name] = true
+					sc.missingCtors = sc.missingCtors || it.Open
+				}
 			}
 			continue
 		}

@@ -30,7 +30,7 @@ func TestOKPrograms(t *testing.T) {
 			addEntry(t, prog, path, string(src))
 			info, errs := types.Check(prog)
 			for _, e := range errs {
-				t.Errorf("%s", e.Render())
+				t.Errorf("%s", e.Error())
 			}
 			module := prog.Modules
 			_ = module

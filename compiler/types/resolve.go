@@ -107,7 +107,7 @@ func (c *checker) unknownValue(x *syntax.Var, e *env) {
 		hint = strings.Replace(hint, "Did you mean `", "Did you mean ", 1)
 		hint = strings.TrimSuffix(hint, "`?") + "?"
 	}
-	if x.Module != "" && c.sc.missing[x.Module] {
+	if (x.Module != "" && c.sc.missing[x.Module]) || (x.Module == "" && c.sc.fromMissing(x.Name, false)) {
 		return // the import itself was reported
 	}
 	c.errorf(x, "NAMING ERROR", msg, "", hint)
@@ -177,6 +177,9 @@ func (c *checker) lookupCtor(n syntax.Node, module, name string) (*CtorInfo, *Ty
 		}
 	}
 	cands = append(cands, "True", "False")
+	if module == "" && c.sc.fromMissing(name, true) {
+		return nil, nil, false // the import itself was reported
+	}
 	full := name
 	if module != "" {
 		full = module + "." + name

@@ -1,6 +1,10 @@
 package types
 
-import "skydurable/compiler/syntax"
+import (
+	"slices"
+
+	"skydurable/compiler/syntax"
+)
 
 // freeVars calls f with every unqualified variable name used in d's body
 // (an over-approximation: shadowing is ignored, which at worst groups
@@ -100,4 +104,21 @@ func patternNames(p syntax.Pattern, f func(string)) {
 			f(x.Name)
 		}
 	}
+}
+
+// someCtorPat reports whether f holds for a constructor pattern in p.
+func someCtorPat(p syntax.Pattern, f func(*syntax.CtorPat) bool) bool {
+	switch p := p.(type) {
+	case *syntax.AliasPat:
+		return someCtorPat(p.Pattern, f)
+	case *syntax.TuplePat:
+		return slices.ContainsFunc(p.Elems, func(x syntax.Pattern) bool { return someCtorPat(x, f) })
+	case *syntax.ListPat:
+		return slices.ContainsFunc(p.Elems, func(x syntax.Pattern) bool { return someCtorPat(x, f) })
+	case *syntax.ConsPat:
+		return someCtorPat(p.Head, f) || someCtorPat(p.Tail, f)
+	case *syntax.CtorPat:
+		return f(p) || slices.ContainsFunc(p.Args, func(x syntax.Pattern) bool { return someCtorPat(x, f) })
+	}
+	return false
 }

@@ -1,6 +1,9 @@
 package value
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // RuntimeError is a failure of the program itself — a type error the checker
 // would have caught, a `case` that matched nothing, a kernel called with the
@@ -8,24 +11,25 @@ import "errors"
 // combinators must pass it through untouched (never hand it to `onError` or
 // `mapError` as if it were a Sky Error); use IsRuntimeError to tell.
 type RuntimeError struct {
-	// Where is "file:line:col" of the expression that failed, or "".
-	Where string
+	// File, Line and Col locate the expression that failed (1-based; Line
+	// is 0 when unknown).
+	File      string
+	Line, Col int
+	// SourceLine is the text of that line, so the CLI can show it with a
+	// caret under Col; empty when unknown.
+	SourceLine string
 	// Message says what went wrong, naming the offending value.
 	Message string
-	// Snippet is the source line with a caret under Where, or "".
-	Snippet string
 }
 
-// Error renders "file:line:col: message" followed by the source snippet.
+// Error returns "file:line:col: message" (the message alone when the
+// position is unknown). The CLI renders the full report with the source
+// line through compiler/diag.
 func (e *RuntimeError) Error() string {
-	s := e.Message
-	if e.Where != "" {
-		s = e.Where + ": " + s
+	if e.Line == 0 {
+		return e.Message
 	}
-	if e.Snippet != "" {
-		s += "\n" + e.Snippet
-	}
-	return s
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Message)
 }
 
 // IsRuntimeError reports whether err is (or wraps) a *RuntimeError.
