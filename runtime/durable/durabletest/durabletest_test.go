@@ -18,7 +18,7 @@ const day = 24 * time.Hour
 func TestAdvanceFiresEveryTimerOnTheWay(t *testing.T) {
 	ctx := context.Background()
 	wf := durable.Register("reminders", codec.String, codec.String, func(c *durable.Ctx, in string) task.Task[string] {
-		return task.AndThen(durable.Sleep(c, (30 * day).Milliseconds()), func(struct{}) task.Task[string] {
+		return task.AndThen(durable.Sleep(c, (30*day).Milliseconds()), func(struct{}) task.Task[string] {
 			return task.AndThen(durable.Step(c, codec.String, "first", task.Succeed("1")), func(a string) task.Task[string] {
 				return task.AndThen(durable.Sleep(c, day.Milliseconds()), func(struct{}) task.Task[string] {
 					return durable.Step(c, codec.String, "second", task.Succeed(a+"2"))
@@ -182,4 +182,3 @@ func TestCrashEverywhereNeedsTheRun(t *testing.T) {
 		t.Errorf("error %v, want the script's", err)
 	}
 }
-
