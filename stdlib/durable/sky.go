@@ -700,3 +700,24 @@ func runInfo(r durable.Run) value.Value {
 		"waitingFor": r.WaitingSignal,
 	})
 }
+
+// WorkflowsIn picks the workflows among a program's top-level values (each
+// WorkflowDef and RegisteredWorkflow, one workflow once however many values
+// hold it), for tools such as `sky durable replay`. Two different
+// workflows under one name and version are an InvalidInput error.
+func WorkflowsIn(vs []value.Value) ([]durable.Workflow, error) {
+	var listed []skyRegistered
+	for _, v := range vs {
+		o, ok := v.(value.Opaque)
+		if !ok {
+			continue
+		}
+		switch w := o.V.(type) {
+		case skyWorkflowDef:
+			listed = append(listed, skyRegistered{w: w.def.Erase(), id: w.id})
+		case skyRegistered:
+			listed = append(listed, w)
+		}
+	}
+	return distinctWorkflows("sky durable replay", listed)
+}
