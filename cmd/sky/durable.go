@@ -28,7 +28,7 @@ import (
 func init() {
 	register(&command{
 		name:    "durable",
-		usage:   "sky durable ls|show|signal|cancel|retry|compact",
+		usage:   "sky durable ls|show|signal|cancel|retry|compact|replay",
 		summary: "inspect and operate durable runs (sky durable help)",
 		run:     runDurable,
 	})
@@ -41,6 +41,7 @@ const durableUsage = `Usage:
   sky durable cancel ID
   sky durable retry ID
   sky durable compact --older-than DURATION   (e.g. 720h, 30d, 90m)
+  sky durable replay [--workflow W] FILE      (pre-deploy check: replay unfinished runs against FILE)
 
 Every subcommand takes --db DSN (a postgres:// URL or a SQLite file path);
 without it the database is the one Db.connect opens.
@@ -60,6 +61,7 @@ var durableOps = map[string]durableOp{
 	"show":    {1, "ID", durableShow},
 	"signal":  {3, "ID NAME JSON", durableSignal},
 	"compact": {0, "", durableCompact},
+	"replay":  {1, "FILE", durableReplay},
 	"cancel": {1, "ID", func(ctx context.Context, e *durable.Engine, _ *durableFlags, a []string, out io.Writer) error {
 		if err := e.Cancel(ctx, a[0]); err != nil {
 			return err
@@ -108,6 +110,9 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 		fs.StringVar(&f.status, "status", "", "only runs in this status (running, waiting, done, failed, dead, cancelled)")
 		fs.StringVar(&f.workflow, "workflow", "", "only runs of this workflow")
 		fs.IntVar(&f.limit, "limit", 50, "at most this many runs, newest first")
+	}
+	if args[0] == "replay" {
+		fs.StringVar(&f.workflow, "workflow", "", "only runs of this workflow")
 	}
 	if args[0] == "ls" || args[0] == "show" {
 		fs.BoolVar(&f.json, "json", false, "print JSON for scripts")

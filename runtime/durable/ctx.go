@@ -52,6 +52,8 @@ type Ctx struct {
 	// the body already used the step's value, so no durable operation may
 	// follow (its journal position would be the step's).
 	broken error
+	// crashed is set once Options.OnBoundary stopped the worker (boundary.go).
+	crashed *task.Error
 }
 
 func newCtx(e *Engine, cl store.Claimed, token string, journal []JournalEntry) *Ctx {
@@ -115,6 +117,9 @@ func (c *Ctx) check(id string, kinds []EntryKind) (*JournalEntry, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.last = id
+	if c.crashed != nil {
+		return nil, c.crashed
+	}
 	if c.lost {
 		return nil, leaseLostError(c.f.RunID)
 	}
@@ -239,7 +244,7 @@ func (c *Ctx) flush(ctx context.Context) error {
 	err := c.write(context.WithoutCancel(ctx), c.e.db, *p)
 	if err == nil {
 		c.journalled(*p)
-		return nil
+		return c.cross(AfterCommit, *p, false)
 	}
 	if !IsLeaseLost(err) {
 		err = task.Errorf(task.Unavailable, "durable run %q: the result of step %q could not be journalled: %s", c.f.RunID, p.StepID, errText(err))

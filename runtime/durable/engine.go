@@ -51,6 +51,11 @@ type Options struct {
 	// sends, with an operation name ("claim", "append", ...) and the SQL.
 	// Tests and benchmarks count round trips with it.
 	OnStatement func(op, sql string)
+	// OnBoundary, when set, is called at each journal boundary of every
+	// fresh durable operation (see Boundary). A non-nil return stops the
+	// worker there as if its process died (see Ctx.cross); test kits inject
+	// crashes with it (runtime/durable/durabletest).
+	OnBoundary func(Point) error
 }
 
 // Engine runs durable workflows over one database. It holds no goroutines;
@@ -64,6 +69,8 @@ type Engine struct {
 	maxBytes int
 	log      *slog.Logger
 	worker   string
+	// onBoundary is Options.OnBoundary (boundary.go).
+	onBoundary func(Point) error
 
 	randMu sync.Mutex
 	rand   *rand.Rand
@@ -80,6 +87,8 @@ func New(d *db.DB, opts Options) *Engine {
 		log:      opts.Logger,
 		worker:   opts.WorkerID,
 		rand:     opts.Rand,
+
+		onBoundary: opts.OnBoundary,
 	}
 	if e.clock == nil && d.Dialect() != db.Postgres {
 		e.clock = time.Now

@@ -131,6 +131,9 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 		bodyErr = broken // the body went on past a step it could not journal
 	}
 	switch {
+	case c.crashedErr() != nil:
+		log.Warn("durable worker stopped at an injected crash point; the run stays claimed until its lease runs out", "step", c.at())
+		return true, nil
 	case lost:
 		log.Warn("durable lease lost: another worker owns the run now, or it was cancelled; stopping", "step", c.at())
 		return true, nil
@@ -149,6 +152,9 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 		err := e.store.Complete(ctx, f, last, out, e.now())
 		if err == nil && last != nil {
 			c.journalled(*last)
+			if c.cross(AfterCommit, *last, false) != nil {
+				return true, nil
+			}
 		}
 		return true, e.finish(ctx, log, f, err, slog.LevelInfo, "durable run done", "step", c.at())
 	}
@@ -156,7 +162,7 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 	// it first (also when the worker is shutting down), so the retry
 	// replays the step instead of running it again.
 	if err := c.flush(ctx); err != nil {
-		if IsLeaseLost(err) {
+		if IsLeaseLost(err) || IsCrashed(err) {
 			log.Warn("durable lease lost: another worker owns the run now, or it was cancelled; stopping", "step", c.at())
 			return true, nil
 		}
@@ -193,6 +199,9 @@ func (e *Engine) completeAndClaim(ctx context.Context, log *slog.Logger, c *Ctx,
 	}
 	if done == nil && last != nil {
 		c.journalled(*last)
+		if c.cross(AfterCommit, *last, false) != nil {
+			return nil // the claimed run stays leased, as after a real crash
+		}
 	}
 	if ok {
 		ch.next, ch.token = &cl, next.Token

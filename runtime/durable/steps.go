@@ -39,6 +39,9 @@ func Step[A any](c *Ctx, cd codec.Codec[A], stepID string, t task.Task[A]) task.
 			return replay(c, cd, *prev)
 		}
 		defer c.finish()
+		if err := c.cross(BeforeEffect, JournalEntry{StepID: stepID, Kind: KindStep}, false); err != nil {
+			return zero, err
+		}
 		stepCtx, lazy := db.WithLazyTx(ctx, c.e.db)
 		a, err := task.Run(stepCtx, t)
 		if err != nil {
@@ -47,6 +50,10 @@ func Step[A any](c *Ctx, cd codec.Codec[A], stepID string, t task.Task[A]) task.
 		}
 		e, err := encodeEntry(c, cd, stepID, KindStep, a)
 		if err != nil {
+			rollback(ctx, lazy)
+			return zero, err
+		}
+		if err := c.cross(BeforeCommit, e, lazy.Started()); err != nil {
 			rollback(ctx, lazy)
 			return zero, err
 		}
@@ -68,7 +75,7 @@ func Step[A any](c *Ctx, cd codec.Codec[A], stepID string, t task.Task[A]) task.
 			return zero, err
 		}
 		c.advance(e)
-		return a, nil
+		return a, c.cross(AfterCommit, e, true)
 	})
 }
 
@@ -94,6 +101,9 @@ func Transaction[A any](c *Ctx, cd codec.Codec[A], stepID string, fn func(ctx co
 			return replay(c, cd, *prev)
 		}
 		defer c.finish()
+		if err := c.cross(BeforeEffect, JournalEntry{StepID: stepID, Kind: KindStep}, true); err != nil {
+			return zero, err
+		}
 		var a A
 		var e JournalEntry
 		err = c.e.db.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
@@ -105,13 +115,16 @@ func Transaction[A any](c *Ctx, cd codec.Codec[A], stepID string, fn func(ctx co
 			if e, err = encodeEntry(c, cd, stepID, KindStep, a); err != nil {
 				return err
 			}
-			return c.write(ctx, tx, e)
+			if err := c.write(ctx, tx, e); err != nil {
+				return err
+			}
+			return c.cross(BeforeCommit, e, true)
 		})
 		if err != nil {
 			return zero, err
 		}
 		c.advance(e)
-		return a, nil
+		return a, c.cross(AfterCommit, e, true)
 	})
 }
 
@@ -195,10 +208,16 @@ func timer(ctx context.Context, c *Ctx, id string, kind EntryKind, ms int64) (ti
 	ms = min(max(ms, 0), MaxTimerMs)
 	wake := c.now().Add(time.Duration(ms) * time.Millisecond)
 	e := c.entry(id, kind, fmt.Sprintf(`{"wakeAt":%d}`, wake.UnixMilli()))
+	if err := c.cross(BeforeCommit, e, false); err != nil {
+		return time.Time{}, err
+	}
 	if err := c.write(ctx, c.e.db, e); err != nil {
 		return time.Time{}, err
 	}
 	c.advance(e)
+	if err := c.cross(AfterCommit, e, false); err != nil {
+		return time.Time{}, err
+	}
 	return time.UnixMilli(wake.UnixMilli()).UTC(), nil
 }
 
@@ -259,11 +278,14 @@ func AwaitSignalFor[A any](c *Ctx, cd codec.Codec[A], name string, timeoutMs int
 		}
 		if !c.now().Before(deadline) {
 			e := c.entry(id, KindTimeout, "null")
+			if err := c.cross(BeforeCommit, e, false); err != nil {
+				return nil, err
+			}
 			if err := c.write(ctx, c.e.db, e); err != nil {
 				return nil, err
 			}
 			c.advance(e)
-			return nil, nil
+			return nil, c.cross(AfterCommit, e, false)
 		}
 		return nil, c.suspend(ctx, deadline, name, fmt.Sprintf("awaiting signal %q until %s", name, deadline.UTC().Format(time.RFC3339Nano)))
 	})
@@ -282,11 +304,11 @@ func consume[A any](ctx context.Context, c *Ctx, cd codec.Codec[A], name, id str
 				c.f.RunID, name, errText(err))
 		}
 		e.Result = payload
-		return nil
+		return c.cross(BeforeCommit, e, false)
 	}, c.e.now())
 	if err = c.fenced(err); err != nil || !found {
 		return a, false, err
 	}
 	c.advance(e)
-	return a, true, nil
+	return a, true, c.cross(AfterCommit, e, false)
 }

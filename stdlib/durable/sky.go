@@ -30,7 +30,9 @@ import (
 var source string
 
 // Modules returns the Sky source of Std.Durable.
-func Modules() map[string]string { return map[string]string{"Std.Durable": source} }
+func Modules() map[string]string {
+	return map[string]string{"Std.Durable": source, "Std.Durable.Test": testSource}
+}
 
 // The value.Opaque kinds of the Sky binding.
 const (
@@ -285,6 +287,7 @@ func KernelsWith(opts durable.Options) map[string]value.Kernel {
 		})},
 	}
 	ks = append(ks, SnapshotKernels()...)
+	ks = append(ks, TestKernels()...)
 	out := make(map[string]value.Kernel, len(ks))
 	for _, k := range ks {
 		out[k.Name] = k
@@ -471,6 +474,23 @@ func (b *binding) poll(fn string, opts durable.PollOptions, dbArg, list value.Va
 	if err != nil {
 		return nil, err
 	}
+	listed, err := registeredList(fn, list)
+	if err != nil {
+		return nil, err
+	}
+	defs, clash := distinctWorkflows(fn, listed)
+	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
+		if clash != nil {
+			return nil, clash
+		}
+		wakeAppOnHints(ctx, e.DB())
+		worked, err := e.PollWith(ctx, defs, opts)
+		return worked, setupHint(fn, err)
+	})}, nil
+}
+
+// registeredList reads a Sky List RegisteredWorkflow.
+func registeredList(fn string, list value.Value) ([]skyRegistered, error) {
 	l, ok := list.(*value.List)
 	if !ok && list != nil {
 		return nil, value.BadArg(fn, "a List RegisteredWorkflow", list)
@@ -484,15 +504,7 @@ func (b *binding) poll(fn string, opts durable.PollOptions, dbArg, list value.Va
 		}
 		listed = append(listed, r)
 	}
-	defs, clash := distinctWorkflows(fn, listed)
-	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
-		if clash != nil {
-			return nil, clash
-		}
-		wakeAppOnHints(ctx, e.DB())
-		worked, err := e.PollWith(ctx, defs, opts)
-		return worked, setupHint(fn, err)
-	})}, nil
+	return listed, nil
 }
 
 // setupHint turns the database's "no such table" error for a durable table
@@ -687,4 +699,25 @@ func runInfo(r durable.Run) value.Value {
 		"lastError":  r.LastError,
 		"waitingFor": r.WaitingSignal,
 	})
+}
+
+// WorkflowsIn picks the workflows among a program's top-level values (each
+// WorkflowDef and RegisteredWorkflow, one workflow once however many values
+// hold it), for tools such as `sky durable replay`. Two different
+// workflows under one name and version are an InvalidInput error.
+func WorkflowsIn(vs []value.Value) ([]durable.Workflow, error) {
+	var listed []skyRegistered
+	for _, v := range vs {
+		o, ok := v.(value.Opaque)
+		if !ok {
+			continue
+		}
+		switch w := o.V.(type) {
+		case skyWorkflowDef:
+			listed = append(listed, skyRegistered{w: w.def.Erase(), id: w.id})
+		case skyRegistered:
+			listed = append(listed, w)
+		}
+	}
+	return distinctWorkflows("sky durable replay", listed)
 }

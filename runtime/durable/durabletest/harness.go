@@ -1,0 +1,219 @@
+// Package durabletest lets users test their own durable workflows (as
+// riverqueue's rivertest does for jobs): a Harness is a fresh SQLite database
+// with a virtual clock, so a 30-day sleep is advanced in milliseconds, and
+// CrashEverywhere kills the worker at every journal boundary of a run in turn
+// and checks that the resumed run ends as the crash-free one did. The Sky
+// module Std.Durable.Test is a thin binding of it.
+package durabletest
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"skydurable/runtime/db"
+	"skydurable/runtime/durable"
+	"skydurable/runtime/task"
+)
+
+// Epoch is the virtual clock's reading when a Harness starts.
+var Epoch = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Lease is the lease of a Harness's engines. The virtual clock stands still
+// during a poll, so it never runs out while a worker works; after an
+// injected crash the clock moves just past it, so a fresh worker reclaims
+// the run at once.
+const Lease = time.Millisecond
+
+// maxPolls bounds one Drain: a workflow that keeps making work due (a loop
+// of zero-length sleeps) is an error, not a hang.
+const maxPolls = 10000
+
+// Harness is one fresh database, a virtual clock and the worker on it. Its
+// methods are for one goroutine at a time.
+type Harness struct {
+	d    *db.DB
+	dir  string
+	defs []durable.Workflow
+
+	mu  sync.Mutex
+	now time.Time
+
+	e       *durable.Engine
+	workers int
+	// onBoundary observes (and may crash at) the journal boundaries of the
+	// Harness's engines; crashed says it stopped the current worker.
+	onBoundary func(durable.Point) error
+	crashed    bool
+}
+
+// New makes a Harness whose worker polls defs: a fresh SQLite database in a
+// temporary directory (removed by Close) with the durable tables, and a
+// virtual clock at Epoch.
+func New(ctx context.Context, defs []durable.Workflow) (*Harness, error) {
+	dir, err := os.MkdirTemp("", "sky-durabletest-*")
+	if err != nil {
+		return nil, task.Errorf(task.Io, "durabletest: cannot make a temporary directory: %w", err)
+	}
+	d, err := db.Open(ctx, "sqlite", filepath.Join(dir, "test.db"))
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	h := &Harness{d: d, dir: dir, defs: defs, now: Epoch}
+	h.e = h.newWorker()
+	if err := h.e.Setup(ctx); err != nil {
+		h.Close()
+		return nil, err
+	}
+	return h, nil
+}
+
+// Close closes the database and removes it.
+func (h *Harness) Close() error {
+	err := h.d.Close()
+	os.RemoveAll(h.dir)
+	return err
+}
+
+// newWorker is a fresh engine over the Harness's database: what a restarted
+// process has (nothing in memory).
+func (h *Harness) newWorker() *durable.Engine {
+	h.workers++
+	return durable.New(h.d, durable.Options{
+		Clock:      h.Now,
+		Lease:      Lease,
+		WorkerID:   fmt.Sprintf("durabletest-%d", h.workers),
+		Rand:       rand.New(rand.NewPCG(1, uint64(h.workers))),
+		OnBoundary: h.boundary,
+	})
+}
+
+func (h *Harness) boundary(p durable.Point) error {
+	if h.onBoundary == nil {
+		return nil
+	}
+	err := h.onBoundary(p)
+	if err != nil {
+		h.crashed = true
+	}
+	return err
+}
+
+// DB is the Harness's database: the one workflows see as their Ctx's.
+func (h *Harness) DB() *db.DB { return h.d }
+
+// Engine is the current worker (a fresh one after each injected crash).
+func (h *Harness) Engine() *durable.Engine { return h.e }
+
+// Now reads the virtual clock.
+func (h *Harness) Now() time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.now
+}
+
+func (h *Harness) setNow(t time.Time) {
+	h.mu.Lock()
+	h.now = t
+	h.mu.Unlock()
+}
+
+// Start starts a run of w with an input in JSON.
+func (h *Harness) Start(ctx context.Context, w durable.Workflow, runID, input string) error {
+	return h.e.StartJSON(ctx, w, runID, input)
+}
+
+// Signal stores signal name with a JSON payload for run runID. Like
+// Engine.Signal it does not advance the run: Drain or Advance does.
+func (h *Harness) Signal(ctx context.Context, runID, name, payload string) error {
+	return h.e.Signal(ctx, runID, name, payload)
+}
+
+// Drain polls until no run is due. A worker stopped by an injected crash is
+// replaced by a fresh one, and the clock moves just past the lease so it
+// reclaims the crashed run at once.
+func (h *Harness) Drain(ctx context.Context) error {
+	for i := 0; i < maxPolls; i++ {
+		worked, err := h.e.Poll(ctx, h.defs)
+		if err != nil {
+			return err
+		}
+		if h.crashed {
+			h.crashed = false
+			h.e = h.newWorker()
+			h.setNow(h.Now().Add(2 * Lease))
+			continue
+		}
+		if !worked {
+			return nil
+		}
+	}
+	return task.Errorf(task.Unexpected, "durabletest: runs were still due after %d polls; hint: a workflow keeps making itself due (a loop of zero-length sleeps?)", maxPolls)
+}
+
+// Advance moves the virtual clock forward by d, stopping at each wake time
+// on the way to run what is due then (a timer set while advancing fires in
+// the same call if it falls within d), and drains at the end.
+func (h *Harness) Advance(ctx context.Context, d time.Duration) error {
+	if d < 0 {
+		return task.Errorf(task.InvalidInput, "durabletest: cannot move the clock back (by %s)", d)
+	}
+	target := h.Now().Add(d)
+	for {
+		if err := h.Drain(ctx); err != nil {
+			return err
+		}
+		next, ok, err := h.nextWake(ctx, target)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			h.setNow(target)
+			return h.Drain(ctx)
+		}
+		h.setNow(next)
+	}
+}
+
+// nextWake is the earliest wake time after now and at or before target of
+// a run waiting on a timer or in backoff.
+func (h *Harness) nextWake(ctx context.Context, target time.Time) (time.Time, bool, error) {
+	var next time.Time
+	now := h.Now()
+	for _, st := range []durable.Status{durable.StatusWaiting, durable.StatusFailed} {
+		runs, err := h.e.ListRuns(ctx, durable.ListFilter{Status: st, Limit: math.MaxInt32})
+		if err != nil {
+			return time.Time{}, false, err
+		}
+		for _, r := range runs {
+			w := r.WakeAt
+			if w.IsZero() || !w.After(now) || w.After(target) {
+				continue
+			}
+			if next.IsZero() || w.Before(next) {
+				next = w
+			}
+		}
+	}
+	return next, !next.IsZero(), nil
+}
+
+// Describe reads a run and its journal.
+func (h *Harness) Describe(ctx context.Context, runID string) (durable.Run, []durable.JournalEntry, error) {
+	return h.e.Describe(ctx, runID)
+}
+
+// StepIDs lists a journal's step ids in order.
+func StepIDs(j []durable.JournalEntry) []string {
+	ids := make([]string, len(j))
+	for i, e := range j {
+		ids[i] = e.StepID
+	}
+	return ids
+}
