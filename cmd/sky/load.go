@@ -8,6 +8,7 @@ import (
 	"skydurable/compiler/eval"
 	"skydurable/compiler/syntax"
 	"skydurable/compiler/types"
+	"skydurable/runtime/project"
 )
 
 // loadOptions are the flags run and test share.
@@ -36,15 +37,15 @@ func parseLoadFlags(args []string) (loadOptions, []string, error) {
 // loadProgram type-checks the program at file, then loads it; on a syntax,
 // type, load or compile error it prints the errors to stderr and returns
 // nil. A program that does not check never runs.
-func loadProgram(file string, cfg config, o loadOptions, s streams) *eval.Program {
+func loadProgram(file string, cfg project.File, o loadOptions, s streams) *eval.Program {
 	if _, err := os.Stat(file); err != nil {
 		fmt.Fprintf(s.stderr, "sky: no program at %s (%v); hint: pass the file, e.g. `sky run app.sky`, or set `entry` in sky.toml\n", file, errors.Unwrap(err))
 		return nil
 	}
 	lib := standardLibrary()
-	opts := eval.Options{Root: cfg.Root, Stdlib: lib}
+	opts := eval.Options{Root: cfg.SourceRoot, Stdlib: lib}
 	if !o.unchecked {
-		checked, err := types.LoadProgram(file, cfg.Root, lib.Modules)
+		checked, err := types.LoadProgram(file, cfg.SourceRoot, lib.Modules)
 		if err != nil {
 			fmt.Fprintln(s.stderr, err)
 			return nil

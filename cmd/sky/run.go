@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"skydurable/compiler/eval"
+	"skydurable/runtime/project"
 	"skydurable/runtime/value"
 )
 
@@ -22,7 +23,7 @@ func init() {
 // prints `Error: <Label>: <message>` and exits 1; so does a program that does
 // not parse, check or load (after printing its errors).
 func runMain(ctx context.Context, args []string, s streams) int {
-	cfg, err := loadConfig(".")
+	cfg, err := project.Load(".")
 	if err != nil {
 		fmt.Fprintln(s.stderr, "sky:", err)
 		return exitFailure

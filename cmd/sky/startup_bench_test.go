@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"skydurable/runtime/project"
 )
 
 // BenchmarkStartupCheckout measures what `sky run` does before main starts
@@ -12,7 +14,7 @@ import (
 // them, and load (compile) them. Target: under 150 ms.
 func BenchmarkStartupCheckout(b *testing.B) {
 	const dir = "../../examples/checkout"
-	cfg, err := loadConfig(dir)
+	cfg, err := project.Load(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
