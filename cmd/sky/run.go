@@ -13,7 +13,7 @@ import (
 func init() {
 	register(&command{
 		name:    "run",
-		usage:   "sky run [--unchecked] [FILE]",
+		usage:   "sky run [--unchecked] [FILE] [-- ARG...]",
 		summary: "run a program's main (default: sky.toml's entry, else src/Main.sky)",
 		run:     runMain,
 	})
@@ -30,7 +30,7 @@ func runMain(ctx context.Context, args []string, s streams) int {
 	}
 	o, args, err := parseLoadFlags(args)
 	if err != nil || len(args) > 1 {
-		fmt.Fprintln(s.stderr, "usage: sky run [--unchecked] [FILE]")
+		fmt.Fprintln(s.stderr, "usage: sky run [--unchecked] [FILE] [-- ARG...]")
 		return exitNoBuild
 	}
 	file := "src/Main.sky"
@@ -40,19 +40,29 @@ func runMain(ctx context.Context, args []string, s streams) int {
 	if len(args) == 1 {
 		file = args[0]
 	}
-	prog := loadProgram(file, cfg, o, s)
+	prog, status := loadProgram(file, cfg, o, s)
 	if prog == nil {
-		return exitFailure
+		return status
 	}
 	if err := prog.RunMain(ctx); err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintln(s.stderr, "sky: interrupted")
 			return exitInterrupted
 		}
-		reportFailure(s, err)
-		return exitFailure
+		return failureStatus(s, err)
 	}
 	return exitOK
+}
+
+// failureStatus reports why a program stopped and gives sky run's exit
+// status: the code of a System.exit (which prints nothing), else 1.
+func failureStatus(s streams, err error) int {
+	var exit *value.Exit
+	if errors.As(err, &exit) {
+		return exit.Code
+	}
+	reportFailure(s, err)
+	return exitFailure
 }
 
 // reportFailure prints why a program stopped: a runtime error with its

@@ -29,7 +29,7 @@ func runTests(ctx context.Context, args []string, s streams) int {
 		fmt.Fprintln(s.stderr, "sky:", err)
 		return exitNoBuild
 	}
-	prog := loadProgram(args[0], cfg, o, s)
+	prog, _ := loadProgram(args[0], cfg, o, s)
 	if prog == nil {
 		return exitNoBuild
 	}
