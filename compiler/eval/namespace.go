@@ -95,7 +95,7 @@ func (ns *namespace) exposeItem(dep *Module, it *syntax.ExposedItem, errs *Error
 		}
 		if it.Open {
 			for _, n := range names {
-				if dep.exposesCtor(n) {
+				if it.ExposesCtor(n) && dep.exposesCtor(n) {
 					ns.ctors[n] = dep.ctors[n]
 				}
 			}
