@@ -6,6 +6,7 @@ import (
 
 	"skydurable/compiler/ffi"
 	"skydurable/compiler/types"
+	"skydurable/runtime/project"
 )
 
 func init() {
@@ -25,7 +26,7 @@ func runCheck(_ context.Context, args []string, s streams) int {
 		fmt.Fprintln(s.stderr, "usage: sky check [FILE]")
 		return exitNoBuild
 	}
-	cfg, err := loadConfig(".")
+	cfg, err := project.Load(".")
 	if err != nil {
 		fmt.Fprintln(s.stderr, "sky:", err)
 		return exitFailure
@@ -37,7 +38,7 @@ func runCheck(_ context.Context, args []string, s streams) int {
 	if len(args) == 1 {
 		file = args[0]
 	}
-	prog, err := types.LoadProgram(file, cfg.Root, ffi.Modules())
+	prog, err := types.LoadProgram(file, cfg.SourceRoot, ffi.Modules())
 	if err == nil {
 		if _, errs := types.Check(prog); len(errs) > 0 {
 			err = errs

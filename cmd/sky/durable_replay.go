@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"skydurable/runtime/durable"
+	"skydurable/runtime/project"
 	"skydurable/runtime/task"
 	skydurable "skydurable/stdlib/durable"
 )
@@ -17,11 +18,11 @@ import (
 // print each run that would fail the determinism check. It fails (exit 1)
 // when one would.
 func durableReplay(ctx context.Context, e *durable.Engine, f *durableFlags, a []string, out io.Writer) error {
-	cfg, err := loadConfig(".")
+	cfg, err := project.Load(".")
 	if err != nil {
 		return err
 	}
-	prog := loadProgram(a[0], cfg, loadOptions{}, streams{stdout: out, stderr: f.warn})
+	prog, _ := loadProgram(a[0], cfg, loadOptions{}, streams{stdout: out, stderr: f.warn})
 	if prog == nil {
 		return fmt.Errorf("the program %s does not load; nothing was replayed", a[0])
 	}

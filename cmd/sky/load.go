@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"skydurable/compiler/eval"
 	"skydurable/compiler/syntax"
 	"skydurable/compiler/types"
+	"skydurable/runtime/project"
 )
 
 // loadOptions are the flags run and test share.
@@ -16,11 +18,17 @@ type loadOptions struct {
 	// and type errors surface as runtime errors. For debugging the
 	// evaluator and the checker, not for programs.
 	unchecked bool
+	// programArgs are what System.args gives the program (after `--`).
+	programArgs []string
 }
 
-// parseLoadFlags takes the leading flags off args.
+// parseLoadFlags takes the leading flags off args, and what follows `--`
+// as the program's arguments.
 func parseLoadFlags(args []string) (loadOptions, []string, error) {
 	var o loadOptions
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, o.programArgs = args[:i], args[i+1:]
+	}
 	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' {
 		switch args[0] {
 		case "--unchecked", "-unchecked":
@@ -35,23 +43,24 @@ func parseLoadFlags(args []string) (loadOptions, []string, error) {
 
 // loadProgram type-checks the program at file, then loads it; on a syntax,
 // type, load or compile error it prints the errors to stderr and returns
-// nil. A program that does not check never runs.
-func loadProgram(file string, cfg config, o loadOptions, s streams) *eval.Program {
+// nil and sky run's exit status (a System.exit at load gives its code). A
+// program that does not check never runs.
+func loadProgram(file string, cfg project.File, o loadOptions, s streams) (*eval.Program, int) {
 	if _, err := os.Stat(file); err != nil {
 		fmt.Fprintf(s.stderr, "sky: no program at %s (%v); hint: pass the file, e.g. `sky run app.sky`, or set `entry` in sky.toml\n", file, errors.Unwrap(err))
-		return nil
+		return nil, exitFailure
 	}
-	lib := standardLibrary()
-	opts := eval.Options{Root: cfg.Root, Stdlib: lib}
+	lib := standardLibrary(o.programArgs)
+	opts := eval.Options{Root: cfg.SourceRoot, Stdlib: lib}
 	if !o.unchecked {
-		checked, err := types.LoadProgram(file, cfg.Root, lib.Modules)
+		checked, err := types.LoadProgram(file, cfg.SourceRoot, lib.Modules)
 		if err != nil {
 			report(s, err)
-			return nil
+			return nil, exitFailure
 		}
 		if _, errs := types.Check(checked); len(errs) > 0 {
 			report(s, errs)
-			return nil
+			return nil, exitFailure
 		}
 		opts.Parse = reuseParsed(checked)
 	}
@@ -59,10 +68,9 @@ func loadProgram(file string, cfg config, o loadOptions, s streams) *eval.Progra
 	if err != nil {
 		// A top-level constant is computed at load, so a runtime error
 		// can surface here; it is reported like one from main.
-		report(s, err)
-		return nil
+		return nil, failureStatus(s, err)
 	}
-	return prog
+	return prog, exitOK
 }
 
 // reuseParsed lets the evaluator reuse the syntax trees the checker parsed

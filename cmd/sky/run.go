@@ -2,16 +2,19 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"skydurable/compiler/diag"
 	"skydurable/compiler/eval"
+	"skydurable/runtime/project"
+	"skydurable/runtime/value"
 )
 
 func init() {
 	register(&command{
 		name:    "run",
-		usage:   "sky run [--unchecked] [FILE]",
+		usage:   "sky run [--unchecked] [FILE] [-- ARG...]",
 		summary: "run a program's main (default: sky.toml's entry, else src/Main.sky)",
 		run:     runMain,
 	})
@@ -22,14 +25,14 @@ func init() {
 // program that does not parse, check or load, prints its diagnostics and
 // exits 1.
 func runMain(ctx context.Context, args []string, s streams) int {
-	cfg, err := loadConfig(".")
+	cfg, err := project.Load(".")
 	if err != nil {
 		fmt.Fprintln(s.stderr, "sky:", err)
 		return exitFailure
 	}
 	o, args, err := parseLoadFlags(args)
 	if err != nil || len(args) > 1 {
-		fmt.Fprintln(s.stderr, "usage: sky run [--unchecked] [FILE]")
+		fmt.Fprintln(s.stderr, "usage: sky run [--unchecked] [FILE] [-- ARG...]")
 		return exitNoBuild
 	}
 	file := "src/Main.sky"
@@ -39,19 +42,29 @@ func runMain(ctx context.Context, args []string, s streams) int {
 	if len(args) == 1 {
 		file = args[0]
 	}
-	prog := loadProgram(file, cfg, o, s)
+	prog, status := loadProgram(file, cfg, o, s)
 	if prog == nil {
-		return exitFailure
+		return status
 	}
 	if err := prog.RunMain(ctx); err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintln(s.stderr, "sky: interrupted")
 			return exitInterrupted
 		}
-		report(s, err)
-		return exitFailure
+		return failureStatus(s, err)
 	}
 	return exitOK
+}
+
+// failureStatus reports why a program stopped and gives sky run's exit
+// status: the code of a System.exit (which prints nothing), else 1.
+func failureStatus(s streams, err error) int {
+	var exit *value.Exit
+	if errors.As(err, &exit) {
+		return exit.Code
+	}
+	report(s, err)
+	return exitFailure
 }
 
 // report prints err to stderr: the diagnostics of a program that does not

@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"skydurable/runtime/project"
 )
 
 // BenchmarkStartupCheckout measures what `sky run` does before main starts
@@ -12,7 +14,7 @@ import (
 // them, and load (compile) them. Target: under 150 ms.
 func BenchmarkStartupCheckout(b *testing.B) {
 	const dir = "../../examples/checkout"
-	cfg, err := loadConfig(dir)
+	cfg, err := project.Load(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -20,7 +22,7 @@ func BenchmarkStartupCheckout(b *testing.B) {
 	s := streams{stdin: os.Stdin, stdout: io.Discard, stderr: os.Stderr}
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
-		if loadProgram(file, cfg, loadOptions{}, s) == nil {
+		if prog, _ := loadProgram(file, cfg, loadOptions{}, s); prog == nil {
 			b.Fatal("the checkout example did not load")
 		}
 	}

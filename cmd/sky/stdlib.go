@@ -6,7 +6,10 @@ import (
 )
 
 // standardLibrary is the stdlib the CLI loads programs against: the one
-// table in compiler/ffi (module sources and Go kernels).
-func standardLibrary() eval.Stdlib {
-	return eval.Stdlib{Modules: ffi.Modules(), Kernels: ffi.Kernels()}
+// table in compiler/ffi (module sources and Go kernels), on the real
+// process environment with programArgs as System.args.
+func standardLibrary(programArgs []string) eval.Stdlib {
+	env := ffi.DefaultEnv()
+	env.Core.Process.Args = programArgs
+	return eval.Stdlib{Modules: ffi.Modules(), Kernels: ffi.KernelsWith(env)}
 }

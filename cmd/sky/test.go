@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+
+	"skydurable/runtime/project"
 )
 
 func init() {
@@ -22,12 +24,12 @@ func runTests(ctx context.Context, args []string, s streams) int {
 		fmt.Fprintln(s.stderr, "usage: sky test [--unchecked] FILE")
 		return exitNoBuild
 	}
-	cfg, err := loadConfig(".")
+	cfg, err := project.Load(".")
 	if err != nil {
 		fmt.Fprintln(s.stderr, "sky:", err)
 		return exitNoBuild
 	}
-	prog := loadProgram(args[0], cfg, o, s)
+	prog, _ := loadProgram(args[0], cfg, o, s)
 	if prog == nil {
 		return exitNoBuild
 	}

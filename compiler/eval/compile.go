@@ -16,6 +16,8 @@ type Program struct {
 	// ctx is the context a `let _ = task` outside any Task runs under; the
 	// drivers set it to theirs.
 	ctx context.Context
+	// kernels are the stdlib's, for running a `main` that is an App.
+	kernels map[string]value.Kernel
 }
 
 // Entry is the program's entry module.
@@ -43,7 +45,7 @@ type compiler struct {
 // link declares every module, compiles every declaration, then computes
 // every top-level constant, so a running program never initialises lazily.
 func link(order []*Module, entry *Module, kernels map[string]value.Kernel) (*Program, error) {
-	p := &Program{entry: entry, modules: order, ctx: context.Background()}
+	p := &Program{entry: entry, modules: order, ctx: context.Background(), kernels: kernels}
 	var errs diag.List
 	for _, m := range order {
 		m.declare(&errs)

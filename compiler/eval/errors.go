@@ -52,8 +52,9 @@ func (s *source) locate(e *value.RuntimeError, pos syntax.Pos) {
 // wrapAt gives an error from a kernel or from value.Apply the position of
 // the call that got it; an error that already has a position is kept.
 func (s *source) wrapAt(pos syntax.Pos, err error) error {
-	if err == nil || err == errTailCall {
-		return err
+	var exit *value.Exit
+	if err == nil || err == errTailCall || errors.As(err, &exit) {
+		return err // a System.exit carries no position: it stops the program
 	}
 	var re *value.RuntimeError
 	if !errors.As(err, &re) {

@@ -163,7 +163,7 @@ func (m *Module) exposesCtor(name string) bool {
 		return true
 	}
 	for _, it := range m.exposing.Items {
-		if it.Kind == syntax.ExposeType && it.Name == c.typeName && (it.Open || c.isRecord) {
+		if it.Kind == syntax.ExposeType && it.Name == c.typeName && (it.ExposesCtor(name) || c.isRecord) {
 			return true
 		}
 	}
@@ -186,7 +186,7 @@ func (m *Module) reexportedCtor(name string) *ctorInfo {
 				continue
 			}
 			for _, ctor := range dep.types[it.Name] {
-				if ctor == name && dep.exposesCtor(name) {
+				if ctor == name && it.ExposesCtor(name) && dep.exposesCtor(name) {
 					return dep.ctors[name]
 				}
 			}

@@ -96,7 +96,7 @@ func (ns *namespace) exposeItem(dep *Module, it *syntax.ExposedItem, errs *diag.
 		}
 		if it.Open {
 			for _, n := range names {
-				if dep.exposesCtor(n) {
+				if it.ExposesCtor(n) && dep.exposesCtor(n) {
 					ns.ctors[n] = dep.ctors[n]
 				}
 			}

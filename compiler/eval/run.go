@@ -10,10 +10,14 @@ import (
 	"skydurable/compiler/diag"
 	"skydurable/runtime/task"
 	"skydurable/runtime/value"
+	skyapp "skydurable/stdlib/app"
 )
 
-// RunMain forces the entry module's `main : Task Error ()` under ctx. The
-// error is nil on success; otherwise the Task's failure (a *task.Error, or a
+// RunMain forces the entry module's `main : Task Error ()` under ctx. As in
+// real Sky, a `main` that is an App (`App.cli {...}`) is run as `App.run`
+// would, and one that is a plain value has nothing left to run (it was
+// computed at load); a function is a runtime error. The error is nil on
+// success; otherwise the Task's failure (a *task.Error, or a
 // *value.Failure for a non-Error failure) or a *value.RuntimeError when the
 // program itself went wrong.
 func (p *Program) RunMain(ctx context.Context) error {
@@ -21,9 +25,18 @@ func (p *Program) RunMain(ctx context.Context) error {
 	if err != nil {
 		return p.missing(err, "a program defines `main : Task Error ()`")
 	}
+	if o, ok := m.(value.Opaque); ok && o.Kind == skyapp.Kind {
+		// An App runs as `App.run app` would, as real Sky runs it.
+		if m, err = p.kernels["App_run"].Fn([]value.Value{o}); err != nil {
+			return err
+		}
+	}
 	t, ok := m.(value.Task)
+	if f, isFunc := m.(value.Func); isFunc {
+		return p.entry.src.errorAt(p.entry.values["main"].pos, fmt.Sprintf("`main` is a function of %d argument(s), so there is nothing to run; hint: define `main : Task Error ()` without parameters", f.Arity()))
+	}
 	if !ok {
-		return p.entry.src.errorAt(p.entry.values["main"].pos, "`main` must be a Task, but it is "+value.Show(m)+"; hint: wrap a value with `Task.succeed`")
+		return nil // a plain value was computed at load: nothing more to run, as real Sky
 	}
 	p.ctx = ctx
 	_, err = task.Run(ctx, t.T)

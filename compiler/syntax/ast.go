@@ -159,15 +159,35 @@ type ExposedItem struct {
 	Kind ExposeKind
 	// Name is the value, type or operator name (operators without parens).
 	Name string
-	// Open is true for `T(..)`: the type's constructors are exposed too.
+	// Open is true for `T(..)` or `T(A, B)`: constructors are exposed too.
 	Open bool
+	// Ctors lists the constructors of `T(A, B)`; nil for `T(..)` (all).
+	Ctors []*Ident
+}
+
+// ExposesCtor reports whether the item exposes the constructor name: every
+// constructor for `T(..)`, the listed ones for `T(A, B)`.
+func (it *ExposedItem) ExposesCtor(name string) bool {
+	if !it.Open {
+		return false
+	}
+	if it.Ctors == nil {
+		return true
+	}
+	for _, c := range it.Ctors {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Import is `import A.B as C exposing (...)`.
 type Import struct {
 	Span
 	Module ModuleName
-	// Alias is the `as` name, or nil when absent.
+	// Alias is the `as` name, or nil when absent. Real Sky's `as _` is the
+	// name "_": no qualifier anyone can write, so only Exposing binds names.
 	Alias *Ident
 	// Exposing is nil when the import has no exposing list.
 	Exposing *Exposing

@@ -181,11 +181,9 @@ func (lx *lexer) next() token {
 		lx.advance()
 		return finish(tUnderscore)
 	case unicode.IsLetter(r) || r == '_':
+		// `_req`, `_n`: real Sky allows a name to start with `_` (an
+		// unused parameter by convention); it is an ordinary name here.
 		name := lx.ident()
-		if strings.HasPrefix(name, "_") {
-			lx.errorAt(start, lx.pos(), fmt.Sprintf("the name `%s` starts with an underscore", name),
-				"names start with a letter; use `_` alone to ignore a value")
-		}
 		if k, ok := keywords[name]; ok {
 			return finish(k)
 		}
@@ -224,6 +222,10 @@ func (lx *lexer) next() token {
 			return finish(tPipe)
 		case "..":
 			return finish(tDotDot)
+		case "!=":
+			// Real Sky's spelling of `/=`; the AST only ever holds `/=`.
+			t.name = "/="
+			return finish(tOp)
 		}
 		if _, known := binaryOps[op]; !known && op != "." {
 			lx.errorAt(start, lx.pos(), fmt.Sprintf("unknown operator `%s`", op),

@@ -110,12 +110,13 @@ func (p *parser) parseExposing() *Exposing {
 			item.Kind = ExposeType
 			if p.tok.kind == tLParen && (!p.tok.spaceBefore || p.peek(1).kind == tDotDot) {
 				o := p.next()
-				if p.tok.kind != tDotDot {
-					p.unexpected("`..`", "expose a type's constructors with `T(..)`")
-				}
-				p.next()
-				p.expectCloser(tRParen, "`)`", o)
 				item.Open = true
+				if p.tok.kind == tDotDot {
+					p.next()
+				} else {
+					item.Ctors = p.parseExposedCtors()
+				}
+				p.expectCloser(tRParen, "`)`", o)
 			}
 		case t.kind == tLParen && p.peek(1).kind == tOp && p.peek(2).kind == tRParen:
 			p.next()
@@ -137,6 +138,25 @@ func (p *parser) parseExposing() *Exposing {
 	return ex
 }
 
+// parseExposedCtors parses the `A, B` of `T(A, B)`, as real Sky writes
+// it, up to the closing parenthesis.
+func (p *parser) parseExposedCtors() []*Ident {
+	var ctors []*Ident
+	for {
+		t := p.tok
+		if t.kind != tUpper || t.module != "" {
+			p.unexpected("`..` or a constructor name", "expose a type's constructors with `T(..)` or `T(A, B)`")
+			return ctors
+		}
+		p.next()
+		ctors = append(ctors, &Ident{Span: t.span(), Name: t.name})
+		if p.tok.kind != tComma {
+			return ctors
+		}
+		p.next()
+	}
+}
+
 // parseImport parses `import A.B as C exposing (...)`.
 func (p *parser) parseImport() *Import {
 	start := p.next()
@@ -149,8 +169,8 @@ func (p *parser) parseImport() *Import {
 	if p.tok.kind == tAs && p.fits() {
 		p.next()
 		a := p.tok
-		if a.kind != tUpper || a.module != "" {
-			p.unexpected("a capitalised alias such as `Db`", "")
+		if a.kind != tUnderscore && (a.kind != tUpper || a.module != "") {
+			p.unexpected("a capitalised alias such as `Db`, or `_`", "")
 		}
 		p.next()
 		imp.Alias = &Ident{Span: a.span(), Name: a.name}

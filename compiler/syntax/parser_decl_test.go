@@ -25,6 +25,8 @@ func TestParseDecls(t *testing.T) {
 		{"no header", "x = 1\n", "x = 1\n"},
 		{"header exposing all", "module Main exposing (..)\n\nx = 1\n", "module Main exposing (..)\nx = 1\n"},
 		{"header items", "module A.B exposing (x, T, U(..), (|>))\n", "module A.B exposing (x, T, U(..), (|>))\n"},
+		{"listed constructors", "module A exposing (T(B, C))\nimport M exposing (U(X))\n", "module A exposing (T(B, C))\nimport M exposing (U(X))\n"},
+		{"import as _", "import Std.Log as _ exposing (println)\n", "import Std.Log as _ exposing (println)\n"},
 		{"imports",
 			"import Sky.Core.Task as Task\nimport Std.Db as Db exposing (Db, SqlValue(..))\nimport Std.Log exposing (println)\nimport Lib.User\nimport Std.Durable exposing (..)\n",
 			"import Sky.Core.Task as Task\nimport Std.Db as Db exposing (Db, SqlValue(..))\nimport Std.Log exposing (println)\nimport Lib.User\nimport Std.Durable exposing (..)\n"},

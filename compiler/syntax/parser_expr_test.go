@@ -33,6 +33,9 @@ func TestParseExpr(t *testing.T) {
 		{"unit", "()", "()"},
 		// names
 		{"var", "x", "x"},
+		{"underscore-prefixed var", "_req", "_req"},
+		{"real Sky's != is /=", "a != b", "(a /= b)"},
+		{"!= section", "(!=)", "(/=)"},
 		{"qualified var", "Durable.step", "Durable.step"},
 		{"deep qualified var", "Sky.Core.List.map", "Sky.Core.List.map"},
 		{"ctor", "Nothing", "Nothing"},
@@ -146,7 +149,6 @@ func TestParseExprErrors(t *testing.T) {
 		{"bad unicode escape", `"\u{110000}"`, "not a valid code point"},
 		{"int overflow", "99999999999999999999", "does not fit"},
 		{"bare 0x", "0x", "hexadecimal digits"},
-		{"underscore name", "_foo", "starts with an underscore"},
 		{"update of expression", "{ f x | a = 1 }", "unexpected"},
 	}
 	for _, tc := range tests {

@@ -89,6 +89,12 @@ func exposingString(e *Exposing) string {
 		switch {
 		case it.Kind == ExposeOperator:
 			items = append(items, "("+it.Name+")")
+		case it.Open && it.Ctors != nil:
+			var ctors []string
+			for _, c := range it.Ctors {
+				ctors = append(ctors, c.Name)
+			}
+			items = append(items, it.Name+"("+strings.Join(ctors, ", ")+")")
 		case it.Open:
 			items = append(items, it.Name+"(..)")
 		default:

@@ -303,9 +303,12 @@ func (c *checker) computeExports(m *moduleInfo) {
 				continue
 			}
 			m.expTypes[it.Name] = t
+			c.checkListedCtors(m, it, t, nil, "BAD EXPOSING")
 			if it.Open {
 				for _, ct := range t.Ctors {
-					m.expCtors[ct.Name] = ct
+					if it.ExposesCtor(ct.Name) {
+						m.expCtors[ct.Name] = ct
+					}
 				}
 			}
 		}

@@ -18,7 +18,9 @@ import (
 // last segment without importing them (`List.map`, `String.fromInt`), as
 // Elm's default imports. The one list: the evaluator's loader uses it too.
 var DefaultImports = []string{"Sky.Core.Basics", "Sky.Core.List", "Sky.Core.Maybe", "Sky.Core.Result",
-	"Sky.Core.String", "Sky.Core.Char", "Sky.Core.Tuple", "Sky.Core.Task", "Sky.Core.Dict", "Sky.Core.Debug"}
+	"Sky.Core.String", "Sky.Core.Char", "Sky.Core.Tuple", "Sky.Core.Task", "Sky.Core.Dict", "Sky.Core.Debug",
+	// Real Sky resolves these kernel qualifiers without an import too.
+	"Std.Cmd", "Std.Sub", "Sky.Core.System"}
 
 // EntryModuleName is the module name of an entry file without a header.
 const EntryModuleName = "Main"

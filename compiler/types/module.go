@@ -1,6 +1,7 @@
 package types
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -238,9 +239,10 @@ func (c *checker) buildScope(m *moduleInfo) *scope {
 					continue
 				}
 				addUnique(sc.types, it.Name, t)
+				c.checkListedCtors(m, it, t, dep, "BAD IMPORT")
 				if it.Open {
 					for _, ct := range t.Ctors {
-						if dep.expCtors[ct.Name] == ct {
+						if it.ExposesCtor(ct.Name) && dep.expCtors[ct.Name] == ct {
 							addUnique(sc.ctors, ct.Name, ct)
 						}
 					}
@@ -278,6 +280,24 @@ func (c *checker) notExposed(m *moduleInfo, sp syntax.Span, dep *moduleInfo, nam
 	}
 	c.errorAt(m, sp, "BAD IMPORT",
 		"The `"+dep.name+"` module does not expose `"+name+"`:", "", hint)
+}
+
+// checkListedCtors reports each constructor of `T(A, B)` that type t does
+// not have (or, imported from dep, does not expose), naming the ones it has.
+func (c *checker) checkListedCtors(m *moduleInfo, it *syntax.ExposedItem, t *TypeInfo, dep *moduleInfo, title string) {
+	var names []string
+	for _, ct := range t.Ctors {
+		if dep == nil || dep.expCtors[ct.Name] == ct {
+			names = append(names, ct.Name)
+		}
+	}
+	for _, listed := range it.Ctors {
+		if !slices.Contains(names, listed.Name) {
+			c.errorAt(m, listed.Span, title,
+				"The type `"+it.Name+"` has no constructor `"+listed.Name+"`:", "",
+				"Its constructors are "+strings.Join(names, ", ")+".")
+		}
+	}
 }
 
 // sortedQuals returns the scope's qualifiers: those of explicit imports

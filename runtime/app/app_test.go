@@ -127,7 +127,7 @@ func initWith(model value.Value, c Cmd) value.Value {
 	return fn1("init", func(value.Value) (value.Value, error) { return pair(model, c), nil })
 }
 
-var showView = fn1("view", func(m value.Value) (value.Value, error) { return "model: " + value.Show(m), nil })
+var showView = fn1("view", func(m value.Value) (value.Value, error) { return "model: " + value.Show(m) + "\n", nil })
 
 func run(t *testing.T, ctx context.Context, p Program, o Options) (string, error) {
 	t.Helper()
@@ -163,6 +163,20 @@ func TestInputLinesBecomeMessagesAndEOFEnds(t *testing.T) {
 	// Every update prints the view, the unchanged one after "noop" too.
 	if want := "model: 0\nmodel: 1\nmodel: 2\nmodel: 2\nmodel: 1\n"; out != want {
 		t.Fatalf("output:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+func TestTheViewIsPrintedExactlyAsReturned(t *testing.T) {
+	update := fn2("update", func(msg, model value.Value) (value.Value, error) { return pair(msg, Cmd{}), nil })
+	view := fn1("view", func(m value.Value) (value.Value, error) { return m, nil })
+	p := Program{Init: initWith("> ", Cmd{}), Update: update, View: view,
+		Input: fn1("input", func(s value.Value) (value.Value, error) { return s, nil })}
+	out, err := run(t, context.Background(), p, Options{Stdin: strings.NewReader("a\nb\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "> ab"; out != want {
+		t.Errorf("output %q, want %q: no newline added after a view", out, want)
 	}
 }
 

@@ -23,7 +23,7 @@ func Example() {
 			return value.Tuple{a[1].(int64) + 1, none}, nil
 		}),
 		View: value.NewFunc("view", 1, func(a []value.Value) (value.Value, error) {
-			return fmt.Sprintf("count: %d", a[0]), nil
+			return fmt.Sprintf("count: %d\n", a[0]), nil
 		}),
 		Input: value.NewFunc("line", 1, func(a []value.Value) (value.Value, error) { return a[0], nil }),
 	}

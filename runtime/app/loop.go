@@ -205,7 +205,8 @@ func (l *loop) update(msg value.Value, perform bool) error {
 }
 
 // refresh re-evaluates the subscriptions and prints the view (after init and
-// after every update, as sky-language.md says, even when it did not change).
+// after every update, as sky-language.md says, even when it did not change),
+// with no newline added.
 func (l *loop) refresh() error {
 	if l.p.Input == nil || l.inputOpen {
 		if err := l.subscribe(); err != nil {
@@ -223,7 +224,8 @@ func (l *loop) refresh() error {
 	if !ok {
 		return value.BadArg("App view", "a String", v)
 	}
-	fmt.Fprintln(l.o.Stdout, text)
+	// Exactly as returned, as real Sky prints it: a view ends its own lines.
+	fmt.Fprint(l.o.Stdout, text)
 	return nil
 }
 

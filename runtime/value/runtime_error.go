@@ -32,10 +32,12 @@ func (e *RuntimeError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Message)
 }
 
-// IsRuntimeError reports whether err is (or wraps) a *RuntimeError.
+// IsRuntimeError reports whether err is (or wraps) a *RuntimeError or an
+// *Exit: a failure no Sky code may handle.
 func IsRuntimeError(err error) bool {
 	var re *RuntimeError
-	return errors.As(err, &re)
+	var ex *Exit
+	return errors.As(err, &re) || errors.As(err, &ex)
 }
 
 // AsFloat reads a Float argument. An Int is accepted too: until the type
@@ -49,3 +51,11 @@ func AsFloat(v Value) (float64, bool) {
 	}
 	return 0, false
 }
+
+// Exit is System.exit: the program asks to stop at once with Code. It travels
+// up like a RuntimeError (IsRuntimeError is true, so no Task combinator
+// catches it), and the runner turns it into the process's exit status.
+type Exit struct{ Code int }
+
+// Error says which exit was requested, for a runner that does not exit.
+func (e *Exit) Error() string { return fmt.Sprintf("System.exit %d", e.Code) }

@@ -69,7 +69,7 @@ func counterApp(t *testing.T, ks map[string]value.Kernel) value.Value {
 			return value.Tuple{n, none}, nil
 		}),
 		"view": fn("view", 1, func(a []value.Value) (value.Value, error) {
-			return "count: " + value.Show(a[0]), nil
+			return "count: " + value.Show(a[0]) + "\n", nil
 		}),
 		"subscriptions": fn("subscriptions", 1, func([]value.Value) (value.Value, error) { return call(t, ks, "Sub_none"), nil }),
 	})

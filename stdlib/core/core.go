@@ -1,6 +1,6 @@
 // Package core is the Sky.Core stdlib: the .sky sources of Sky.Core.Prelude,
 // Basics, Task, Error, Result, Maybe, List, String, Dict, Time and Uuid (the
-// documented surface) plus Char, Tuple and Debug (Elm's, for programs that
+// documented surface), System (real Sky's process module) plus Char, Tuple and Debug (Elm's, for programs that
 // use them), and the Go kernels they bind with `Ffi.kernel "Module_fn"`.
 //
 // Sky.Core.Prelude imports nothing and declares the types every other module
@@ -46,6 +46,7 @@ var moduleFiles = map[string]string{
 	"Sky.Core.Char":    "Char.sky",
 	"Sky.Core.Tuple":   "Tuple.sky",
 	"Sky.Core.Debug":   "Debug.sky",
+	"Sky.Core.System":  "System.sky",
 }
 
 // Modules returns the Sky source of every Sky.Core module, by module name.
@@ -71,11 +72,14 @@ type Env struct {
 	Random io.Reader
 	// Stderr receives Debug.log lines (nil drops them).
 	Stderr io.Writer
+	// Process is what Sky.Core.System reads and changes.
+	Process Process
 }
 
-// DefaultEnv is the real clock, a timer-based sleep and crypto/rand.
+// DefaultEnv is the real clock, a timer-based sleep, crypto/rand and the
+// real process environment without arguments.
 func DefaultEnv() Env {
-	return Env{Now: time.Now, Sleep: sleepContext, Random: rand.Reader, Stderr: os.Stderr}
+	return Env{Now: time.Now, Sleep: sleepContext, Random: rand.Reader, Stderr: os.Stderr, Process: OSProcess(nil)}
 }
 
 func sleepContext(ctx context.Context, d time.Duration) error {
@@ -102,6 +106,7 @@ func KernelsWith(env Env) map[string]value.Kernel {
 		basicsKernels(), errorKernels(), taskKernels(), maybeKernels(),
 		listKernels(), stringKernels(), dictKernels(),
 		timeKernels(env), uuidKernels(env), charKernels(), debugKernels(env),
+		systemKernels(env.Process),
 	} {
 		for _, k := range group {
 			if _, dup := out[k.Name]; dup {

@@ -1,13 +1,13 @@
 package db
 
 import (
-	"bufio"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"skydurable/runtime/project"
 	"skydurable/runtime/task"
 )
 
@@ -44,11 +44,15 @@ func DefaultEnv() Env { return Env{Getenv: os.Getenv} }
 // Changing the driver (SKY_DB_DRIVER) drops a path set for the other one.
 func Resolve(env Env) (Config, error) {
 	var cfg Config
-	toml, err := readDatabaseSection(filepath.Join(env.Dir, "sky.toml"))
+	file, err := project.Load(env.Dir)
 	if err != nil {
-		return Config{}, err
+		kind := task.InvalidInput
+		if errors.Is(err, fs.ErrPermission) {
+			kind = task.Io
+		}
+		return Config{}, task.Errorf(kind, "Db.connect: %w", err)
 	}
-	cfg.Driver, cfg.DSN = toml["driver"], toml["path"]
+	cfg.Driver, cfg.DSN = file.DatabaseDriver, file.DatabasePath
 	if url := env.Getenv("DATABASE_URL"); url != "" {
 		cfg = Config{Driver: "postgres", DSN: url}
 	}
@@ -89,71 +93,4 @@ func normalDriver(d string) string {
 		return "sqlite"
 	}
 	return strings.TrimSpace(d)
-}
-
-// readDatabaseSection reads the `key = "value"` pairs of the [database]
-// table of a sky.toml (a missing file is an empty table). Only the TOML the
-// project file needs is understood: tables, comments, quoted or bare values.
-func readDatabaseSection(path string) (map[string]string, error) {
-	out := map[string]string{}
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return out, nil
-	}
-	if err != nil {
-		return nil, task.Errorf(task.Io, "Db.connect: reading %s: %w", path, err)
-	}
-	defer f.Close()
-	section := ""
-	sc := bufio.NewScanner(f)
-	for line := 1; sc.Scan(); line++ {
-		text := strings.TrimSpace(stripComment(sc.Text()))
-		if text == "" {
-			continue
-		}
-		if strings.HasPrefix(text, "[") && strings.HasSuffix(text, "]") {
-			section = strings.TrimSpace(text[1 : len(text)-1])
-			continue
-		}
-		key, val, ok := strings.Cut(text, "=")
-		if !ok {
-			return nil, task.Errorf(task.InvalidInput, "%s:%d: expected `key = \"value\"`, found %q", path, line, text)
-		}
-		if section == "database" {
-			out[strings.TrimSpace(key)] = unquote(strings.TrimSpace(val))
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, task.Errorf(task.Io, "Db.connect: reading %s: %w", path, err)
-	}
-	return out, nil
-}
-
-// stripComment drops a `#` comment that is not inside a quoted string.
-func stripComment(s string) string {
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case quote != 0 && c == '\\' && quote == '"':
-			i++
-		case quote != 0 && c == quote:
-			quote = 0
-		case quote == 0 && (c == '"' || c == '\''):
-			quote = c
-		case quote == 0 && c == '#':
-			return s[:i]
-		}
-	}
-	return s
-}
-
-func unquote(s string) string {
-	if len(s) >= 2 && (s[0] == '"' && s[len(s)-1] == '"' || s[0] == '\'' && s[len(s)-1] == '\'') {
-		inner := s[1 : len(s)-1]
-		if s[0] == '"' {
-			inner = strings.NewReplacer(`\\`, `\`, `\"`, `"`).Replace(inner)
-		}
-		return inner
-	}
-	return s
 }

@@ -214,7 +214,7 @@ func TestConnect(t *testing.T) {
 
 func TestResolve(t *testing.T) {
 	dir := t.TempDir()
-	toml := "name = \"app\" # the app\n\n[database]\ndriver = \"sqlite\"\npath = \"db/x.db\"  # comment\n\n[source]\nroot = \"src\"\n"
+	toml := "name = \"app\" # the app\ndeps = [\n  \"a\",\n  \"b\",\n]\n\n[database]\ndriver = \"sqlite\"\npath = \"db/x.db\"  # comment\n\n[source]\nroot = \"src\"\n"
 	if err := os.WriteFile(filepath.Join(dir, "sky.toml"), []byte(toml), 0o644); err != nil {
 		t.Fatal(err)
 	}
