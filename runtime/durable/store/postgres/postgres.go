@@ -681,7 +681,7 @@ func (s *Store) ReadRun(ctx context.Context, runID string) (store.Run, error) {
 }
 
 func (s *Store) ListRuns(ctx context.Context, f store.ListFilter) ([]store.Run, error) {
-	sql, args := store.ListSQL(pgRunColumns, f, func(string) string { return "" })
+	sql, args := store.ListSQL(pgRunColumns, f, func(string) string { return "" }, func(t time.Time) any { return t })
 	s.hook("list", sql)
 	return store.ScanRuns(ctx, s.d, sql, args, pgRunScanner)
 }

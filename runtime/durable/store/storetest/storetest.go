@@ -492,6 +492,60 @@ var cases = []struct {
 			}
 		}
 	}},
+	{"ListRunsPagesByKeysetAndPrefix", func(f *fixture) {
+		// Two runs share a creation time, so the cursor's id breaks the tie.
+		for i, id := range []string{"order-1", "order-2", "refund-1", "order-3", "order-4"} {
+			at := T0.Add(time.Duration(min(i, 3)) * time.Second)
+			workflow := map[bool]string{true: "refund", false: "w"}[id == "refund-1"]
+			f.insert(id, workflow, 1, at)
+		}
+		list := func(filter store.ListFilter) []string {
+			f.t.Helper()
+			runs, err := f.s.ListRuns(f.ctx, filter)
+			f.ok("ListRuns", err)
+			var ids []string
+			for _, r := range runs {
+				ids = append(ids, r.ID)
+			}
+			return ids
+		}
+		for _, filter := range []store.ListFilter{{}, {Status: store.StatusWaiting}, {Workflow: "w"}, {Workflow: "w", Status: store.StatusWaiting}} {
+			var pages [][]string
+			filter.Limit = 2
+			for page := 0; page < 5; page++ {
+				runs, err := f.s.ListRuns(f.ctx, filter)
+				f.ok("ListRuns", err)
+				if len(runs) == 0 {
+					break
+				}
+				var ids []string
+				for _, r := range runs {
+					ids = append(ids, r.ID)
+				}
+				pages = append(pages, ids)
+				filter.Before = store.CursorOf(runs[len(runs)-1])
+			}
+			want := [][]string{{"order-4", "order-3"}, {"refund-1", "order-2"}, {"order-1"}}
+			if filter.Workflow == "w" {
+				want = [][]string{{"order-4", "order-3"}, {"order-2", "order-1"}}
+			}
+			if diff := cmp.Diff(want, pages); diff != "" {
+				f.t.Errorf("pages of %+v (-want +got):\n%s", filter, diff)
+			}
+		}
+		if got := list(store.ListFilter{IDPrefix: "order-", Limit: 10}); !slices.Equal(got, []string{"order-4", "order-3", "order-2", "order-1"}) {
+			f.t.Errorf("prefix order- = %v", got)
+		}
+		if got := list(store.ListFilter{IDPrefix: "Order-", Limit: 10}); got != nil {
+			f.t.Errorf("prefix Order- = %v, want none (prefixes are case-sensitive)", got)
+		}
+		if got := list(store.ListFilter{IDPrefix: "%", Limit: 10}); got != nil {
+			f.t.Errorf("prefix %% = %v, want none (no wildcards)", got)
+		}
+		if got := list(store.ListFilter{IDPrefix: "re", Workflow: "refund", Limit: 10}); !slices.Equal(got, []string{"refund-1"}) {
+			f.t.Errorf("prefix re of refund = %v", got)
+		}
+	}},
 	{"SnapshotsAreWriteIfNewer", func(f *fixture) {
 		if _, _, found, err := f.s.LoadSnapshot(f.ctx, "app"); err != nil || found {
 			f.t.Fatalf("LoadSnapshot before any save = found %v, %v", found, err)
