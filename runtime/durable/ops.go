@@ -34,6 +34,17 @@ func (e *Engine) Signals(ctx context.Context, runID string) ([]SignalInfo, error
 	return e.store.ListSignals(ctx, runID)
 }
 
+// StatsWindow is how many minutes the per-minute series of Stats cover.
+const StatsWindow = 60
+
+// Stats reads the figures of the dashboard's overview and `sky durable
+// stats`: runs per workflow and status, runs started and finished in each of
+// the last StatsWindow minutes, the run due longest, and the running runs
+// whose lease (this engine's Lease) ended without renewal.
+func (e *Engine) Stats(ctx context.Context) (Stats, error) {
+	return e.store.Stats(ctx, e.now(), StatsWindow, e.lease)
+}
+
 // DefaultCompactBatch is how many runs one compaction transaction handles.
 const DefaultCompactBatch = 1000
 

@@ -17,7 +17,18 @@ type (
 	ListFilter = store.ListFilter
 	// SignalInfo is one entry of a run's signal mailbox.
 	SignalInfo = store.SignalInfo
+	// Cursor is a page position in ListRuns (ListFilter.Before).
+	Cursor = store.Cursor
+	// Stats are the overview figures (Engine.Stats).
+	Stats = store.Stats
+	// StatusCount is the number of runs of one workflow in one status.
+	StatusCount = store.StatusCount
+	// DueRun is a run due (or whose lease ended) at its WakeAt.
+	DueRun = store.DueRun
 )
+
+// CursorOf is the page position of r, for ListFilter.Before.
+func CursorOf(r Run) *Cursor { return store.CursorOf(r) }
 
 // The run statuses.
 const (

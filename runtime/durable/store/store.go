@@ -85,6 +85,14 @@ type Store interface {
 	// reports the runs and rows it handled and the creation time of the
 	// last run, where the next batch starts.
 	CompactBatch(ctx context.Context, olderThan time.Duration, limit int, from, now time.Time) (runs, rows int64, last time.Time, err error)
+	// Stats reads the overview figures (see Stats) as of now, with the
+	// per-minute series covering the last minutes minutes; a running run is
+	// stuck once its claim's lease ended and no step renewed it for lease. It reads the
+	// due index for the due and stuck runs, the listing index for the runs
+	// started, and the whole status index for the counts and the finished
+	// runs (no index is kept on updated_at: it would make every lease
+	// renewal a non-HOT update on PostgreSQL).
+	Stats(ctx context.Context, now time.Time, minutes int, lease time.Duration) (Stats, error)
 	// SaveSnapshot writes data under id when seq is newer than the stored
 	// one; loadSnapshot reads it back.
 	SaveSnapshot(ctx context.Context, id string, seq int64, data string, now time.Time) (bool, error)

@@ -546,6 +546,49 @@ var cases = []struct {
 			f.t.Errorf("prefix re of refund = %v", got)
 		}
 	}},
+	{"StatsCountTheOverview", func(f *fixture) {
+		f.insert("stuck", "w", 1, T0.Add(-3*time.Hour))
+		f.claim(T0.Add(-3*time.Hour+time.Second), "A", "stuck") // its lease ends long before T0
+		f.insert("old", "w", 1, T0.Add(-2*time.Hour))
+		f.insert("c", "x", 1, T0.Add(-90*time.Second))
+		c, ok, err := f.s.ClaimRun(f.ctx, []string{"x"}, T0.Add(-80*time.Second), Lease, "C", "worker-C")
+		if err != nil || !ok || c.ID != "c" {
+			f.t.Fatalf("ClaimRun(x) = %+v, %v, %v", c, ok, err)
+		}
+		f.ok("Complete", f.s.Complete(f.ctx, store.Fence{RunID: "c", Token: "C"}, nil, `"out"`, T0.Add(-70*time.Second)))
+		f.insert("b", "w", 1, T0.Add(-30*time.Second))
+
+		st, err := f.s.Stats(f.ctx, T0, 60, Lease)
+		f.ok("Stats", err)
+		wantCounts := []store.StatusCount{{"w", store.StatusRunning, 1}, {"w", store.StatusWaiting, 2}, {"x", store.StatusDone, 1}}
+		if diff := cmp.Diff(wantCounts, st.Counts); diff != "" {
+			f.t.Errorf("counts (-want +got):\n%s", diff)
+		}
+		started, finished := make([]int, 60), make([]int, 60)
+		started[0], started[1], finished[1] = 1, 1, 1
+		if diff := cmp.Diff(started, st.Started); diff != "" {
+			f.t.Errorf("started per minute (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(finished, st.Finished); diff != "" {
+			f.t.Errorf("finished per minute (-want +got):\n%s", diff)
+		}
+		if st.OldestDue == nil || st.OldestDue.ID != "old" || !st.OldestDue.WakeAt.Equal(T0.Add(-2*time.Hour)) {
+			f.t.Errorf("oldest due = %+v, want old, due since T0-2h", st.OldestDue)
+		}
+		if st.StuckCount != 1 || len(st.Stuck) != 1 || st.Stuck[0].ID != "stuck" || st.Stuck[0].ClaimedBy != "worker-A" {
+			f.t.Errorf("stuck = %d %+v, want the run claimed by worker-A", st.StuckCount, st.Stuck)
+		}
+		if !st.Now.Equal(T0) {
+			f.t.Errorf("stats now = %v, want %v", st.Now, T0)
+		}
+		// Once the stuck run is reclaimed and renewed it is no longer stuck.
+		f.claim(T0, "B", "stuck")
+		st, err = f.s.Stats(f.ctx, T0.Add(time.Minute), 60, Lease)
+		f.ok("Stats", err)
+		if st.StuckCount != 0 {
+			f.t.Errorf("a freshly claimed run counts as stuck: %+v", st.Stuck)
+		}
+	}},
 	{"SnapshotsAreWriteIfNewer", func(f *fixture) {
 		if _, _, found, err := f.s.LoadSnapshot(f.ctx, "app"); err != nil || found {
 			f.t.Fatalf("LoadSnapshot before any save = found %v, %v", found, err)
