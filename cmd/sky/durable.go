@@ -203,19 +203,12 @@ func durableSignal(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 	if !json.Valid([]byte(payload)) {
 		return task.Errorf(task.InvalidInput, "the payload %s is not valid JSON; hint: quote it for the shell, e.g. '{\"reference\":\"stl-1\"}' or '\"text\"'", payload)
 	}
-	// A signal may beat Durable.start, so an unknown id is accepted (with a
-	// note, in case it is a typo); a finished run is refused.
-	r, _, err := e.Describe(ctx, id)
-	switch {
-	case task.As(err) != nil && task.As(err).Kind == task.NotFound:
-		fmt.Fprintf(f.warn, "note: no run with id %q exists yet; the signal waits in its mailbox for a run with that id (check the id with `sky durable ls`)\n", id)
-	case err != nil:
+	exists, err := e.SignalRun(ctx, id, name, payload)
+	if err != nil {
 		return err
-	case r.Status == durable.StatusDone || r.Status == durable.StatusCancelled:
-		return task.Errorf(task.Conflict, "cannot signal run %q: it is %s and will never consume a signal", id, r.Status)
 	}
-	if err := e.Signal(ctx, id, name, payload); err != nil {
-		return err
+	if !exists {
+		fmt.Fprintf(f.warn, "note: no run with id %q exists yet; the signal waits in its mailbox for a run with that id (check the id with `sky durable ls`)\n", id)
 	}
 	fmt.Fprintf(out, "signal %s delivered to run %s\n", name, id)
 	return nil
