@@ -40,6 +40,9 @@ const (
 	StatusCancelled = store.StatusCancelled
 )
 
+// AllStatuses are the run statuses in the order listings show them.
+var AllStatuses = store.AllStatuses
+
 // The journal entry kinds.
 const (
 	KindStep     = store.KindStep
