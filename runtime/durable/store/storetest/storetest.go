@@ -560,7 +560,7 @@ var cases = []struct {
 
 		st, err := f.s.Stats(f.ctx, T0, 60, Lease)
 		f.ok("Stats", err)
-		wantCounts := []store.StatusCount{{"w", store.StatusRunning, 1}, {"w", store.StatusWaiting, 2}, {"x", store.StatusDone, 1}}
+		wantCounts := []store.StatusCount{{Workflow: "w", Status: store.StatusRunning, N: 1}, {Workflow: "w", Status: store.StatusWaiting, N: 2}, {Workflow: "x", Status: store.StatusDone, N: 1}}
 		if diff := cmp.Diff(wantCounts, st.Counts); diff != "" {
 			f.t.Errorf("counts (-want +got):\n%s", diff)
 		}
