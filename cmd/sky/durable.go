@@ -28,7 +28,7 @@ import (
 func init() {
 	register(&command{
 		name:    "durable",
-		usage:   "sky durable ls|show|signal|cancel|retry|compact",
+		usage:   "sky durable ls|show|signal|cancel|retry|compact|stats|ui",
 		summary: "inspect and operate durable runs (sky durable help)",
 		run:     runDurable,
 	})
@@ -41,6 +41,8 @@ const durableUsage = `Usage:
   sky durable cancel ID
   sky durable retry ID
   sky durable compact --older-than DURATION   (e.g. 720h, 30d, 90m)
+  sky durable stats [--json]
+  sky durable ui [--addr 127.0.0.1:8080] [--token T] [--read-only]
 
 Every subcommand takes --db DSN (a postgres:// URL or a SQLite file path);
 without it the database is the one Db.connect opens.
@@ -60,6 +62,8 @@ var durableOps = map[string]durableOp{
 	"show":    {1, "ID", durableShow},
 	"signal":  {3, "ID NAME JSON", durableSignal},
 	"compact": {0, "", durableCompact},
+	"stats":   {0, "", durableStats},
+	"ui":      {0, "", durableUI},
 	"cancel": {1, "ID", func(ctx context.Context, e *durable.Engine, _ *durableFlags, a []string, out io.Writer) error {
 		if err := e.Cancel(ctx, a[0]); err != nil {
 			return err
@@ -83,6 +87,9 @@ type durableFlags struct {
 	limit     int
 	json      bool
 	olderThan string
+	addr      string
+	token     string
+	readOnly  bool
 	// warn receives notes that are not errors (stderr).
 	warn io.Writer
 }
@@ -109,7 +116,12 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 		fs.StringVar(&f.workflow, "workflow", "", "only runs of this workflow")
 		fs.IntVar(&f.limit, "limit", 50, "at most this many runs, newest first")
 	}
-	if args[0] == "ls" || args[0] == "show" {
+	if args[0] == "ui" {
+		fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to serve on; anything but loopback needs --token")
+		fs.StringVar(&f.token, "token", "", "token every request must carry (default $"+uiTokenEnv+")")
+		fs.BoolVar(&f.readOnly, "read-only", false, "show runs, refuse signal/cancel/retry")
+	}
+	if args[0] == "ls" || args[0] == "show" || args[0] == "stats" {
 		fs.BoolVar(&f.json, "json", false, "print JSON for scripts")
 	}
 	if args[0] == "compact" {
@@ -137,6 +149,15 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 			return exitNoBuild
 		}
 	}
+	if args[0] == "ui" {
+		if f.token == "" {
+			f.token = os.Getenv(uiTokenEnv)
+		}
+		if err := checkUIAddr(f.addr, f.token); err != nil {
+			fmt.Fprintf(s.stderr, "sky durable ui: %v\n", err)
+			return exitNoBuild
+		}
+	}
 	d, err := openDurableDB(ctx, f.dsn)
 	if err != nil {
 		fmt.Fprintf(s.stderr, "sky durable: %v\n", err)
@@ -150,7 +171,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	}
 	if err := op.run(ctx, e, &f, pos, s.stdout); err != nil {
 		fmt.Fprintf(s.stderr, "sky durable %s: %v\n", args[0], err)
-		if te := task.As(err); te.Kind == task.InvalidInput && (args[0] == "signal" || args[0] == "compact") {
+		if te := task.As(err); te.Kind == task.InvalidInput && (args[0] == "signal" || args[0] == "compact" || args[0] == "ui") {
 			return exitNoBuild
 		}
 		return exitFailure
