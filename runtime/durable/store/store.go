@@ -22,6 +22,10 @@ type Store interface {
 	// InsertRun inserts a new run; when the id exists it changes nothing
 	// and reports the existing run's workflow name.
 	InsertRun(ctx context.Context, r NewRun, now time.Time) (inserted bool, existingWorkflow string, err error)
+	// TraceContext reads the trace context stored with a run at its start
+	// ("" when none was); a missing run is ErrRunNotFound. Only an engine
+	// with tracing on asks, once per attempt.
+	TraceContext(ctx context.Context, runID string) (string, error)
 	// ClaimRun leases the most overdue claimable run whose workflow is in
 	// names, counting an attempt. ok is false when none is due. It also
 	// reads the run's journal in the same statement when it can prove the
@@ -121,6 +125,9 @@ type NewRun struct {
 	Workflow string
 	Version  int
 	Input    string
+	// TraceContext is the W3C traceparent of the span that started the
+	// run ("" for none), so every attempt's span joins that trace.
+	TraceContext string
 }
 
 // Claimed is what a claim returns: enough to run the body.

@@ -58,6 +58,7 @@ ALTER TABLE _sky_durable_runs ADD COLUMN IF NOT EXISTS version INT NOT NULL DEFA
 ALTER TABLE _sky_durable_runs ADD COLUMN IF NOT EXISTS lease_token TEXT;
 ALTER TABLE _sky_durable_runs ADD COLUMN IF NOT EXISTS claimed_by TEXT NOT NULL DEFAULT '';
 ALTER TABLE _sky_durable_runs ADD COLUMN IF NOT EXISTS compacted_at TIMESTAMPTZ;
+ALTER TABLE _sky_durable_runs ADD COLUMN IF NOT EXISTS trace_context TEXT;
 DO $$ BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = '_sky_durable_runs_status_ck') THEN
     ALTER TABLE _sky_durable_runs ADD CONSTRAINT _sky_durable_runs_status_ck
@@ -120,7 +121,10 @@ CREATE TABLE IF NOT EXISTS _sky_durable_snapshot (
 // schema is current and setup sends no DDL: every ALTER TABLE takes an ACCESS
 // EXCLUSIVE lock, which would queue every worker behind a `sky durable ls`.
 // Whoever extends pgSchema must point this at its new last object.
-const pgSchemaCurrent = `SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname = '_sky_durable_runs_due' AND indexdef LIKE '%<> ALL%'`
+// The trace_context column is checked too: it came after that index.
+const pgSchemaCurrent = `SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname = '_sky_durable_runs_due' AND indexdef LIKE '%<> ALL%'
+   AND EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()
+                  AND table_name = '_sky_durable_runs' AND column_name = 'trace_context')`
 
 func (s *Store) Setup(ctx context.Context) error {
 	var current int64
@@ -160,13 +164,13 @@ func (s *Store) exec(ctx context.Context, q *db.DB, op, sql string, args ...any)
 }
 
 const pgInsertRun = pgClock + `
-INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at)
-SELECT ?, ?, ?, 'waiting', ?, 0, clock.now, '', clock.now, clock.now FROM clock
+INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context)
+SELECT ?, ?, ?, 'waiting', ?, 0, clock.now, '', clock.now, clock.now, NULLIF(?, '') FROM clock
 ON CONFLICT (id) DO NOTHING`
 
 func (s *Store) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (bool, string, error) {
 	// One round trip when the id is new.
-	n, err := s.exec(ctx, s.d, "start", pgInsertRun, clockArg(now), r.ID, r.Workflow, r.Version, r.Input)
+	n, err := s.exec(ctx, s.d, "start", pgInsertRun, clockArg(now), r.ID, r.Workflow, r.Version, r.Input, r.TraceContext)
 	if err != nil || n == 1 {
 		return n == 1, "", err
 	}
@@ -177,6 +181,18 @@ func (s *Store) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (b
 }
 
 const pgRunWorkflow = `SELECT workflow FROM _sky_durable_runs WHERE id = ?`
+
+const pgTraceContext = `SELECT COALESCE(trace_context, '') FROM _sky_durable_runs WHERE id = ?`
+
+func (s *Store) TraceContext(ctx context.Context, runID string) (string, error) {
+	var tc string
+	s.hook("trace", pgTraceContext)
+	err := s.d.QueryRow(ctx, pgTraceContext, runID).Scan(&tc)
+	if store.IsNoRows(err) {
+		return "", store.ErrRunNotFound
+	}
+	return tc, err
+}
 
 // pgClaimClock is pgClock for the claim, whose transaction also commits
 // without waiting for its WAL flush (synchronous_commit off, for this

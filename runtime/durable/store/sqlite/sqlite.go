@@ -37,7 +37,8 @@ CREATE TABLE IF NOT EXISTS _sky_durable_runs (
   version        INTEGER NOT NULL DEFAULT 1,
   lease_token    TEXT,
   claimed_by     TEXT NOT NULL DEFAULT '',
-  compacted_at   INTEGER
+  compacted_at   INTEGER,
+  trace_context  TEXT
 );
 CREATE TABLE IF NOT EXISTS _sky_durable_journal (
   run_id     TEXT NOT NULL,
@@ -70,6 +71,7 @@ var sqliteAddedColumns = []struct{ table, column, ddl string }{
 	{"_sky_durable_runs", "lease_token", `ALTER TABLE _sky_durable_runs ADD COLUMN lease_token TEXT`},
 	{"_sky_durable_runs", "claimed_by", `ALTER TABLE _sky_durable_runs ADD COLUMN claimed_by TEXT NOT NULL DEFAULT ''`},
 	{"_sky_durable_runs", "compacted_at", `ALTER TABLE _sky_durable_runs ADD COLUMN compacted_at INTEGER`},
+	{"_sky_durable_runs", "trace_context", `ALTER TABLE _sky_durable_runs ADD COLUMN trace_context TEXT`},
 	{"_sky_durable_journal", "kind", `ALTER TABLE _sky_durable_journal ADD COLUMN kind TEXT NOT NULL DEFAULT 'step'`},
 	{"_sky_durable_journal", "seq", `ALTER TABLE _sky_durable_journal ADD COLUMN seq INTEGER`},
 }
@@ -105,7 +107,9 @@ const sqliteHasColumn = `SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = 
 // sqliteSchemaCurrent finds the object setup creates last; when it exists
 // the schema is current and setup writes nothing (no writer lock taken).
 // Whoever extends the schema must point this at its new last object.
-const sqliteSchemaCurrent = `SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = '_sky_durable_runs_workflow_status_list'`
+// The trace_context column is checked too: it came after that index.
+const sqliteSchemaCurrent = `SELECT (SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = '_sky_durable_runs_workflow_status_list')
+  * (SELECT COUNT(*) FROM pragma_table_info('_sky_durable_runs') WHERE name = 'trace_context')`
 
 func (s *Store) Setup(ctx context.Context) error {
 	var current int64
@@ -148,12 +152,12 @@ func (s *Store) exec(ctx context.Context, q *db.DB, op, sql string, args ...any)
 }
 
 const sqliteInsertRun = `
-INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at)
-VALUES (?, ?, ?, 'waiting', ?, 0, ?, '', ?, ?)
+INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context)
+VALUES (?, ?, ?, 'waiting', ?, 0, ?, '', ?, ?, NULLIF(?, ''))
 ON CONFLICT (id) DO NOTHING`
 
 func (s *Store) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (bool, string, error) {
-	n, err := s.exec(ctx, s.d, "start", sqliteInsertRun, r.ID, r.Workflow, r.Version, r.Input, ms(now), ms(now), ms(now))
+	n, err := s.exec(ctx, s.d, "start", sqliteInsertRun, r.ID, r.Workflow, r.Version, r.Input, ms(now), ms(now), ms(now), r.TraceContext)
 	if err != nil || n == 1 {
 		return n == 1, "", err
 	}
@@ -164,6 +168,18 @@ func (s *Store) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (b
 }
 
 const sqliteRunWorkflow = `SELECT workflow FROM _sky_durable_runs WHERE id = ?`
+
+const sqliteTraceContext = `SELECT COALESCE(trace_context, '') FROM _sky_durable_runs WHERE id = ?`
+
+func (s *Store) TraceContext(ctx context.Context, runID string) (string, error) {
+	var tc string
+	s.hook("trace", sqliteTraceContext)
+	err := s.d.QueryRow(ctx, sqliteTraceContext, runID).Scan(&tc)
+	if store.IsNoRows(err) {
+		return "", store.ErrRunNotFound
+	}
+	return tc, err
+}
 
 const sqliteLoadJournal = `SELECT seq, step_id, kind, result, created_at FROM _sky_durable_journal WHERE run_id = ? ORDER BY seq`
 

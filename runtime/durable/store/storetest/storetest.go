@@ -589,6 +589,37 @@ var cases = []struct {
 			f.t.Errorf("a freshly claimed run counts as stuck: %+v", st.Stuck)
 		}
 	}},
+	{"TraceContextIsKeptWithTheRun", func(f *fixture) {
+		const tp = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+		if _, _, err := f.s.InsertRun(f.ctx, store.NewRun{ID: "traced", Workflow: "w", Version: 1, Input: `1`, TraceContext: tp}, T0); err != nil {
+			f.t.Fatal(err)
+		}
+		f.insert("plain", "w", 1, T0)
+		for id, want := range map[string]string{"traced": tp, "plain": ""} {
+			if got, err := f.s.TraceContext(f.ctx, id); err != nil || got != want {
+				f.t.Errorf("TraceContext(%s) = %q, %v; want %q", id, got, err, want)
+			}
+		}
+		if _, err := f.s.TraceContext(f.ctx, "nope"); !errors.Is(err, store.ErrRunNotFound) {
+			f.t.Errorf("TraceContext(nope) = %v, want ErrRunNotFound", err)
+		}
+		// A second start of the id keeps the first context.
+		f.ok("InsertRun again", func() error {
+			_, _, err := f.s.InsertRun(f.ctx, store.NewRun{ID: "plain", Workflow: "w", Version: 1, Input: `1`, TraceContext: tp}, T0)
+			return err
+		}())
+		if got, _ := f.s.TraceContext(f.ctx, "plain"); got != "" {
+			f.t.Errorf("a repeated start replaced the trace context: %q", got)
+		}
+		// A schema from before the column gains it on Setup.
+		if _, err := f.d.ExecRaw(f.ctx, `ALTER TABLE _sky_durable_runs DROP COLUMN trace_context`); err != nil {
+			f.t.Fatal(err)
+		}
+		f.ok("Setup of the older schema", f.s.Setup(f.ctx))
+		if got, err := f.s.TraceContext(f.ctx, "traced"); err != nil || got != "" {
+			f.t.Errorf("TraceContext after the column was added back = %q, %v", got, err)
+		}
+	}},
 	{"SnapshotsAreWriteIfNewer", func(f *fixture) {
 		if _, _, found, err := f.s.LoadSnapshot(f.ctx, "app"); err != nil || found {
 			f.t.Fatalf("LoadSnapshot before any save = found %v, %v", found, err)
