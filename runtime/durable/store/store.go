@@ -97,6 +97,9 @@ type Store interface {
 	// runs (no index is kept on updated_at: it would make every lease
 	// renewal a non-HOT update on PostgreSQL).
 	Stats(ctx context.Context, now time.Time, minutes int, lease time.Duration) (Stats, error)
+	// DueBacklog counts the runs due at now that no worker holds, on the
+	// due index (the durable.due.backlog metric).
+	DueBacklog(ctx context.Context, now time.Time) (int64, error)
 	// SaveSnapshot writes data under id when seq is newer than the stored
 	// one; loadSnapshot reads it back.
 	SaveSnapshot(ctx context.Context, id string, seq int64, data string, now time.Time) (bool, error)

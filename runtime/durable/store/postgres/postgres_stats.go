@@ -91,3 +91,13 @@ func (s *Store) Stats(ctx context.Context, now time.Time, minutes int, lease tim
 	st.Stuck = stuck[:min(len(stuck), store.StuckLimit)]
 	return st, err
 }
+
+const pgDueBacklog = pgClock + `
+SELECT COUNT(*) FROM _sky_durable_runs
+ WHERE status NOT IN ('done','dead','cancelled') AND status <> 'running' AND wake_at <= (SELECT now FROM clock)`
+
+func (s *Store) DueBacklog(ctx context.Context, now time.Time) (int64, error) {
+	var n int64
+	s.hook("backlog", pgDueBacklog)
+	return n, s.d.QueryRow(ctx, pgDueBacklog, clockArg(now)).Scan(&n)
+}

@@ -84,3 +84,12 @@ func (s *Store) Stats(ctx context.Context, now time.Time, minutes int, lease tim
 	st.Stuck = stuck[:min(len(stuck), store.StuckLimit)]
 	return st, err
 }
+
+const sqliteDueBacklog = `SELECT COUNT(*) FROM _sky_durable_runs
+ WHERE status IN ('waiting','running','failed') AND status <> 'running' AND wake_at <= ?`
+
+func (s *Store) DueBacklog(ctx context.Context, now time.Time) (int64, error) {
+	var n int64
+	s.hook("backlog", sqliteDueBacklog)
+	return n, s.d.QueryRow(ctx, sqliteDueBacklog, ms(now)).Scan(&n)
+}

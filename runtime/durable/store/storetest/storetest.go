@@ -578,6 +578,10 @@ var cases = []struct {
 		if st.StuckCount != 1 || len(st.Stuck) != 1 || st.Stuck[0].ID != "stuck" || st.Stuck[0].ClaimedBy != "worker-A" {
 			f.t.Errorf("stuck = %d %+v, want the run claimed by worker-A", st.StuckCount, st.Stuck)
 		}
+		// Due now and unclaimed: old and b (c is done, stuck is running).
+		if n, err := f.s.DueBacklog(f.ctx, T0); err != nil || n != 2 {
+			f.t.Errorf("DueBacklog = %d, %v; want 2", n, err)
+		}
 		if !st.Now.Equal(T0) {
 			f.t.Errorf("stats now = %v, want %v", st.Now, T0)
 		}
