@@ -28,7 +28,7 @@ import (
 func init() {
 	register(&command{
 		name:    "durable",
-		usage:   "sky durable ls|show|signal|cancel|retry|compact|replay",
+		usage:   "sky durable ls|show|signal|cancel|retry|compact|replay|stats|ui",
 		summary: "inspect and operate durable runs (sky durable help)",
 		run:     runDurable,
 	})
@@ -42,6 +42,8 @@ const durableUsage = `Usage:
   sky durable retry ID
   sky durable compact --older-than DURATION   (e.g. 720h, 30d, 90m)
   sky durable replay [--workflow W] FILE      (pre-deploy check: replay unfinished runs against FILE)
+  sky durable stats [--json]
+  sky durable ui [--addr 127.0.0.1:8080] [--token T] [--read-only]
 
 Every subcommand takes --db DSN (a postgres:// URL or a SQLite file path);
 without it the database is the one Db.connect opens.
@@ -62,6 +64,8 @@ var durableOps = map[string]durableOp{
 	"signal":  {3, "ID NAME JSON", durableSignal},
 	"compact": {0, "", durableCompact},
 	"replay":  {1, "FILE", durableReplay},
+	"stats":   {0, "", durableStats},
+	"ui":      {0, "", durableUI},
 	"cancel": {1, "ID", func(ctx context.Context, e *durable.Engine, _ *durableFlags, a []string, out io.Writer) error {
 		if err := e.Cancel(ctx, a[0]); err != nil {
 			return err
@@ -85,6 +89,9 @@ type durableFlags struct {
 	limit     int
 	json      bool
 	olderThan string
+	addr      string
+	token     string
+	readOnly  bool
 	// warn receives notes that are not errors (stderr).
 	warn io.Writer
 }
@@ -114,7 +121,12 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	if args[0] == "replay" {
 		fs.StringVar(&f.workflow, "workflow", "", "only runs of this workflow")
 	}
-	if args[0] == "ls" || args[0] == "show" {
+	if args[0] == "ui" {
+		fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to serve on; anything but loopback needs --token")
+		fs.StringVar(&f.token, "token", "", "token every request must carry (default $"+uiTokenEnv+")")
+		fs.BoolVar(&f.readOnly, "read-only", false, "show runs, refuse signal/cancel/retry")
+	}
+	if args[0] == "ls" || args[0] == "show" || args[0] == "stats" {
 		fs.BoolVar(&f.json, "json", false, "print JSON for scripts")
 	}
 	if args[0] == "compact" {
@@ -142,6 +154,15 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 			return exitNoBuild
 		}
 	}
+	if args[0] == "ui" {
+		if f.token == "" {
+			f.token = os.Getenv(uiTokenEnv)
+		}
+		if err := checkUIAddr(f.addr, f.token); err != nil {
+			fmt.Fprintf(s.stderr, "sky durable ui: %v\n", err)
+			return exitNoBuild
+		}
+	}
 	d, err := openDurableDB(ctx, f.dsn)
 	if err != nil {
 		fmt.Fprintf(s.stderr, "sky durable: %v\n", err)
@@ -155,7 +176,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	}
 	if err := op.run(ctx, e, &f, pos, s.stdout); err != nil {
 		fmt.Fprintf(s.stderr, "sky durable %s: %v\n", args[0], err)
-		if te := task.As(err); te.Kind == task.InvalidInput && (args[0] == "signal" || args[0] == "compact") {
+		if te := task.As(err); te.Kind == task.InvalidInput && (args[0] == "signal" || args[0] == "compact" || args[0] == "ui") {
 			return exitNoBuild
 		}
 		return exitFailure
@@ -208,19 +229,12 @@ func durableSignal(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 	if !json.Valid([]byte(payload)) {
 		return task.Errorf(task.InvalidInput, "the payload %s is not valid JSON; hint: quote it for the shell, e.g. '{\"reference\":\"stl-1\"}' or '\"text\"'", payload)
 	}
-	// A signal may beat Durable.start, so an unknown id is accepted (with a
-	// note, in case it is a typo); a finished run is refused.
-	r, _, err := e.Describe(ctx, id)
-	switch {
-	case task.As(err) != nil && task.As(err).Kind == task.NotFound:
-		fmt.Fprintf(f.warn, "note: no run with id %q exists yet; the signal waits in its mailbox for a run with that id (check the id with `sky durable ls`)\n", id)
-	case err != nil:
+	exists, err := e.SignalRun(ctx, id, name, payload)
+	if err != nil {
 		return err
-	case r.Status == durable.StatusDone || r.Status == durable.StatusCancelled:
-		return task.Errorf(task.Conflict, "cannot signal run %q: it is %s and will never consume a signal", id, r.Status)
 	}
-	if err := e.Signal(ctx, id, name, payload); err != nil {
-		return err
+	if !exists {
+		fmt.Fprintf(f.warn, "note: no run with id %q exists yet; the signal waits in its mailbox for a run with that id (check the id with `sky durable ls`)\n", id)
 	}
 	fmt.Fprintf(out, "signal %s delivered to run %s\n", name, id)
 	return nil

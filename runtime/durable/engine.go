@@ -12,6 +12,9 @@ import (
 	"time"
 	"unicode"
 
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
 	"skydurable/runtime/codec"
 	"skydurable/runtime/db"
 	"skydurable/runtime/durable/store"
@@ -56,6 +59,15 @@ type Options struct {
 	// worker there as if its process died (see Ctx.cross); test kits inject
 	// crashes with it (runtime/durable/durabletest).
 	OnBoundary func(Point) error
+	// TracerProvider, when set, gets a span per run attempt, parented on
+	// the span that started the run (its W3C trace context is stored with
+	// the run), and a child span per fresh step. Default: no tracing, and
+	// no trace context stored.
+	TracerProvider trace.TracerProvider
+	// MeterProvider, when set, gets the engine's metrics: durable.runs
+	// (started, done, failed, dead), durable.step.duration,
+	// durable.claim.duration and durable.due.backlog. Default: none.
+	MeterProvider metric.MeterProvider
 }
 
 // Engine runs durable workflows over one database. It holds no goroutines;
@@ -74,6 +86,8 @@ type Engine struct {
 
 	randMu sync.Mutex
 	rand   *rand.Rand
+
+	tel *telemetry
 }
 
 // New makes an Engine over d. Call Setup once before use.
@@ -110,6 +124,7 @@ func New(d *db.DB, opts Options) *Engine {
 		host, _ := os.Hostname()
 		e.worker = fmt.Sprintf("%s-%d-%04x", host, os.Getpid(), e.randUint64()&0xffff)
 	}
+	e.tel = newTelemetry(e, opts.TracerProvider, opts.MeterProvider)
 	return e
 }
 
@@ -188,11 +203,13 @@ func (e *Engine) start(ctx context.Context, workflow string, version int, runID,
 	if version <= 0 {
 		version = 1
 	}
-	inserted, existing, err := e.store.InsertRun(ctx, store.NewRun{ID: runID, Workflow: workflow, Version: version, Input: input}, e.now())
+	tc := e.tel.startSpan(ctx, workflow, runID, version)
+	inserted, existing, err := e.store.InsertRun(ctx, store.NewRun{ID: runID, Workflow: workflow, Version: version, Input: input, TraceContext: tc}, e.now())
 	if err != nil {
 		return err
 	}
 	if inserted {
+		e.tel.count(ctx, workflow, "started")
 		e.log.Info("durable run started", "run", runID, "workflow", workflow, "worker", e.worker, "version", version)
 		return nil
 	}

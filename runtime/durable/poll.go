@@ -74,10 +74,17 @@ func (e *Engine) newToken() string { return fmt.Sprintf("%s/%016x", e.worker, e.
 
 // claim leases one due run this worker may advance under policy.
 func (e *Engine) claim(ctx context.Context, reg registry, policy VersionPolicy, token string) (store.Claimed, bool, error) {
+	began := time.Now()
+	var cl store.Claimed
+	var ok bool
+	var err error
 	if policy == FailSafe {
-		return e.store.ClaimRun(ctx, reg.names, e.now(), e.lease, token, e.worker)
+		cl, ok, err = e.store.ClaimRun(ctx, reg.names, e.now(), e.lease, token, e.worker)
+	} else {
+		cl, ok, err = e.store.ClaimPinned(ctx, reg.keys, e.now(), e.lease, token, e.worker)
 	}
-	return e.store.ClaimPinned(ctx, reg.keys, e.now(), e.lease, token, e.worker)
+	e.tel.claimed(ctx, began, ok)
+	return cl, ok, err
 }
 
 // pollOne claims (or takes the run ch carries) and advances one run.
@@ -95,6 +102,8 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 			return false, err
 		}
 	}
+	ctx, att := e.tel.startAttempt(ctx, e, cl)
+	defer att.end(ctx)
 	f := store.Fence{RunID: cl.ID, Token: token}
 	log := e.log.With("run", cl.ID, "workflow", cl.Workflow, "attempt", cl.Attempts, "worker", e.worker)
 	log.Info("durable run claimed", "version", cl.Version)
@@ -135,9 +144,11 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 		log.Warn("durable worker stopped at an injected crash point; the run stays claimed until its lease runs out", "step", c.at())
 		return true, nil
 	case lost:
+		att.outcome = "lease_lost"
 		log.Warn("durable lease lost: another worker owns the run now, or it was cancelled; stopping", "step", c.at())
 		return true, nil
 	case suspended:
+		att.outcome = "suspended"
 		return true, nil
 	case bodyErr == nil:
 		if err := c.checkSize("the output", out); err != nil {
@@ -172,6 +183,7 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 		// The worker is shutting down; the run is not at fault. Give it
 		// back, due at once, so a peer resumes it now rather than when the
 		// lease expires (which is what happens if this write fails too).
+		att.outcome = "released"
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 		defer cancel()
 		switch err := e.store.Release(rctx, f, e.now()); {
@@ -225,12 +237,14 @@ func (e *Engine) failAttempt(ctx context.Context, log *slog.Logger, f store.Fenc
 // is logged, not returned.
 func (e *Engine) finish(ctx context.Context, log *slog.Logger, f store.Fence, err error, level slog.Level, event string, attrs ...any) error {
 	if IsLeaseLost(err) {
+		setOutcome(ctx, "lease_lost")
 		log.Warn("durable lease lost: another worker owns the run now, or it was cancelled; its outcome is not recorded", attrs...)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
+	setOutcome(ctx, outcomeOf[event])
 	log.Log(ctx, level, event, attrs...)
 	return nil
 }

@@ -39,44 +39,54 @@ func Step[A any](c *Ctx, cd codec.Codec[A], stepID string, t task.Task[A]) task.
 			return replay(c, cd, *prev)
 		}
 		defer c.finish()
-		if err := c.cross(BeforeEffect, JournalEntry{StepID: stepID, Kind: KindStep}, false); err != nil {
-			return zero, err
-		}
-		stepCtx, lazy := db.WithLazyTx(ctx, c.e.db)
-		a, err := task.Run(stepCtx, t)
-		if err != nil {
-			rollback(ctx, lazy)
-			return zero, err
-		}
-		e, err := encodeEntry(c, cd, stepID, KindStep, a)
-		if err != nil {
-			rollback(ctx, lazy)
-			return zero, err
-		}
-		if err := c.cross(BeforeCommit, e, lazy.Started()); err != nil {
-			rollback(ctx, lazy)
-			return zero, err
-		}
-		if !lazy.Started() {
-			// No database effect: the entry is written before the next
-			// durable operation or with the run's outcome (Ctx.pending).
-			c.deferWrite(e)
-			return a, nil
-		}
-		tx, err := lazy.Tx(stepCtx)
-		if err == nil {
-			err = c.write(ctx, tx, e)
-		}
-		if err != nil {
-			rollback(ctx, lazy)
-			return zero, err
-		}
-		if err := lazy.Commit(ctx); err != nil {
-			return zero, err
-		}
-		c.advance(e)
-		return a, c.cross(AfterCommit, e, true)
+		ctx, span := c.e.tel.step(ctx, c, stepID)
+		a, err := freshStep(ctx, c, cd, stepID, t)
+		span.end(ctx, err)
+		return a, err
 	})
+}
+
+// freshStep runs the task of a step the journal does not hold yet and
+// journals its result.
+func freshStep[A any](ctx context.Context, c *Ctx, cd codec.Codec[A], stepID string, t task.Task[A]) (A, error) {
+	var zero A
+	if err := c.cross(BeforeEffect, JournalEntry{StepID: stepID, Kind: KindStep}, false); err != nil {
+		return zero, err
+	}
+	stepCtx, lazy := db.WithLazyTx(ctx, c.e.db)
+	a, err := task.Run(stepCtx, t)
+	if err != nil {
+		rollback(ctx, lazy)
+		return zero, err
+	}
+	e, err := encodeEntry(c, cd, stepID, KindStep, a)
+	if err != nil {
+		rollback(ctx, lazy)
+		return zero, err
+	}
+	if err := c.cross(BeforeCommit, e, lazy.Started()); err != nil {
+		rollback(ctx, lazy)
+		return zero, err
+	}
+	if !lazy.Started() {
+		// No database effect: the entry is written before the next
+		// durable operation or with the run's outcome (Ctx.pending).
+		c.deferWrite(e)
+		return a, nil
+	}
+	tx, err := lazy.Tx(stepCtx)
+	if err == nil {
+		err = c.write(ctx, tx, e)
+	}
+	if err != nil {
+		rollback(ctx, lazy)
+		return zero, err
+	}
+	if err := lazy.Commit(ctx); err != nil {
+		return zero, err
+	}
+	c.advance(e)
+	return a, c.cross(AfterCommit, e, true)
 }
 
 // StepValue journals a value computed once (Sky's Durable.stepValue): a
@@ -106,6 +116,7 @@ func Transaction[A any](c *Ctx, cd codec.Codec[A], stepID string, fn func(ctx co
 		}
 		var a A
 		var e JournalEntry
+		ctx, span := c.e.tel.step(ctx, c, stepID)
 		err = c.e.db.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 			var err error
 			a, err = fn(ctx, tx)
@@ -120,6 +131,7 @@ func Transaction[A any](c *Ctx, cd codec.Codec[A], stepID string, fn func(ctx co
 			}
 			return c.cross(BeforeCommit, e, true)
 		})
+		span.end(ctx, err)
 		if err != nil {
 			return zero, err
 		}

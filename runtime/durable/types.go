@@ -17,7 +17,18 @@ type (
 	ListFilter = store.ListFilter
 	// SignalInfo is one entry of a run's signal mailbox.
 	SignalInfo = store.SignalInfo
+	// Cursor is a page position in ListRuns (ListFilter.Before).
+	Cursor = store.Cursor
+	// Stats are the overview figures (Engine.Stats).
+	Stats = store.Stats
+	// StatusCount is the number of runs of one workflow in one status.
+	StatusCount = store.StatusCount
+	// DueRun is a run due (or whose lease ended) at its WakeAt.
+	DueRun = store.DueRun
 )
+
+// CursorOf is the page position of r, for ListFilter.Before.
+func CursorOf(r Run) *Cursor { return store.CursorOf(r) }
 
 // The run statuses.
 const (
@@ -28,6 +39,9 @@ const (
 	StatusDead      = store.StatusDead
 	StatusCancelled = store.StatusCancelled
 )
+
+// AllStatuses are the run statuses in the order listings show them.
+var AllStatuses = store.AllStatuses
 
 // The journal entry kinds.
 const (

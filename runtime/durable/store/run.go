@@ -133,7 +133,23 @@ type ListFilter struct {
 	Workflow string
 	// Limit caps the number of runs (default 100).
 	Limit int
+	// IDPrefix keeps only runs whose id starts with it (case-sensitive).
+	IDPrefix string
+	// Before, when set, keeps only runs listed after it: older, or as old
+	// with a smaller id. Passing the last run of a page (CursorOf) reads the
+	// next page by keyset, from the index, however deep the page.
+	Before *Cursor
 }
+
+// Cursor is a position in the newest-first listing: a run's creation time
+// and id.
+type Cursor struct {
+	CreatedAt time.Time
+	ID        string
+}
+
+// CursorOf is the position of r in the listing.
+func CursorOf(r Run) *Cursor { return &Cursor{CreatedAt: r.CreatedAt, ID: r.ID} }
 
 // Valid reports whether s is one of the run statuses.
 func (s Status) Valid() bool { return slices.Contains(AllStatuses, s) }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"skydurable/runtime/db"
 )
@@ -48,35 +50,53 @@ func QuerySnapshot(ctx context.Context, q *db.DB, sql, id string) (int64, string
 }
 
 // ListSQL builds the listing query for f, newest first, given the run
-// columns and a dialect's index hint (SQLite's "INDEXED BY", nothing on
-// PostgreSQL). Each filter combination is its own statement, so a cached
-// generic plan still uses its index, and each reads only the first rows of
-// an index scan:
+// columns, a dialect's index hint (SQLite's "INDEXED BY", nothing on
+// PostgreSQL) and its form of a time parameter. Each filter combination is
+// its own statement, so a cached generic plan still uses its index, and each
+// reads only the first rows of an index scan:
 //
 //   - no filter: (created_at, id);
 //   - a status: (status, created_at, id);
 //   - a workflow and a status: (workflow, status, created_at, id);
 //   - a workflow alone: the same index, the newest Limit runs of each status
 //     (six index-only scans), merged and cut to Limit.
-func ListSQL(columns string, f ListFilter, indexedBy func(index string) string) (string, []any) {
+//
+// A page cursor (f.Before) is a row comparison on (created_at, id), a range
+// of the same index, so the thousandth page costs what the first does. An id
+// prefix is a filter on the rows the index walk reads: it costs as many rows
+// as there are newer runs not matching it (a rare prefix among a million
+// runs reads them all).
+func ListSQL(columns string, f ListFilter, indexedBy func(index string) string, timeArg func(time.Time) any) (string, []any) {
 	const order = " ORDER BY created_at DESC, id DESC LIMIT ?"
 	from := " FROM _sky_durable_runs"
+	// extra are the page and prefix conditions, the same in every branch.
+	var extra string
+	var extraArgs []any
+	if f.Before != nil {
+		extra += " AND (created_at, id) < (?, ?)"
+		extraArgs = append(extraArgs, timeArg(f.Before.CreatedAt), f.Before.ID)
+	}
+	if f.IDPrefix != "" {
+		extra += " AND substr(id, 1, ?) = ?"
+		extraArgs = append(extraArgs, utf8.RuneCountInString(f.IDPrefix), f.IDPrefix)
+	}
+	with := func(args ...any) []any { return append(append(args, extraArgs...), f.Limit) }
 	switch {
 	case f.Workflow == "" && f.Status == "":
-		return "SELECT " + columns + from + indexedBy("_sky_durable_runs_list") + order, []any{f.Limit}
+		return "SELECT " + columns + from + indexedBy("_sky_durable_runs_list") + " WHERE TRUE" + extra + order, with()
 	case f.Workflow == "":
-		return "SELECT " + columns + from + indexedBy("_sky_durable_runs_status_list") + " WHERE status = ?" + order,
-			[]any{string(f.Status), f.Limit}
+		return "SELECT " + columns + from + indexedBy("_sky_durable_runs_status_list") + " WHERE status = ?" + extra + order,
+			with(string(f.Status))
 	case f.Status != "":
-		return "SELECT " + columns + from + indexedBy("_sky_durable_runs_workflow_status_list") + " WHERE workflow = ? AND status = ?" + order,
-			[]any{f.Workflow, string(f.Status), f.Limit}
+		return "SELECT " + columns + from + indexedBy("_sky_durable_runs_workflow_status_list") + " WHERE workflow = ? AND status = ?" + extra + order,
+			with(f.Workflow, string(f.Status))
 	}
 	branches := make([]string, len(AllStatuses))
 	var args []any
 	for i, st := range AllStatuses {
-		branches[i] = fmt.Sprintf("SELECT id FROM (SELECT id%s%s WHERE workflow = ? AND status = '%s'%s) s%d",
-			from, indexedBy("_sky_durable_runs_workflow_status_list"), st, order, i)
-		args = append(args, f.Workflow, f.Limit)
+		branches[i] = fmt.Sprintf("SELECT id FROM (SELECT id%s%s WHERE workflow = ? AND status = '%s'%s%s) s%d",
+			from, indexedBy("_sky_durable_runs_workflow_status_list"), st, extra, order, i)
+		args = append(args, with(f.Workflow)...)
 	}
 	return "SELECT " + columns + from + " WHERE id IN (" + strings.Join(branches, " UNION ALL ") + ")" + order, append(args, f.Limit)
 }

@@ -22,6 +22,10 @@ type Store interface {
 	// InsertRun inserts a new run; when the id exists it changes nothing
 	// and reports the existing run's workflow name.
 	InsertRun(ctx context.Context, r NewRun, now time.Time) (inserted bool, existingWorkflow string, err error)
+	// TraceContext reads the trace context stored with a run at its start
+	// ("" when none was); a missing run is ErrRunNotFound. Only an engine
+	// with tracing on asks, once per attempt.
+	TraceContext(ctx context.Context, runID string) (string, error)
 	// ClaimRun leases the most overdue claimable run whose workflow is in
 	// names, counting an attempt. ok is false when none is due. It also
 	// reads the run's journal in the same statement when it can prove the
@@ -85,6 +89,17 @@ type Store interface {
 	// reports the runs and rows it handled and the creation time of the
 	// last run, where the next batch starts.
 	CompactBatch(ctx context.Context, olderThan time.Duration, limit int, from, now time.Time) (runs, rows int64, last time.Time, err error)
+	// Stats reads the overview figures (see Stats) as of now, with the
+	// per-minute series covering the last minutes minutes; a running run is
+	// stuck once its claim's lease ended and no step renewed it for lease. It reads the
+	// due index for the due and stuck runs, the listing index for the runs
+	// started, and the whole status index for the counts and the finished
+	// runs (no index is kept on updated_at: it would make every lease
+	// renewal a non-HOT update on PostgreSQL).
+	Stats(ctx context.Context, now time.Time, minutes int, lease time.Duration) (Stats, error)
+	// DueBacklog counts the runs due at now that no worker holds, on the
+	// due index (the durable.due.backlog metric).
+	DueBacklog(ctx context.Context, now time.Time) (int64, error)
 	// SaveSnapshot writes data under id when seq is newer than the stored
 	// one; loadSnapshot reads it back.
 	SaveSnapshot(ctx context.Context, id string, seq int64, data string, now time.Time) (bool, error)
@@ -113,6 +128,9 @@ type NewRun struct {
 	Workflow string
 	Version  int
 	Input    string
+	// TraceContext is the W3C traceparent of the span that started the
+	// run ("" for none), so every attempt's span joins that trace.
+	TraceContext string
 }
 
 // Claimed is what a claim returns: enough to run the body.

@@ -74,6 +74,7 @@ func TestMigrations(t *testing.T) {
 			}
 		}},
 		{From: 1, Seed: pgSeedBaseline},
+		{From: 2, Seed: pgSeedBaseline}, // 0002 added only a NULL column
 	})
 }
 

@@ -76,6 +76,12 @@ func BenchmarkOpsList(b *testing.B) {
 		{Workflow: "wf-3", Limit: 50},
 		{Status: durable.StatusWaiting, Workflow: "wf-7", Limit: 50},
 		{Status: durable.StatusRunning, Limit: 50}, // no such run: the index answers empty
+		// The dashboard's keyset page half way down the table, and its id
+		// prefix search (a common prefix, then one matching a single run).
+		{Limit: 50, Before: &store.Cursor{CreatedAt: time.Now().Add(-24*time.Hour - lsRuns*time.Second), ID: "run-500000"}},
+		{Status: durable.StatusDead, Limit: 50, Before: &store.Cursor{CreatedAt: time.Now().Add(-24*time.Hour - lsRuns*time.Second), ID: "run-500000"}},
+		{IDPrefix: "run-12", Limit: 50},
+		{IDPrefix: "run-999999", Limit: 50},
 	}
 	b.ResetTimer()
 	for range b.N {
@@ -120,7 +126,7 @@ func BenchmarkOpsList(b *testing.B) {
 	fmt.Printf("ops claim plan (PinToStart) on the same table:\n%s\n",
 		explain(b, d, postgres.ClaimPinnedSQL, nil, durable.DefaultLease.Milliseconds(), `[{"w":"wf-0","v":1},{"w":"wf-0","v":2}]`, "explain-token", "explain"))
 	for _, f := range filters {
-		sql, args := store.ListSQL(postgres.RunColumns, f, func(string) string { return "" })
+		sql, args := store.ListSQL(postgres.RunColumns, f, func(string) string { return "" }, func(t time.Time) any { return t })
 		fmt.Printf("ops ls plan, %s:\n%s\n", lsArgs(f), explain(b, d, sql, args...))
 	}
 }
@@ -247,6 +253,12 @@ func lsArgs(f durable.ListFilter) string {
 	}
 	if f.Workflow != "" {
 		s += " --workflow " + f.Workflow
+	}
+	if f.Before != nil {
+		s += " (page after " + f.Before.ID + ")"
+	}
+	if f.IDPrefix != "" {
+		s += " (id prefix " + f.IDPrefix + ")"
 	}
 	return s
 }

@@ -87,13 +87,13 @@ func (s *Store) exec(ctx context.Context, q *db.DB, op, sql string, args ...any)
 }
 
 const pgInsertRun = pgClock + `
-INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at)
-SELECT ?, ?, ?, 'waiting', ?, 0, clock.now, '', clock.now, clock.now FROM clock
+INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context)
+SELECT ?, ?, ?, 'waiting', ?, 0, clock.now, '', clock.now, clock.now, NULLIF(?, '') FROM clock
 ON CONFLICT (id) DO NOTHING`
 
 func (s *Store) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (bool, string, error) {
 	// One round trip when the id is new.
-	n, err := s.exec(ctx, s.d, "start", pgInsertRun, clockArg(now), r.ID, r.Workflow, r.Version, r.Input)
+	n, err := s.exec(ctx, s.d, "start", pgInsertRun, clockArg(now), r.ID, r.Workflow, r.Version, r.Input, r.TraceContext)
 	if err != nil || n == 1 {
 		return n == 1, "", err
 	}
@@ -104,6 +104,18 @@ func (s *Store) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (b
 }
 
 const pgRunWorkflow = `SELECT workflow FROM _sky_durable_runs WHERE id = ?`
+
+const pgTraceContext = `SELECT COALESCE(trace_context, '') FROM _sky_durable_runs WHERE id = ?`
+
+func (s *Store) TraceContext(ctx context.Context, runID string) (string, error) {
+	var tc string
+	s.hook("trace", pgTraceContext)
+	err := s.d.QueryRow(ctx, pgTraceContext, runID).Scan(&tc)
+	if store.IsNoRows(err) {
+		return "", store.ErrRunNotFound
+	}
+	return tc, err
+}
 
 // pgClaimClock is pgClock for the claim, whose transaction also commits
 // without waiting for its WAL flush (synchronous_commit off, for this
@@ -608,7 +620,7 @@ func (s *Store) ReadRun(ctx context.Context, runID string) (store.Run, error) {
 }
 
 func (s *Store) ListRuns(ctx context.Context, f store.ListFilter) ([]store.Run, error) {
-	sql, args := store.ListSQL(pgRunColumns, f, func(string) string { return "" })
+	sql, args := store.ListSQL(pgRunColumns, f, func(string) string { return "" }, func(t time.Time) any { return t })
 	s.hook("list", sql)
 	return store.ScanRuns(ctx, s.d, sql, args, pgRunScanner)
 }

@@ -100,12 +100,12 @@ func (s *Store) exec(ctx context.Context, q *db.DB, op, sql string, args ...any)
 }
 
 const sqliteInsertRun = `
-INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at)
-VALUES (?, ?, ?, 'waiting', ?, 0, ?, '', ?, ?)
+INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context)
+VALUES (?, ?, ?, 'waiting', ?, 0, ?, '', ?, ?, NULLIF(?, ''))
 ON CONFLICT (id) DO NOTHING`
 
 func (s *Store) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (bool, string, error) {
-	n, err := s.exec(ctx, s.d, "start", sqliteInsertRun, r.ID, r.Workflow, r.Version, r.Input, ms(now), ms(now), ms(now))
+	n, err := s.exec(ctx, s.d, "start", sqliteInsertRun, r.ID, r.Workflow, r.Version, r.Input, ms(now), ms(now), ms(now), r.TraceContext)
 	if err != nil || n == 1 {
 		return n == 1, "", err
 	}
@@ -116,6 +116,18 @@ func (s *Store) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (b
 }
 
 const sqliteRunWorkflow = `SELECT workflow FROM _sky_durable_runs WHERE id = ?`
+
+const sqliteTraceContext = `SELECT COALESCE(trace_context, '') FROM _sky_durable_runs WHERE id = ?`
+
+func (s *Store) TraceContext(ctx context.Context, runID string) (string, error) {
+	var tc string
+	s.hook("trace", sqliteTraceContext)
+	err := s.d.QueryRow(ctx, sqliteTraceContext, runID).Scan(&tc)
+	if store.IsNoRows(err) {
+		return "", store.ErrRunNotFound
+	}
+	return tc, err
+}
 
 const sqliteLoadJournal = `SELECT seq, step_id, kind, result, created_at FROM _sky_durable_journal WHERE run_id = ? ORDER BY seq`
 
@@ -413,7 +425,8 @@ func (s *Store) ReadRun(ctx context.Context, runID string) (store.Run, error) {
 }
 
 func (s *Store) ListRuns(ctx context.Context, f store.ListFilter) ([]store.Run, error) {
-	sql, args := store.ListSQL(sqliteRunColumns, f, func(index string) string { return " INDEXED BY " + index })
+	sql, args := store.ListSQL(sqliteRunColumns, f, func(index string) string { return " INDEXED BY " + index },
+		func(t time.Time) any { return ms(t) })
 	s.hook("list", sql)
 	return store.ScanRuns(ctx, s.d, sql, args, sqliteRunScanner)
 }

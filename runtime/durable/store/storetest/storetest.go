@@ -492,6 +492,130 @@ var cases = []struct {
 			}
 		}
 	}},
+	{"ListRunsPagesByKeysetAndPrefix", func(f *fixture) {
+		// Two runs share a creation time, so the cursor's id breaks the tie.
+		for i, id := range []string{"order-1", "order-2", "refund-1", "order-3", "order-4"} {
+			at := T0.Add(time.Duration(min(i, 3)) * time.Second)
+			workflow := map[bool]string{true: "refund", false: "w"}[id == "refund-1"]
+			f.insert(id, workflow, 1, at)
+		}
+		list := func(filter store.ListFilter) []string {
+			f.t.Helper()
+			runs, err := f.s.ListRuns(f.ctx, filter)
+			f.ok("ListRuns", err)
+			var ids []string
+			for _, r := range runs {
+				ids = append(ids, r.ID)
+			}
+			return ids
+		}
+		for _, filter := range []store.ListFilter{{}, {Status: store.StatusWaiting}, {Workflow: "w"}, {Workflow: "w", Status: store.StatusWaiting}} {
+			var pages [][]string
+			filter.Limit = 2
+			for page := 0; page < 5; page++ {
+				runs, err := f.s.ListRuns(f.ctx, filter)
+				f.ok("ListRuns", err)
+				if len(runs) == 0 {
+					break
+				}
+				var ids []string
+				for _, r := range runs {
+					ids = append(ids, r.ID)
+				}
+				pages = append(pages, ids)
+				filter.Before = store.CursorOf(runs[len(runs)-1])
+			}
+			want := [][]string{{"order-4", "order-3"}, {"refund-1", "order-2"}, {"order-1"}}
+			if filter.Workflow == "w" {
+				want = [][]string{{"order-4", "order-3"}, {"order-2", "order-1"}}
+			}
+			if diff := cmp.Diff(want, pages); diff != "" {
+				f.t.Errorf("pages of %+v (-want +got):\n%s", filter, diff)
+			}
+		}
+		if got := list(store.ListFilter{IDPrefix: "order-", Limit: 10}); !slices.Equal(got, []string{"order-4", "order-3", "order-2", "order-1"}) {
+			f.t.Errorf("prefix order- = %v", got)
+		}
+		if got := list(store.ListFilter{IDPrefix: "Order-", Limit: 10}); got != nil {
+			f.t.Errorf("prefix Order- = %v, want none (prefixes are case-sensitive)", got)
+		}
+		if got := list(store.ListFilter{IDPrefix: "%", Limit: 10}); got != nil {
+			f.t.Errorf("prefix %% = %v, want none (no wildcards)", got)
+		}
+		if got := list(store.ListFilter{IDPrefix: "re", Workflow: "refund", Limit: 10}); !slices.Equal(got, []string{"refund-1"}) {
+			f.t.Errorf("prefix re of refund = %v", got)
+		}
+	}},
+	{"StatsCountTheOverview", func(f *fixture) {
+		f.insert("stuck", "w", 1, T0.Add(-3*time.Hour))
+		f.claim(T0.Add(-3*time.Hour+time.Second), "A", "stuck") // its lease ends long before T0
+		f.insert("old", "w", 1, T0.Add(-2*time.Hour))
+		f.insert("c", "x", 1, T0.Add(-90*time.Second))
+		c, ok, err := f.s.ClaimRun(f.ctx, []string{"x"}, T0.Add(-80*time.Second), Lease, "C", "worker-C")
+		if err != nil || !ok || c.ID != "c" {
+			f.t.Fatalf("ClaimRun(x) = %+v, %v, %v", c, ok, err)
+		}
+		f.ok("Complete", f.s.Complete(f.ctx, store.Fence{RunID: "c", Token: "C"}, nil, `"out"`, T0.Add(-70*time.Second)))
+		f.insert("b", "w", 1, T0.Add(-30*time.Second))
+
+		st, err := f.s.Stats(f.ctx, T0, 60, Lease)
+		f.ok("Stats", err)
+		wantCounts := []store.StatusCount{{Workflow: "w", Status: store.StatusRunning, N: 1}, {Workflow: "w", Status: store.StatusWaiting, N: 2}, {Workflow: "x", Status: store.StatusDone, N: 1}}
+		if diff := cmp.Diff(wantCounts, st.Counts); diff != "" {
+			f.t.Errorf("counts (-want +got):\n%s", diff)
+		}
+		started, finished := make([]int, 60), make([]int, 60)
+		started[0], started[1], finished[1] = 1, 1, 1
+		if diff := cmp.Diff(started, st.Started); diff != "" {
+			f.t.Errorf("started per minute (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(finished, st.Finished); diff != "" {
+			f.t.Errorf("finished per minute (-want +got):\n%s", diff)
+		}
+		if st.OldestDue == nil || st.OldestDue.ID != "old" || !st.OldestDue.WakeAt.Equal(T0.Add(-2*time.Hour)) {
+			f.t.Errorf("oldest due = %+v, want old, due since T0-2h", st.OldestDue)
+		}
+		if st.StuckCount != 1 || len(st.Stuck) != 1 || st.Stuck[0].ID != "stuck" || st.Stuck[0].ClaimedBy != "worker-A" {
+			f.t.Errorf("stuck = %d %+v, want the run claimed by worker-A", st.StuckCount, st.Stuck)
+		}
+		// Due now and unclaimed: old and b (c is done, stuck is running).
+		if n, err := f.s.DueBacklog(f.ctx, T0); err != nil || n != 2 {
+			f.t.Errorf("DueBacklog = %d, %v; want 2", n, err)
+		}
+		if !st.Now.Equal(T0) {
+			f.t.Errorf("stats now = %v, want %v", st.Now, T0)
+		}
+		// Once the stuck run is reclaimed and renewed it is no longer stuck.
+		f.claim(T0, "B", "stuck")
+		st, err = f.s.Stats(f.ctx, T0.Add(time.Minute), 60, Lease)
+		f.ok("Stats", err)
+		if st.StuckCount != 0 {
+			f.t.Errorf("a freshly claimed run counts as stuck: %+v", st.Stuck)
+		}
+	}},
+	{"TraceContextIsKeptWithTheRun", func(f *fixture) {
+		const tp = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+		if _, _, err := f.s.InsertRun(f.ctx, store.NewRun{ID: "traced", Workflow: "w", Version: 1, Input: `1`, TraceContext: tp}, T0); err != nil {
+			f.t.Fatal(err)
+		}
+		f.insert("plain", "w", 1, T0)
+		for id, want := range map[string]string{"traced": tp, "plain": ""} {
+			if got, err := f.s.TraceContext(f.ctx, id); err != nil || got != want {
+				f.t.Errorf("TraceContext(%s) = %q, %v; want %q", id, got, err, want)
+			}
+		}
+		if _, err := f.s.TraceContext(f.ctx, "nope"); !errors.Is(err, store.ErrRunNotFound) {
+			f.t.Errorf("TraceContext(nope) = %v, want ErrRunNotFound", err)
+		}
+		// A second start of the id keeps the first context.
+		f.ok("InsertRun again", func() error {
+			_, _, err := f.s.InsertRun(f.ctx, store.NewRun{ID: "plain", Workflow: "w", Version: 1, Input: `1`, TraceContext: tp}, T0)
+			return err
+		}())
+		if got, _ := f.s.TraceContext(f.ctx, "plain"); got != "" {
+			f.t.Errorf("a repeated start replaced the trace context: %q", got)
+		}
+	}},
 	{"SnapshotsAreWriteIfNewer", func(f *fixture) {
 		if _, _, found, err := f.s.LoadSnapshot(f.ctx, "app"); err != nil || found {
 			f.t.Fatalf("LoadSnapshot before any save = found %v, %v", found, err)

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"skydurable/runtime/durable"
+	"skydurable/runtime/durable/ui"
+	"skydurable/runtime/durable/view"
+	"skydurable/runtime/task"
+)
+
+// `sky durable ui` serves the dashboard (runtime/durable/ui) and `sky
+// durable stats` prints its overview figures.
+
+// uiTokenEnv names the dashboard's token when --token is not given.
+const uiTokenEnv = "SKY_DURABLE_UI_TOKEN"
+
+// checkUIAddr refuses to serve beyond this machine without a token.
+func checkUIAddr(addr, token string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return task.Errorf(task.InvalidInput, "--addr %q is not host:port; hint: --addr 127.0.0.1:8080", addr)
+	}
+	if token != "" {
+		return nil
+	}
+	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		return nil
+	}
+	return task.Errorf(task.InvalidInput,
+		"--addr %s is reachable from other machines, so the dashboard needs a token; hint: pass --token or set %s (or keep the default 127.0.0.1)", addr, uiTokenEnv)
+}
+
+func durableUI(ctx context.Context, e *durable.Engine, f *durableFlags, _ []string, out io.Writer) error {
+	token := f.token // runDurable checked it against the address
+	srv, err := ui.New(e, ui.Options{Token: token, ReadOnly: f.readOnly})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return err
+	}
+	mode := ""
+	if f.readOnly {
+		mode = " (read-only)"
+	}
+	if token != "" {
+		mode += " (token required: open it once with ?token=<token>)"
+	}
+	fmt.Fprintf(out, "sky durable ui: serving http://%s/%s; Ctrl-C stops it\n", ln.Addr(), mode)
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+	}()
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func durableStats(ctx context.Context, e *durable.Engine, f *durableFlags, _ []string, out io.Writer) error {
+	st, err := e.Stats(ctx)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		return writeJSON(out, statsJSON(st))
+	}
+	sum := func(xs []int) (n int) {
+		for _, x := range xs {
+			n += x
+		}
+		return n
+	}
+	fmt.Fprintf(out, "last %d minutes: %d started, %d finished\n", len(st.Started), sum(st.Started), sum(st.Finished))
+	if st.OldestDue != nil {
+		fmt.Fprintf(out, "oldest due: %s (%s), due %s ago\n", st.OldestDue.ID, st.OldestDue.Workflow, view.Short(st.Now.Sub(st.OldestDue.WakeAt)))
+	} else {
+		fmt.Fprintln(out, "oldest due: none")
+	}
+	fmt.Fprintf(out, "stuck past their lease: %d\n", st.StuckCount)
+	for _, r := range st.Stuck {
+		fmt.Fprintf(out, "  %s (%s) held by %s, lease ended %s ago\n", r.ID, r.Workflow, r.ClaimedBy, view.Short(st.Now.Sub(r.WakeAt)))
+	}
+	fmt.Fprintln(out, "runs by workflow and status:")
+	for _, c := range st.Counts {
+		fmt.Fprintf(out, "  %-20s %-10s %d\n", c.Workflow, c.Status, c.N)
+	}
+	return nil
+}
+
+// statsJSON is the stable JSON shape of `sky durable stats --json`.
+func statsJSON(st durable.Stats) map[string]any {
+	due := func(r durable.DueRun) map[string]any {
+		return map[string]any{"id": r.ID, "workflow": r.Workflow, "due_at": r.WakeAt, "age_ms": st.Now.Sub(r.WakeAt).Milliseconds(), "claimed_by": r.ClaimedBy}
+	}
+	counts := []map[string]any{}
+	for _, c := range st.Counts {
+		counts = append(counts, map[string]any{"workflow": c.Workflow, "status": c.Status, "runs": c.N})
+	}
+	stuck := []map[string]any{}
+	for _, r := range st.Stuck {
+		stuck = append(stuck, due(r))
+	}
+	var oldest any
+	if st.OldestDue != nil {
+		oldest = due(*st.OldestDue)
+	}
+	return map[string]any{"now": st.Now, "counts": counts, "started_per_minute": st.Started, "finished_per_minute": st.Finished,
+		"oldest_due": oldest, "stuck": stuck, "stuck_count": st.StuckCount}
+}

@@ -1,0 +1,103 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"skydurable/runtime/durable/store"
+)
+
+// pgStatsNow fixes the one clock reading every figure is relative to.
+const pgStatsNow = `SELECT COALESCE(CAST(? AS TIMESTAMPTZ), clock_timestamp())`
+
+const pgStatsCounts = `SELECT workflow, status, COUNT(*) FROM _sky_durable_runs GROUP BY workflow, status ORDER BY workflow, status`
+
+// pgStatsStarted buckets the runs created in the window by minutes ago, a
+// range of the listing index (created_at, id).
+const pgStatsStarted = `
+SELECT CAST(floor(extract(epoch FROM CAST(? AS TIMESTAMPTZ) - created_at) / 60) AS INT), COUNT(*)
+  FROM _sky_durable_runs
+ WHERE created_at > ? AND created_at <= ? GROUP BY 1`
+
+// pgStatsFinished buckets the runs that ended in the window: a finished run
+// is not updated again until compaction, so updated_at is its end.
+const pgStatsFinished = `
+SELECT CAST(floor(extract(epoch FROM CAST(? AS TIMESTAMPTZ) - updated_at) / 60) AS INT), COUNT(*)
+  FROM _sky_durable_runs
+ WHERE status IN ('done','dead','cancelled') AND updated_at > ? AND updated_at <= ? GROUP BY 1`
+
+// pgStatsDue and pgStatsStuck walk the due index (its predicate written as
+// the claim writes it, see pgClaimWhere) from the oldest wake time.
+const pgStatsDue = `
+SELECT id, workflow, wake_at, claimed_by FROM _sky_durable_runs
+ WHERE status NOT IN ('done','dead','cancelled') AND status <> 'running' AND wake_at <= ?
+ ORDER BY wake_at LIMIT 1`
+
+const pgStatsStuck = `
+SELECT id, workflow, wake_at, claimed_by FROM _sky_durable_runs
+ WHERE status NOT IN ('done','dead','cancelled') AND status = 'running' AND wake_at <= ?
+   AND (claimed_at IS NULL OR claimed_at < ?)
+ ORDER BY wake_at`
+
+func (s *Store) Stats(ctx context.Context, now time.Time, minutes int, lease time.Duration) (store.Stats, error) {
+	var st store.Stats
+	s.hook("stats", pgStatsNow)
+	if err := s.d.QueryRow(ctx, pgStatsNow, clockArg(now)).Scan(&st.Now); err != nil {
+		return st, err
+	}
+	now = st.Now
+	s.hook("stats", pgStatsCounts)
+	var err error
+	st.Counts, err = store.QueryAll(ctx, s.d, pgStatsCounts, nil, func(scan func(...any) error) (store.StatusCount, error) {
+		var c store.StatusCount
+		var status string
+		err := scan(&c.Workflow, &status, &c.N)
+		c.Status = store.Status(status)
+		return c, err
+	})
+	if err != nil {
+		return st, err
+	}
+	from := now.Add(-time.Duration(minutes) * time.Minute)
+	for _, q := range []struct {
+		sql  string
+		into *[]int
+	}{{pgStatsStarted, &st.Started}, {pgStatsFinished, &st.Finished}} {
+		s.hook("stats", q.sql)
+		rows, err := store.QueryAll(ctx, s.d, q.sql, []any{now, from, now}, func(scan func(...any) error) ([2]int, error) {
+			var r [2]int
+			return r, scan(&r[0], &r[1])
+		})
+		if err != nil {
+			return st, err
+		}
+		*q.into = store.Buckets(minutes, rows)
+	}
+	due := func(scan func(...any) error) (store.DueRun, error) {
+		var r store.DueRun
+		return r, scan(&r.ID, &r.Workflow, &r.WakeAt, &r.ClaimedBy)
+	}
+	s.hook("stats", pgStatsDue)
+	oldest, err := store.QueryAll(ctx, s.d, pgStatsDue, []any{now}, due)
+	if err != nil {
+		return st, err
+	}
+	if len(oldest) > 0 {
+		st.OldestDue = &oldest[0]
+	}
+	s.hook("stats", pgStatsStuck)
+	stuck, err := store.QueryAll(ctx, s.d, pgStatsStuck, []any{now, now.Add(-lease)}, due)
+	st.StuckCount = len(stuck)
+	st.Stuck = stuck[:min(len(stuck), store.StuckLimit)]
+	return st, err
+}
+
+const pgDueBacklog = pgClock + `
+SELECT COUNT(*) FROM _sky_durable_runs
+ WHERE status NOT IN ('done','dead','cancelled') AND status <> 'running' AND wake_at <= (SELECT now FROM clock)`
+
+func (s *Store) DueBacklog(ctx context.Context, now time.Time) (int64, error) {
+	var n int64
+	s.hook("backlog", pgDueBacklog)
+	return n, s.d.QueryRow(ctx, pgDueBacklog, clockArg(now)).Scan(&n)
+}

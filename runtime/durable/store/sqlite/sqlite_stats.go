@@ -1,0 +1,95 @@
+package sqlite
+
+import (
+	"context"
+	"time"
+
+	"skydurable/runtime/durable/store"
+)
+
+const sqliteStatsCounts = `SELECT workflow, status, COUNT(*) FROM _sky_durable_runs GROUP BY workflow, status ORDER BY workflow, status`
+
+// sqliteStatsStarted buckets the runs created in the window by minutes ago,
+// on the listing index (created_at, id).
+const sqliteStatsStarted = `
+SELECT (? - created_at) / 60000, COUNT(*) FROM _sky_durable_runs INDEXED BY _sky_durable_runs_list
+ WHERE created_at > ? AND created_at <= ? GROUP BY 1`
+
+// sqliteStatsFinished buckets the runs that ended in the window: a finished
+// run is not updated again until compaction, so updated_at is its end.
+const sqliteStatsFinished = `
+SELECT (? - updated_at) / 60000, COUNT(*) FROM _sky_durable_runs
+ WHERE status IN ('done','dead','cancelled') AND updated_at > ? AND updated_at <= ? GROUP BY 1`
+
+// sqliteStatsDue reads the due index: the claimable runs due longest.
+const sqliteStatsDue = `
+SELECT id, workflow, wake_at, claimed_by FROM _sky_durable_runs
+ WHERE status IN ('waiting','running','failed') AND status <> 'running' AND wake_at <= ?
+ ORDER BY wake_at LIMIT 1`
+
+// sqliteStatsStuck reads the due index for running runs whose lease ended.
+const sqliteStatsStuck = `
+SELECT id, workflow, wake_at, claimed_by FROM _sky_durable_runs
+ WHERE status IN ('waiting','running','failed') AND status = 'running' AND wake_at <= ?
+   AND (claimed_at IS NULL OR claimed_at < ?)
+ ORDER BY wake_at`
+
+func (s *Store) Stats(ctx context.Context, now time.Time, minutes int, lease time.Duration) (store.Stats, error) {
+	st := store.Stats{Now: now}
+	s.hook("stats", sqliteStatsCounts)
+	var err error
+	st.Counts, err = store.QueryAll(ctx, s.d, sqliteStatsCounts, nil, func(scan func(...any) error) (store.StatusCount, error) {
+		var c store.StatusCount
+		var status string
+		err := scan(&c.Workflow, &status, &c.N)
+		c.Status = store.Status(status)
+		return c, err
+	})
+	if err != nil {
+		return st, err
+	}
+	from := ms(now) - int64(minutes)*60000
+	for _, q := range []struct {
+		sql  string
+		into *[]int
+	}{{sqliteStatsStarted, &st.Started}, {sqliteStatsFinished, &st.Finished}} {
+		s.hook("stats", q.sql)
+		rows, err := store.QueryAll(ctx, s.d, q.sql, []any{ms(now), from, ms(now)}, func(scan func(...any) error) ([2]int, error) {
+			var r [2]int
+			return r, scan(&r[0], &r[1])
+		})
+		if err != nil {
+			return st, err
+		}
+		*q.into = store.Buckets(minutes, rows)
+	}
+	due := func(scan func(...any) error) (store.DueRun, error) {
+		var r store.DueRun
+		var wake int64
+		err := scan(&r.ID, &r.Workflow, &wake, &r.ClaimedBy)
+		r.WakeAt = store.FromMs(wake)
+		return r, err
+	}
+	s.hook("stats", sqliteStatsDue)
+	oldest, err := store.QueryAll(ctx, s.d, sqliteStatsDue, []any{ms(now)}, due)
+	if err != nil {
+		return st, err
+	}
+	if len(oldest) > 0 {
+		st.OldestDue = &oldest[0]
+	}
+	s.hook("stats", sqliteStatsStuck)
+	stuck, err := store.QueryAll(ctx, s.d, sqliteStatsStuck, []any{ms(now), ms(now.Add(-lease))}, due)
+	st.StuckCount = len(stuck)
+	st.Stuck = stuck[:min(len(stuck), store.StuckLimit)]
+	return st, err
+}
+
+const sqliteDueBacklog = `SELECT COUNT(*) FROM _sky_durable_runs
+ WHERE status IN ('waiting','running','failed') AND status <> 'running' AND wake_at <= ?`
+
+func (s *Store) DueBacklog(ctx context.Context, now time.Time) (int64, error) {
+	var n int64
+	s.hook("backlog", sqliteDueBacklog)
+	return n, s.d.QueryRow(ctx, sqliteDueBacklog, ms(now)).Scan(&n)
+}

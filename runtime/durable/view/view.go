@@ -1,0 +1,128 @@
+// Package view renders durable runs for people, in words: when a run is
+// due ("in 2h", "due 3m ago", "waiting for approve"), how long ago it moved,
+// the time between two journal entries, payloads as indented JSON. The CLI
+// (`sky durable ls/show`) and the dashboard (runtime/durable/ui) share it, so
+// both say the same thing about the same run.
+package view
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"skydurable/runtime/durable/store"
+)
+
+// WakeText says when a run is next due, in words.
+func WakeText(r store.Run, now time.Time) string {
+	switch {
+	case r.Status == store.StatusDone || r.Status == store.StatusDead || r.Status == store.StatusCancelled:
+		return "-"
+	case r.Status == store.StatusRunning:
+		return "running"
+	case r.WaitingSignal != "" && r.WakeAt.IsZero():
+		return "waiting for " + r.WaitingSignal
+	case r.WaitingSignal != "":
+		return "waiting for " + r.WaitingSignal + " (timeout " + Until(r.WakeAt, now) + ")"
+	case r.WakeAt.IsZero():
+		return "-"
+	}
+	return Until(r.WakeAt, now)
+}
+
+// Until renders a due time relative to now: "now", "in 2h", "3m overdue".
+func Until(t, now time.Time) string {
+	d := t.Sub(now)
+	if d <= 0 {
+		if -d < time.Second {
+			return "now"
+		}
+		return "due " + Short(-d) + " ago"
+	}
+	return "in " + Short(d)
+}
+
+// Ago renders a past time relative to now: "5s ago".
+func Ago(t, now time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	d := now.Sub(t)
+	if d < time.Second {
+		return "just now"
+	}
+	return Short(d) + " ago"
+}
+
+// Short renders a duration with its largest unit: 45s, 12m, 3h, 2d.
+func Short(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d/time.Second))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d/time.Hour))
+	}
+	return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
+}
+
+// OneLine joins the lines of s with single spaces.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Elide shortens s to n runes with an ellipsis.
+func Elide(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// Stamp renders a time in UTC to the millisecond, or "-" for the zero time.
+func Stamp(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05.000Z")
+}
+
+// Gap renders the time between two journal entries.
+func Gap(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	if d < time.Second {
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return d.Round(time.Millisecond).String()
+}
+
+// WakeAt reads {"wakeAt": ms} from a timer entry.
+func WakeAt(result string) string {
+	var w struct {
+		WakeAt int64 `json:"wakeAt"`
+	}
+	if json.Unmarshal([]byte(result), &w) != nil || w.WakeAt == 0 {
+		return result
+	}
+	return Stamp(time.UnixMilli(w.WakeAt))
+}
+
+// Pretty indents JSON and keeps at most maxLines lines of it.
+func Pretty(js string, maxLines int) string {
+	var buf bytes.Buffer
+	if json.Indent(&buf, []byte(js), "", "  ") != nil {
+		return Elide(js, 200)
+	}
+	lines := strings.Split(buf.String(), "\n")
+	for i, l := range lines {
+		lines[i] = Elide(l, 160)
+	}
+	if len(lines) > maxLines {
+		lines = append(lines[:maxLines-1], fmt.Sprintf("… (%d more lines)", len(lines)-maxLines+1))
+	}
+	return strings.Join(lines, "\n")
+}
