@@ -2,7 +2,7 @@
 #   make run    the main job: the checkout saga on the embedded SQLite default
 #   make test   every test (SQLite and PostgreSQL; PostgreSQL must be reachable or installed)
 #   make bench  benchmarks and the load run; prints figures (see docs/benchmarks.md)
-#   make check  go vet + gofmt
+#   make check  go vet + gofmt + staticcheck (also run by make test)
 
 GO ?= go
 BIN := bin
@@ -15,8 +15,10 @@ sky:
 run: sky
 	cd examples/checkout && rm -rf .skydata && ../../$(BIN)/sky run
 
-test:
-	$(GO) vet ./...
+STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
+STATICCHECK_VERSION := v0.8.2
+
+test: check
 	$(GO) test -count=1 -timeout 40m ./...
 
 bench:
@@ -25,3 +27,5 @@ bench:
 check:
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@test -x $(STATICCHECK) || GOFLAGS= $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	$(STATICCHECK) ./...

@@ -46,11 +46,6 @@ func (c *checker) operatorType(op string) Type {
 	return nil
 }
 
-var opNames = map[string]string{
-	"+": "addition", "-": "subtraction", "*": "multiplication", "^": "exponentiation",
-	"/": "division", "//": "integer division", "%": "remainder",
-}
-
 func (c *checker) inferBinOp(x *syntax.BinOp, e *env) Type {
 	switch x.Op {
 	case "|>":

@@ -247,15 +247,6 @@ func (c *checker) ctorHint(name string) string {
 	return "If it is defined in another module, import its type with `exposing (Type(..))`."
 }
 
-func sortedNames[T any](m map[string]T) []string {
-	out := make([]string, 0, len(m))
-	for n := range m {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // inferArg infers an argument whose expected type is known: a lambda is
 // checked against it (its parameters take the expected argument types
 // before its body is checked, so a mistake in the body is reported where it

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"skydurable/runtime/codec"
 	"skydurable/runtime/db"
 	"skydurable/runtime/db/dbtest"
 	"skydurable/runtime/task"
@@ -296,5 +295,3 @@ func TestGuarantee08TimersAreExact(t *testing.T) {
 		}
 	})
 }
-
-var intCodec = codec.Int
