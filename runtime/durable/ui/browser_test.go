@@ -1,0 +1,184 @@
+package ui
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"skydurable/runtime/db"
+	"skydurable/runtime/db/dbtest"
+)
+
+// screenshotsEnv names the directory the browser tests keep their
+// screenshots in (default: the test's temporary directory, logged).
+const screenshotsEnv = "SKY_UI_SCREENSHOTS"
+
+// browser starts headless Chromium for t and returns a context for its tab,
+// bounded in time. Without Chromium the test skips, except under CI=true,
+// where it fails: CI installs it (.ci/run).
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("chromium is not installed (CI=true, so this is a failure, not a skip); hint: apt-get install -y chromium")
+		}
+		t.Skip("chromium is not installed; apt-get install -y chromium")
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	// The first action starts the browser, and must not run under a
+	// timeout (it would stop the browser); later ones do.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	tctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(cancelTimeout)
+	return tctx
+}
+
+// shots saves screenshots as test artefacts.
+type shots struct {
+	t   *testing.T
+	dir string
+}
+
+func newShots(t *testing.T) shots {
+	dir := os.Getenv(screenshotsEnv)
+	if dir == "" {
+		dir = t.TempDir()
+	} else {
+		dir = filepath.Join(dir, strings.ReplaceAll(t.Name(), "/", "_"))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return shots{t: t, dir: dir}
+}
+
+// take saves the whole page as name.png.
+func (s shots) take(ctx context.Context, name string) {
+	s.t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		s.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	path := filepath.Join(s.dir, name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Logf("screenshot %s", path)
+}
+
+// do runs steps, failing the test on error.
+func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// text reads the text of the element sel.
+func text(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		t.Fatalf("text of %s: %v", sel, err)
+	}
+	return s
+}
+
+// TestBrowser drives the dashboard in headless Chromium: the overview, a
+// filtered list, a run, and a retry of a dead run through its confirmation.
+func TestBrowser(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, _ string, d *db.DB) {
+		ctx := browser(t)
+		f := newFixture(t, d, Options{Refresh: -1})
+		shot := newShots(t)
+
+		do(t, ctx, chromedp.Navigate(f.srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#counts")))
+		title, err := chromedp.Run(ctx, chromedp.Title())
+		if counts := text(t, ctx, "#counts"); err != nil || title != "Overview · sky durable" || !strings.Contains(counts, "checkout") || !strings.Contains(counts, "broken") {
+			t.Errorf("overview: title %q (%v), counts %q", title, err, counts)
+		}
+		shot.take(ctx, "1-overview")
+
+		do(t, ctx,
+			chromedp.Navigate(f.srv.URL+"/runs"),
+			chromedp.WaitVisible(chromedp.CSS("#filters")),
+			chromedp.SetValue(chromedp.CSS(`select[name="status"]`), "dead"),
+			chromedp.Click(chromedp.CSS(`#filters button[type="submit"]`)),
+			chromedp.WaitNotPresent(chromedp.CSS(`#runs a[href="/runs/order-1"]`)),
+			chromedp.WaitVisible(chromedp.CSS(`#runs a[href="/runs/broken-1"]`)),
+		)
+		location, err := chromedp.Run(ctx, chromedp.Location())
+		if list := text(t, ctx, "#runs tbody"); err != nil || !strings.Contains(location, "status=dead") || !strings.Contains(list, "broken-1") || strings.Contains(list, "order-") {
+			t.Errorf("filtered list at %s (%v) shows %q, want only broken-1", location, err, list)
+		}
+		shot.take(ctx, "2-runs-dead")
+
+		do(t, ctx, chromedp.Click(chromedp.CSS(`#runs a[href="/runs/broken-1"]`)), chromedp.WaitVisible(chromedp.CSS("#run-status")))
+		if status := text(t, ctx, "#run-status"); status != "dead" {
+			t.Fatalf("run page status = %q, want dead", status)
+		}
+		shot.take(ctx, "3-run-dead")
+
+		do(t, ctx, chromedp.Click(chromedp.CSS("#action-retry")), chromedp.WaitVisible(chromedp.CSS("#confirm-button")))
+		shot.take(ctx, "4-retry-confirm")
+		do(t, ctx, chromedp.Click(chromedp.CSS("#confirm-button")), chromedp.WaitVisible(chromedp.CSS("#notice")))
+		if status, notice := text(t, ctx, "#run-status"), text(t, ctx, "#notice"); status != "waiting" || !strings.Contains(notice, "is due again") {
+			t.Errorf("after retry the page says %q, %q; want waiting, due again", status, notice)
+		}
+		shot.take(ctx, "5-run-retried")
+		if got := f.status("broken-1"); got != "waiting" {
+			t.Errorf("after retry the run is %s", got)
+		}
+	})
+}
+
+// TestBrowserLiveRefresh: the overview updates in place when a run starts,
+// without a reload.
+func TestBrowserLiveRefresh(t *testing.T) {
+	ctx := browser(t)
+	f := newFixture(t, dbtest.Open(t, "sqlite"), Options{})
+	live, err := New(f.e, Options{Refresh: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(live)
+	defer srv.Close()
+	do(t, ctx, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#started-total")))
+	if started := text(t, ctx, "#started-total"); started != "3" {
+		t.Fatalf("started = %q, want 3", started)
+	}
+	// Mark the document: a reload would lose the mark.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.sameDocument = true`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.e.StartJSON(f.ctx, f.defs[0], "order-3", `"three"`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("started-total").textContent === "4"`,
+		chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+		t.Fatalf("the overview did not show the new run: %v", err)
+	}
+	same, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.sameDocument === true`))
+	if err != nil || !same {
+		t.Errorf("the page reloaded instead of refreshing in place (%v)", err)
+	}
+	newShots(t).take(ctx, "overview-refreshed")
+}
