@@ -1,16 +1,22 @@
 # Sky Durable — the four things you do here.
 #   make run    the main job: the checkout saga on the embedded SQLite default
 #   make test   every test (SQLite and PostgreSQL; PostgreSQL must be reachable or installed)
-#   make bench  benchmarks and the load run; prints figures (see docs/benchmarks.md)
+#   make bench  the Go benchmarks, then the load run (bin/skybench load); prints figures (docs/benchmarks.md)
 #   make check  go vet + gofmt + staticcheck (also run by make test)
 
 GO ?= go
 BIN := bin
+# Flags of the load run, e.g. make bench LOADFLAGS='-rounds 1 -runs 200'
+# (bin/skybench load -h lists them).
+LOADFLAGS ?=
 
-.PHONY: run test bench check sky
+.PHONY: run test bench check sky skybench
 
 sky:
 	$(GO) build -o $(BIN)/sky ./cmd/sky
+
+skybench:
+	$(GO) build -o $(BIN)/skybench ./cmd/skybench
 
 run: sky
 	cd examples/checkout && rm -rf .skydata && ../../$(BIN)/sky run
@@ -21,8 +27,9 @@ STATICCHECK_VERSION := v0.8.2
 test: check
 	$(GO) test -count=1 -timeout 40m ./...
 
-bench:
+bench: skybench
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./...
+	$(BIN)/skybench load $(LOADFLAGS)
 
 check:
 	$(GO) vet ./...

@@ -1,4 +1,4 @@
-package durable_test
+package loadtest
 
 // Claim latency and the cost of an empty poll with many waiting runs in the
 // table (bulk-inserted in one statement), and the claim query's plan.
@@ -7,26 +7,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"runtime"
-	"strconv"
 	"strings"
-	"testing"
 	"time"
 
 	"skydurable/runtime/db"
 	"skydurable/runtime/durable"
 )
 
-// claimFigures is the outcome of one claim measurement.
-type claimFigures struct {
-	driver             string
-	waiting            int
-	claimP50, claimP99 time.Duration
-	emptyPoll          time.Duration // median
-	emptyCost          costs         // per empty poll
-	plan               string        // the claim's plan with one due run
-	emptyPlan          string        // the claim's plan when nothing is due
+// Claim is the outcome of one claim measurement.
+type Claim struct {
+	Driver             string
+	Waiting            int
+	ClaimP50, ClaimP99 time.Duration
+	EmptyPoll          time.Duration // median
+	EmptyCost          Costs         // per empty poll
+	Plan               string        // the claim's plan with one due run
+	EmptyPlan          string        // the claim's plan when nothing is due
 }
 
 const (
@@ -37,9 +33,7 @@ const (
 
 // parkRuns bulk-inserts n runs of workflow that wait for a day (not due), in
 // one statement.
-func parkRuns(b *testing.B, bd *benchDB, workflow string, n int) {
-	b.Helper()
-	ctx := context.Background()
+func parkRuns(ctx context.Context, bd *benchDB, workflow string, n int) error {
 	var err error
 	if bd.driver == "postgres" {
 		_, err = bd.d.Exec(ctx, `INSERT INTO _sky_durable_runs (id, workflow, status, input, attempts, wake_at, last_error, created_at, updated_at)
@@ -57,8 +51,9 @@ SELECT 'parked-' || n, ?, 'waiting', '"x"', 0, ?, '', ?, ? FROM g`, n, workflow,
 		}
 	}
 	if err != nil {
-		b.Fatalf("park %d runs: %v", n, err)
+		return fmt.Errorf("park %d runs: %w", n, err)
 	}
+	return nil
 }
 
 // measureClaim parks waiting runs, then times claimDueRuns claims of due
@@ -66,18 +61,26 @@ SELECT 'parked-' || n, ?, 'waiting', '"x"', 0, ?, '', ?, ? FROM g`, n, workflow,
 // which also reads the journal, is announced, and the next statement, the
 // completion of the 0-step run, follows its answer),
 // then emptyPolls empty polls.
-func measureClaim(b *testing.B, driver string, waiting int) claimFigures {
-	bd := openBenchDB(b, driver, 3)
+func (r *runner) measureClaim(ctx context.Context, driver string, waiting int) (Claim, error) {
+	var cl cleanups
+	defer cl.run()
+	bd, err := r.openBenchDB(ctx, &cl, driver, 3)
+	if err != nil {
+		return Claim{}, err
+	}
 	const workflow = "bench.claim"
-	parkRuns(b, bd, workflow, waiting)
+	if err := parkRuns(ctx, bd, workflow, waiting); err != nil {
+		return Claim{}, err
+	}
 	def := stepsWorkflow(workflow, 0, false, &latencies{})
 	defs := []durable.Workflow{def.Erase()}
 	e := bd.engine("claimer")
-	startRuns(b, e, def, "due", claimDueRuns)
-	ctx := context.Background()
+	if err := startRuns(ctx, e, def, "due", claimDueRuns); err != nil {
+		return Claim{}, err
+	}
 	for i := 0; i < 5; i++ { // warm the connection's statement cache
 		if _, err := e.Poll(ctx, defs); err != nil {
-			b.Fatal(err)
+			return Claim{}, err
 		}
 	}
 	bd.mu.Lock()
@@ -86,7 +89,7 @@ func measureClaim(b *testing.B, driver string, waiting int) claimFigures {
 	for {
 		worked, err := e.Poll(ctx, defs)
 		if err != nil {
-			b.Fatal(err)
+			return Claim{}, err
 		}
 		if !worked {
 			break
@@ -103,7 +106,7 @@ func measureClaim(b *testing.B, driver string, waiting int) claimFigures {
 		}
 	}
 	if len(claims) != claimDueRuns-5 {
-		b.Fatalf("timed %d claims, want %d", len(claims), claimDueRuns-5)
+		return Claim{}, fmt.Errorf("timed %d claims, want %d", len(claims), claimDueRuns-5)
 	}
 
 	var empties []time.Duration
@@ -112,29 +115,31 @@ func measureClaim(b *testing.B, driver string, waiting int) claimFigures {
 		worked, err := e.Poll(ctx, defs)
 		empties = append(empties, time.Since(t0))
 		if err != nil || worked {
-			b.Fatalf("empty poll = %v, %v; want false, nil", worked, err)
+			return Claim{}, fmt.Errorf("empty poll = %v, %v; want false, nil", worked, err)
 		}
 	}
 	counting := bd.countingEngine("counted-claimer")
 	if _, err := counting.Poll(ctx, defs); err != nil { // warm
-		b.Fatal(err)
+		return Claim{}, err
 	}
 	before := bd.counters()
 	for i := 0; i < countedPolls; i++ {
 		if worked, err := counting.Poll(ctx, defs); err != nil || worked {
-			b.Fatalf("empty poll = %v, %v; want false, nil", worked, err)
+			return Claim{}, fmt.Errorf("empty poll = %v, %v; want false, nil", worked, err)
 		}
 	}
 	emptyCost := bd.counters().sub(before).per(countedPolls)
 
-	emptyPlan := explainClaim(bd, workflow)
-	startRuns(b, e, def, "explain", 1)
-	return claimFigures{
-		driver: driver, waiting: waiting,
-		claimP50: quantileOf(claims, 0.5), claimP99: quantileOf(claims, 0.99),
-		emptyPoll: quantileOf(empties, 0.5), emptyCost: emptyCost,
-		plan: explainClaim(bd, workflow), emptyPlan: emptyPlan,
+	emptyPlan := explainClaim(ctx, bd, workflow)
+	if err := startRuns(ctx, e, def, "explain", 1); err != nil {
+		return Claim{}, err
 	}
+	return Claim{
+		Driver: driver, Waiting: waiting,
+		ClaimP50: quantileOf(claims, 0.5), ClaimP99: quantileOf(claims, 0.99),
+		EmptyPoll: quantileOf(empties, 0.5), EmptyCost: emptyCost,
+		Plan: explainClaim(ctx, bd, workflow), EmptyPlan: emptyPlan,
+	}, nil
 }
 
 // errRollback ends the EXPLAIN ANALYZE transaction without committing.
@@ -145,7 +150,7 @@ var errRollback = errors.New("rollback")
 // transaction that is rolled back. The arguments follow the engine's current
 // claim (clock, lease, workflow names, token, worker); if that changes, the
 // plan is replaced by the error.
-func explainClaim(bd *benchDB, workflow string) string {
+func explainClaim(ctx context.Context, bd *benchDB, workflow string) string {
 	bd.mu.Lock()
 	sql := bd.claimSQL
 	bd.mu.Unlock()
@@ -158,7 +163,6 @@ func explainClaim(bd *benchDB, workflow string) string {
 		names = `[{"w":"` + workflow + `","v":1}]`
 	}
 	var lines []string
-	ctx := context.Background()
 	err := bd.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		var rows []map[string]string
 		var err error
@@ -186,60 +190,4 @@ func explainClaim(bd *benchDB, workflow string) string {
 		return "(EXPLAIN failed: " + err.Error() + ")"
 	}
 	return strings.Join(lines, "\n")
-}
-
-// machine describes the machine the load run ran on.
-func machine() string {
-	model := "unknown CPU"
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-				model = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	return fmt.Sprintf("%d cores (%s), %s/%s, %s, %s", runtime.NumCPU(), model, runtime.GOOS, runtime.GOARCH, runtime.Version(), loadAverage())
-}
-
-// loadAverage is the 1-minute load average: on a shared machine, figures
-// taken under load are not comparable with figures taken idle.
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "load average unknown"
-	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return "load average unknown"
-	}
-	return "load average " + f[0]
-}
-
-// cpuTimes reads the machine's busy and idle CPU time (all cores) from
-// /proc/stat, in clock ticks (USER_HZ, 100 per second on Linux); ok is false
-// where there is no /proc/stat.
-func cpuTimes() (busy, idle int64, ok bool) {
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return 0, 0, false
-	}
-	line, _, _ := strings.Cut(string(b), "\n")
-	f := strings.Fields(line)
-	if len(f) < 9 || f[0] != "cpu" {
-		return 0, 0, false
-	}
-	// user nice system idle iowait irq softirq steal
-	for i, s := range f[1:9] {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return 0, 0, false
-		}
-		if i == 3 || i == 4 {
-			idle += n
-		} else {
-			busy += n
-		}
-	}
-	return busy, idle, true
 }

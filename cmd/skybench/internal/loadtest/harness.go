@@ -1,6 +1,6 @@
-package durable_test
+package loadtest
 
-// Shared pieces of the load benchmarks: a fresh database per configuration
+// Shared pieces of the load run: a fresh database per configuration
 // with counters (statements from the engine's OnStatement hook and, on
 // PostgreSQL, what crossed the wire), latency recording, the benchmark
 // workflows, and draining with N concurrent pollers.
@@ -10,14 +10,13 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"skydurable/runtime/codec"
 	"skydurable/runtime/db"
-	"skydurable/runtime/db/dbtest"
 	"skydurable/runtime/durable"
 	"skydurable/runtime/task"
 )
@@ -46,32 +45,43 @@ type hookEvent struct {
 }
 
 // openBenchDB makes a fresh database of driver whose pools (PostgreSQL)
-// hold poolSize connections each.
-func openBenchDB(b *testing.B, driver string, poolSize int) *benchDB {
-	b.Helper()
+// hold poolSize connections each; cl closes and drops it.
+func (r *runner) openBenchDB(ctx context.Context, cl *cleanups, driver string, poolSize int) (*benchDB, error) {
 	bd := &benchDB{driver: driver}
-	dsn := dbtest.URL(b, driver)
-	open := func(dsn string) *db.DB {
-		d, err := db.Open(context.Background(), driver, dsn)
+	switch driver {
+	case "postgres":
+		dsn, err := r.freshDatabase(ctx, cl, driver)
 		if err != nil {
-			b.Fatalf("open %s: %v", driver, err)
+			return nil, err
 		}
-		b.Cleanup(func() { d.Close() })
-		return d
-	}
-	if driver == "postgres" {
-		proxy, proxied := startPGProxy(b, dsn)
+		proxy, proxied, err := startPGProxy(dsn)
+		if err != nil {
+			return nil, err
+		}
+		cl.add(proxy.close)
 		bd.proxy = proxy
-		bd.d = open(withParam(dsn, "pool_max_conns", strconv.Itoa(poolSize)))
-		bd.counted = open(withParam(proxied, "pool_max_conns", strconv.Itoa(poolSize)))
-	} else {
-		bd.d = open(dsn)
+		if bd.d, err = openPG(ctx, cl, dsn, poolSize); err != nil {
+			return nil, err
+		}
+		if bd.counted, err = openPG(ctx, cl, proxied, poolSize); err != nil {
+			return nil, err
+		}
+	case "sqlite":
+		path, err := sqlitePath(cl)
+		if err != nil {
+			return nil, err
+		}
+		if bd.d, err = open(ctx, cl, driver, path); err != nil {
+			return nil, err
+		}
 		bd.counted = bd.d
+	default:
+		return nil, fmt.Errorf("unknown driver %q (postgres or sqlite)", driver)
 	}
-	if err := bd.engine("setup").Setup(context.Background()); err != nil {
-		b.Fatalf("setup: %v", err)
+	if err := bd.engine("setup").Setup(ctx); err != nil {
+		return nil, fmt.Errorf("setup: %w", err)
 	}
-	return bd
+	return bd, nil
 }
 
 // engine is a new Engine on the direct pool, counting its statements.
@@ -96,51 +106,52 @@ func (bd *benchDB) onStatement(op, sql string) {
 	bd.mu.Unlock()
 }
 
-// counters is a snapshot of every count.
-type counters struct {
-	wire  wireCounts
-	stmts int64
+// Counts is a snapshot of every count: what crossed the wire (PostgreSQL)
+// and the statements the engine announced to its OnStatement hook.
+type Counts struct {
+	Wire       WireCounts
+	Statements int64
 }
 
-func (bd *benchDB) counters() counters {
-	c := counters{stmts: bd.stmts.Load()}
+func (bd *benchDB) counters() Counts {
+	c := Counts{Statements: bd.stmts.Load()}
 	if bd.proxy != nil {
-		c.wire = bd.proxy.counts()
+		c.Wire = bd.proxy.counts()
 	}
 	return c
 }
 
-func (c counters) sub(o counters) counters {
-	return counters{wire: c.wire.sub(o.wire), stmts: c.stmts - o.stmts}
+func (c Counts) sub(o Counts) Counts {
+	return Counts{Wire: c.Wire.sub(o.Wire), Statements: c.Statements - o.Statements}
 }
 
 // per divides every count by n.
-func (c counters) per(n int) costs {
+func (c Counts) per(n int) Costs {
 	f := float64(n)
-	return costs{
-		RoundTrips:   float64(c.wire.RoundTrips) / f,
-		Transactions: float64(c.wire.Transactions) / f,
-		WriteCommits: float64(c.wire.WriteCommits) / f,
-		Statements:   float64(c.stmts) / f,
+	return Costs{
+		RoundTrips:   float64(c.Wire.RoundTrips) / f,
+		Transactions: float64(c.Wire.Transactions) / f,
+		WriteCommits: float64(c.Wire.WriteCommits) / f,
+		Statements:   float64(c.Statements) / f,
 	}
 }
 
-// costs are counts per unit (workflow, step, poll). On SQLite only
-// Statements is measured.
-type costs struct {
+// Costs are counts per unit (workflow, step, poll). On SQLite only
+// Statements (the engine's) is measured.
+type Costs struct {
 	RoundTrips, Transactions, WriteCommits, Statements float64
 }
 
-func (c costs) minus(o costs) costs {
-	return costs{c.RoundTrips - o.RoundTrips, c.Transactions - o.Transactions, c.WriteCommits - o.WriteCommits, c.Statements - o.Statements}
+func (c Costs) minus(o Costs) Costs {
+	return Costs{c.RoundTrips - o.RoundTrips, c.Transactions - o.Transactions, c.WriteCommits - o.WriteCommits, c.Statements - o.Statements}
 }
 
-func (c costs) scale(f float64) costs {
-	return costs{c.RoundTrips * f, c.Transactions * f, c.WriteCommits * f, c.Statements * f}
+func (c Costs) scale(f float64) Costs {
+	return Costs{c.RoundTrips * f, c.Transactions * f, c.WriteCommits * f, c.Statements * f}
 }
 
 // format prints the costs that were measured on driver.
-func (c costs) format(driver string) string {
+func (c Costs) format(driver string) string {
 	c = c.scale(1) // -0 prints as 0 below
 	for _, f := range []*float64{&c.RoundTrips, &c.Transactions, &c.WriteCommits, &c.Statements} {
 		if *f > -0.005 && *f < 0.005 {
@@ -220,8 +231,7 @@ func stepsWorkflow(name string, k int, await bool, lat *latencies) durable.Def[s
 }
 
 // startRuns starts n runs of def named prefix-0..n-1, 8 at a time.
-func startRuns(b *testing.B, e *durable.Engine, def durable.Def[string, string], prefix string, n int) {
-	b.Helper()
+func startRuns(ctx context.Context, e *durable.Engine, def durable.Def[string, string], prefix string, n int) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for g := 0; g < 8; g++ {
@@ -229,7 +239,7 @@ func startRuns(b *testing.B, e *durable.Engine, def durable.Def[string, string],
 		go func() {
 			defer wg.Done()
 			for i := g; i < n; i += 8 {
-				if err := durable.Start(context.Background(), e, def, fmt.Sprintf("%s-%d", prefix, i), "x"); err != nil {
+				if err := durable.Start(ctx, e, def, fmt.Sprintf("%s-%d", prefix, i), "x"); err != nil {
 					errs <- err
 					return
 				}
@@ -239,21 +249,20 @@ func startRuns(b *testing.B, e *durable.Engine, def durable.Def[string, string],
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		b.Fatalf("start: %v", err)
+		return fmt.Errorf("start: %w", err)
 	}
+	return nil
 }
 
 // drain polls with pollers goroutines, each with its own Engine made by
 // newEngine (all on one pool), until none finds a due run; it returns the
 // elapsed time.
-func drain(b *testing.B, newEngine func(worker string) *durable.Engine, defs []durable.Workflow, pollers int) time.Duration {
-	b.Helper()
-	return drainWith(b, newEngine, defs, pollers, 1)
+func drain(ctx context.Context, newEngine func(worker string) *durable.Engine, defs []durable.Workflow, pollers int) (time.Duration, error) {
+	return drainWith(ctx, newEngine, defs, pollers, 1)
 }
 
 // drainWith is drain with pollers calling PollWith with MaxRuns maxRuns.
-func drainWith(b *testing.B, newEngine func(worker string) *durable.Engine, defs []durable.Workflow, pollers, maxRuns int) time.Duration {
-	b.Helper()
+func drainWith(ctx context.Context, newEngine func(worker string) *durable.Engine, defs []durable.Workflow, pollers, maxRuns int) (time.Duration, error) {
 	engines := make([]*durable.Engine, pollers)
 	for i := range engines {
 		engines[i] = newEngine(fmt.Sprintf("p%d", i))
@@ -266,7 +275,7 @@ func drainWith(b *testing.B, newEngine func(worker string) *durable.Engine, defs
 		go func() {
 			defer wg.Done()
 			for {
-				worked, err := e.PollWith(context.Background(), defs, durable.PollOptions{MaxRuns: maxRuns})
+				worked, err := e.PollWith(ctx, defs, durable.PollOptions{MaxRuns: maxRuns})
 				if err != nil {
 					errs <- err
 					return
@@ -281,9 +290,9 @@ func drainWith(b *testing.B, newEngine func(worker string) *durable.Engine, defs
 	elapsed := time.Since(t0)
 	close(errs)
 	for err := range errs {
-		b.Fatalf("poll: %v", err)
+		return elapsed, fmt.Errorf("poll: %w", err)
 	}
-	return elapsed
+	return elapsed, nil
 }
 
 // shared is a newEngine for drain that gives every poller the same Engine.
@@ -292,11 +301,26 @@ func shared(e *durable.Engine) func(worker string) *durable.Engine {
 }
 
 // countStatus counts the runs in status.
-func (bd *benchDB) countStatus(b *testing.B, status durable.Status) int64 {
-	b.Helper()
+func (bd *benchDB) countStatus(ctx context.Context, status durable.Status) (int64, error) {
 	var n int64
-	if err := bd.d.QueryRow(context.Background(), `SELECT COUNT(*) FROM _sky_durable_runs WHERE status = ?`, string(status)).Scan(&n); err != nil {
-		b.Fatal(err)
+	err := bd.d.QueryRow(ctx, `SELECT COUNT(*) FROM _sky_durable_runs WHERE status = ?`, string(status)).Scan(&n)
+	return n, err
+}
+
+// checkAllDone fails unless exactly want runs are done, naming where the
+// others are.
+func (bd *benchDB) checkAllDone(ctx context.Context, want int64) (int64, error) {
+	done, err := bd.countStatus(ctx, durable.StatusDone)
+	if err != nil || done == want {
+		return done, err
 	}
-	return n
+	var where []string
+	for _, st := range []durable.Status{durable.StatusWaiting, durable.StatusRunning, durable.StatusFailed, durable.StatusDead} {
+		n, err := bd.countStatus(ctx, st)
+		if err != nil {
+			return done, err
+		}
+		where = append(where, fmt.Sprintf("%s %d", st, n))
+	}
+	return done, fmt.Errorf("%d runs done, want %d (%s)", done, want, strings.Join(where, ", "))
 }

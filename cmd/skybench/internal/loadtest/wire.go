@@ -1,6 +1,6 @@
-package durable_test
+package loadtest
 
-// A counting TCP proxy in front of PostgreSQL, for the benchmarks: it reads
+// A counting TCP proxy in front of PostgreSQL, for the load run: it reads
 // the server's side of the wire protocol to count round trips (one
 // ReadyForQuery per Sync or simple Query), transactions (ReadyForQuery
 // returning to idle) and write commits (transactions in which an INSERT,
@@ -12,10 +12,15 @@ package durable_test
 // so the proxy also reads the client's side: it remembers which prepared
 // statements hold such a CTE, and counts one of them that returned rows as a
 // write.
+//
+// It also counts the statements the client sent (one per Execute, one per
+// simple Query other than the pool's liveness ping), to compare with what
+// the engine announced to its OnStatement hook.
 
 import (
 	"bufio"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"net"
 	"net/url"
@@ -24,20 +29,22 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"testing"
 )
 
 // wireCounts is a snapshot of a proxy's counters.
-type wireCounts struct {
+type WireCounts struct {
 	RoundTrips   int64
 	Transactions int64
 	WriteCommits int64
 	Connections  int64
+	// Statements is what the client sent: Executes and simple Queries
+	// (BEGIN and COMMIT included), not the pool's "-- ping".
+	Statements int64
 }
 
 // sub is c - o, field by field.
-func (c wireCounts) sub(o wireCounts) wireCounts {
-	return wireCounts{c.RoundTrips - o.RoundTrips, c.Transactions - o.Transactions, c.WriteCommits - o.WriteCommits, c.Connections - o.Connections}
+func (c WireCounts) sub(o WireCounts) WireCounts {
+	return WireCounts{c.RoundTrips - o.RoundTrips, c.Transactions - o.Transactions, c.WriteCommits - o.WriteCommits, c.Connections - o.Connections, c.Statements - o.Statements}
 }
 
 // pgProxy forwards connections to a PostgreSQL server and counts.
@@ -48,18 +55,18 @@ type pgProxy struct {
 	tx     atomic.Int64
 	wc     atomic.Int64
 	conns  atomic.Int64
+	stmts  atomic.Int64
 	wg     sync.WaitGroup
 	closed atomic.Bool
 }
 
 // startPGProxy listens on a free local port and returns the proxy and dsn
-// rewritten to go through it. dsn must be a postgres:// URL with
-// sslmode=disable (the proxy does not speak TLS).
-func startPGProxy(tb testing.TB, dsn string) (*pgProxy, string) {
-	tb.Helper()
+// rewritten to go through it; close stops it. dsn must be a postgres:// URL
+// with sslmode=disable (the proxy does not speak TLS).
+func startPGProxy(dsn string) (*pgProxy, string, error) {
 	u, err := url.Parse(dsn)
 	if err != nil {
-		tb.Fatalf("proxy: parse %q: %v", dsn, err)
+		return nil, "", fmt.Errorf("proxy: parse %q: %w", redact(dsn), err)
 	}
 	target := u.Host
 	if u.Port() == "" {
@@ -67,14 +74,13 @@ func startPGProxy(tb testing.TB, dsn string) (*pgProxy, string) {
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		tb.Fatalf("proxy: listen: %v", err)
+		return nil, "", fmt.Errorf("proxy: listen: %w", err)
 	}
 	p := &pgProxy{ln: ln, target: target}
 	p.wg.Add(1)
 	go p.accept()
-	tb.Cleanup(p.close)
 	u.Host = ln.Addr().String()
-	return p, u.String()
+	return p, u.String(), nil
 }
 
 func (p *pgProxy) close() {
@@ -83,8 +89,8 @@ func (p *pgProxy) close() {
 }
 
 // counts snapshots the counters.
-func (p *pgProxy) counts() wireCounts {
-	return wireCounts{p.rt.Load(), p.tx.Load(), p.wc.Load(), p.conns.Load()}
+func (p *pgProxy) counts() WireCounts {
+	return WireCounts{p.rt.Load(), p.tx.Load(), p.wc.Load(), p.conns.Load(), p.stmts.Load()}
 }
 
 func (p *pgProxy) accept() {
@@ -110,7 +116,7 @@ func (p *pgProxy) serve(client net.Conn) {
 	p.conns.Add(1)
 	ex := &executes{}
 	go func() {
-		relayClient(client, server, ex)
+		relayClient(client, server, ex, &p.stmts)
 		server.Close()
 	}()
 	r := bufio.NewReaderSize(server, 64<<10)
@@ -221,6 +227,10 @@ func (e *executes) reset() {
 	e.mu.Unlock()
 }
 
+// pgxPing is the simple query pgx's pool sends to check a connection that
+// was idle for a second or more before handing it out: not the engine's.
+const pgxPing = "-- ping"
+
 // cstrings splits a message body into its leading NUL-terminated strings.
 func cstrings(body []byte, n int) []string {
 	var out []string
@@ -237,9 +247,9 @@ func cstrings(body []byte, n int) []string {
 
 // relayClient copies the client's messages to the server, noting Parse,
 // Bind and Execute in ex before forwarding each (so an Execute is queued
-// before its answer can arrive). The first message (the startup packet) has
-// no type byte.
-func relayClient(client, server net.Conn, ex *executes) {
+// before its answer can arrive), and counting statements in stmts. The first
+// message (the startup packet) has no type byte.
+func relayClient(client, server net.Conn, ex *executes, stmts *atomic.Int64) {
 	ex.stmts, ex.portals = map[string]bool{}, map[string]bool{}
 	r := bufio.NewReaderSize(client, 64<<10)
 	w := bufio.NewWriterSize(server, 64<<10)
@@ -286,6 +296,11 @@ func relayClient(client, server net.Conn, ex *executes) {
 				wr := ex.portals[f[0]]
 				ex.mu.Unlock()
 				ex.push(wr)
+			}
+			stmts.Add(1)
+		case 'Q': // simple Query: the SQL
+			if f := cstrings(body, 1); len(f) == 1 && f[0] != pgxPing {
+				stmts.Add(1)
 			}
 		}
 		if _, err := w.Write(head[:]); err != nil {
