@@ -359,9 +359,6 @@ func (e *Engine) LoadSnapshot(ctx context.Context, id string) (seq int64, data s
 
 // newStore picks the store of d's dialect.
 func newStore(d *db.DB, hook store.StatementHook) store.Store {
-	if hook == nil {
-		hook = func(string, string) {}
-	}
 	if d.Dialect() == db.Postgres {
 		return postgres.New(d, hook)
 	}

@@ -427,15 +427,10 @@ func (b *binding) start(a []value.Value) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	def, err := defArg(fn, a[1])
+	def, id, input, err := startArgs(fn, a)
 	if err != nil {
 		return nil, err
 	}
-	id, ok := a[2].(string)
-	if !ok {
-		return nil, value.BadArg(fn, "a String run id", a[2])
-	}
-	input := a[3]
 	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
 		if def.def.Name() == "" {
 			return nil, task.Errorf(task.InvalidInput,
@@ -451,22 +446,43 @@ func (b *binding) signal(a []value.Value) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	id, ok := a[1].(string)
-	if !ok {
-		return nil, value.BadArg(fn, "a String run id", a[1])
-	}
-	name, ok := a[2].(string)
-	if !ok {
-		return nil, value.BadArg(fn, "a String signal name", a[2])
-	}
-	cd, err := skycodec.FromValue(a[3])
+	id, name, cd, payload, err := signalArgs(fn, a)
 	if err != nil {
-		return nil, value.BadArg(fn, "a Codec", a[3])
+		return nil, err
 	}
-	payload := a[4]
 	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
 		return value.Unit{}, setupHint(fn, durable.SignalValue(ctx, e, id, name, cd, payload))
 	})}, nil
+}
+
+// startArgs reads the WorkflowDef, run id and input of a start kernel
+// (Durable.start, DurableTest.start): a[1], a[2], a[3].
+func startArgs(fn string, a []value.Value) (skyWorkflowDef, string, value.Value, error) {
+	def, err := defArg(fn, a[1])
+	if err != nil {
+		return skyWorkflowDef{}, "", nil, err
+	}
+	id, ok := a[2].(string)
+	if !ok {
+		return skyWorkflowDef{}, "", nil, value.BadArg(fn, "a String run id", a[2])
+	}
+	return def, id, a[3], nil
+}
+
+// signalArgs reads the run id, signal name, Codec and payload of a signal
+// kernel (Durable.signal, DurableTest.signal): a[1] to a[4].
+func signalArgs(fn string, a []value.Value) (id, name string, cd skycodec.Codec, payload value.Value, err error) {
+	id, ok := a[1].(string)
+	if !ok {
+		return "", "", cd, nil, value.BadArg(fn, "a String run id", a[1])
+	}
+	if name, ok = a[2].(string); !ok {
+		return "", "", cd, nil, value.BadArg(fn, "a String signal name", a[2])
+	}
+	if cd, err = skycodec.FromValue(a[3]); err != nil {
+		return "", "", cd, nil, value.BadArg(fn, "a Codec", a[3])
+	}
+	return id, name, cd, a[4], nil
 }
 
 func (b *binding) poll(fn string, opts durable.PollOptions, dbArg, list value.Value) (value.Value, error) {

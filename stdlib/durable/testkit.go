@@ -9,7 +9,6 @@ import (
 	"skydurable/runtime/durable/durabletest"
 	"skydurable/runtime/task"
 	"skydurable/runtime/value"
-	skycodec "skydurable/stdlib/codec"
 	skydb "skydurable/stdlib/db"
 )
 
@@ -32,15 +31,10 @@ func TestKernels() []value.Kernel {
 			if err != nil {
 				return nil, err
 			}
-			def, err := defArg(fn, a[1])
+			def, id, input, err := startArgs(fn, a)
 			if err != nil {
 				return nil, err
 			}
-			id, ok := a[2].(string)
-			if !ok {
-				return nil, value.BadArg(fn, "a String run id", a[2])
-			}
-			input := a[3]
 			return unitOf(func(ctx context.Context) error { return durable.Start(ctx, h.Engine(), def.def, id, input) }), nil
 		}},
 		{Name: "DurableTest_signal", Arity: 5, Fn: func(a []value.Value) (value.Value, error) {
@@ -49,16 +43,10 @@ func TestKernels() []value.Kernel {
 			if err != nil {
 				return nil, err
 			}
-			id, idOK := a[1].(string)
-			name, nameOK := a[2].(string)
-			if !idOK || !nameOK {
-				return nil, value.BadArg(fn, "a String run id and a String signal name", value.FromSlice(a[1:3]))
-			}
-			cd, err := skycodec.FromValue(a[3])
+			id, name, cd, payload, err := signalArgs(fn, a)
 			if err != nil {
-				return nil, value.BadArg(fn, "a Codec", a[3])
+				return nil, err
 			}
-			payload := a[4]
 			return unitOf(func(ctx context.Context) error { return durable.SignalValue(ctx, h.Engine(), id, name, cd, payload) }), nil
 		}},
 		{Name: "DurableTest_advance", Arity: 2, Fn: func(a []value.Value) (value.Value, error) {

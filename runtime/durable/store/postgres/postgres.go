@@ -24,8 +24,12 @@ type Store struct {
 	completes *groupCommit[completeRequest]
 }
 
-// New makes the PostgreSQL store over d; hook sees every statement sent.
+// New makes the PostgreSQL store over d; hook (nil: none) sees every
+// statement sent.
 func New(d *db.DB, hook store.StatementHook) *Store {
+	if hook == nil {
+		hook = func(string, string) {}
+	}
 	s := &Store{d: d, hook: hook}
 	s.claims = newGroupCommit(maxBatch, maxFlights, s.claimBatch)
 	s.appends = newGroupCommit(maxBatch, maxFlights, s.appendBatch)

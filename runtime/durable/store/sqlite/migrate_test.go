@@ -1,8 +1,6 @@
 package sqlite
 
 import (
-	"context"
-	"strings"
 	"testing"
 
 	"skydurable/runtime/db"
@@ -12,14 +10,7 @@ import (
 )
 
 // TestMigrationsLoad: the embedded migration files are numbered 1..N.
-func TestMigrationsLoad(t *testing.T) {
-	if migrationsErr != nil {
-		t.Fatal(migrationsErr)
-	}
-	if len(migrations) < 2 || migrations[0].Name != "baseline" {
-		t.Fatalf("migrations %+v, want the baseline first and at least one after it", migrations)
-	}
-}
+func TestMigrationsLoad(t *testing.T) { storetest.CheckMigrationFiles(t, migrations, migrationsErr) }
 
 // sqliteSeedUnversioned is a database of the oldest release: the spec's
 // three tables without the columns added since (times in epoch ms).
@@ -70,20 +61,8 @@ func TestMigrations(t *testing.T) {
 }
 
 // TestSetupOnACurrentSchemaSendsOneStatement: Setup on a migrated database
-// reads the version and writes nothing (no writer lock).
+// reads the version and sends no DDL.
 func TestSetupOnACurrentSchemaSendsOneStatement(t *testing.T) {
 	d := dbtest.Open(t, "sqlite")
-	var sent []string
-	s := New(d, func(_, sql string) { sent = append(sent, sql) })
-	ctx := context.Background()
-	if err := s.Setup(ctx); err != nil {
-		t.Fatal(err)
-	}
-	sent = nil
-	if err := s.Setup(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if len(sent) != 1 || !strings.HasPrefix(sent[0], "SELECT COALESCE(MAX(version), 0)") {
-		t.Errorf("Setup on a current schema sent %q, want the one version read", sent)
-	}
+	storetest.CheckSetupOnACurrentSchema(t, func(hook store.StatementHook) store.Store { return New(d, hook) })
 }

@@ -505,5 +505,11 @@ func (s *Store) LoadSnapshot(ctx context.Context, id string) (int64, string, boo
 	return store.QuerySnapshot(ctx, s.d, sqliteLoadSnapshot, id)
 }
 
-// New makes the SQLite store over d; hook sees every statement sent.
-func New(d *db.DB, hook store.StatementHook) *Store { return &Store{d: d, hook: hook} }
+// New makes the SQLite store over d; hook (nil: none) sees every statement
+// sent.
+func New(d *db.DB, hook store.StatementHook) *Store {
+	if hook == nil {
+		hook = func(string, string) {}
+	}
+	return &Store{d: d, hook: hook}
+}

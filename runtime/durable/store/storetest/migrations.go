@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -153,5 +154,37 @@ func checkSeeded(t *testing.T, s store.Store) {
 	}
 	if diff := cmp.Diff(want, j, IgnoreTimes); diff != "" {
 		t.Errorf("journal handed to the claim after migrating (-want +got):\n%s", diff)
+	}
+}
+
+// CheckMigrationFiles fails unless a store's embedded migrations loaded
+// (err is LoadMigrations' error) and start with the baseline.
+func CheckMigrationFiles(t *testing.T, ms []store.Migration, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) < 2 || ms[0].Name != "baseline" {
+		t.Fatalf("migrations %+v, want the baseline first and at least one after it", ms)
+	}
+}
+
+// CheckSetupOnACurrentSchema: a second Setup (a worker's, or `sky durable
+// ls`'s) on a migrated database sends only the version read, no DDL. open
+// makes a store whose statements go to hook.
+func CheckSetupOnACurrentSchema(t *testing.T, open func(hook store.StatementHook) store.Store) {
+	t.Helper()
+	var sent []string
+	s := open(func(_, sql string) { sent = append(sent, sql) })
+	ctx := context.Background()
+	if err := s.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sent = nil
+	if err := s.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(sent) != 1 || !strings.HasPrefix(sent[0], "SELECT COALESCE(MAX(version), 0)") {
+		t.Errorf("Setup on a current schema sent %q, want the one version read", sent)
 	}
 }
