@@ -35,7 +35,7 @@ func init() {
 }
 
 const durableUsage = `Usage:
-  sky durable ls [--status S] [--workflow W] [--limit N] [--json]
+  sky durable ls [--status S] [--workflow W] [--limit N] [--before ID] [--json]
   sky durable show ID [--json]
   sky durable signal ID NAME JSON
   sky durable cancel ID
@@ -87,6 +87,7 @@ type durableFlags struct {
 	status    string
 	workflow  string
 	limit     int
+	before    string
 	json      bool
 	olderThan string
 	addr      string
@@ -116,7 +117,8 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	if args[0] == "ls" {
 		fs.StringVar(&f.status, "status", "", "only runs in this status (running, waiting, done, failed, dead, cancelled)")
 		fs.StringVar(&f.workflow, "workflow", "", "only runs of this workflow")
-		fs.IntVar(&f.limit, "limit", 50, "at most this many runs, newest first")
+		fs.IntVar(&f.limit, "limit", defaultLsLimit, "at most this many runs, newest first (1 or more)")
+		fs.StringVar(&f.before, "before", "", "only runs listed after the run with this id (the next page)")
 	}
 	if args[0] == "replay" {
 		fs.StringVar(&f.workflow, "workflow", "", "only runs of this workflow")
@@ -144,8 +146,8 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 		fmt.Fprintf(s.stderr, "sky durable ls: unknown status %q; hint: one of running, waiting, done, failed, dead, cancelled\n", f.status)
 		return exitNoBuild
 	}
-	if f.limit < 0 {
-		fmt.Fprintf(s.stderr, "sky durable ls: --limit %d is negative; hint: --limit 20\n", f.limit)
+	if err := checkLsLimit(args[0], f.limit); err != nil {
+		fmt.Fprintf(s.stderr, "sky durable ls: %v\n", err)
 		return exitNoBuild
 	}
 	if args[0] == "compact" {
@@ -237,18 +239,6 @@ func durableSignal(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 		fmt.Fprintf(f.warn, "note: no run with id %q exists yet; the signal waits in its mailbox for a run with that id (check the id with `sky durable ls`)\n", id)
 	}
 	fmt.Fprintf(out, "signal %s delivered to run %s\n", name, id)
-	return nil
-}
-
-func durableLs(ctx context.Context, e *durable.Engine, f *durableFlags, _ []string, out io.Writer) error {
-	runs, err := e.ListRuns(ctx, durable.ListFilter{Status: durable.Status(f.status), Workflow: f.workflow, Limit: f.limit})
-	if err != nil {
-		return err
-	}
-	if f.json {
-		return writeJSON(out, runsJSON(runs))
-	}
-	printRunTable(out, runs, time.Now())
 	return nil
 }
 
