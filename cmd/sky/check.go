@@ -6,7 +6,6 @@ import (
 
 	"skydurable/compiler/ffi"
 	"skydurable/compiler/types"
-	"skydurable/runtime/project"
 )
 
 func init() {
@@ -26,19 +25,12 @@ func runCheck(_ context.Context, args []string, s streams) int {
 		fmt.Fprintln(s.stderr, "usage: sky check [FILE]")
 		return exitNoBuild
 	}
-	cfg, err := project.Load(".")
+	file, proj, err := findProgram(args)
 	if err != nil {
 		fmt.Fprintln(s.stderr, "sky:", err)
 		return exitFailure
 	}
-	file := "src/Main.sky"
-	if cfg.Entry != "" {
-		file = cfg.Entry
-	}
-	if len(args) == 1 {
-		file = args[0]
-	}
-	prog, err := types.LoadProgram(file, cfg.SourceRoot, ffi.Modules())
+	prog, err := types.LoadProgram(file, proj.File.SourceRoot, ffi.Modules())
 	if err == nil {
 		if _, errs := types.Check(prog); len(errs) > 0 {
 			err = errs

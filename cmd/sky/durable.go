@@ -14,6 +14,7 @@ import (
 
 	"skydurable/runtime/db"
 	"skydurable/runtime/durable"
+	"skydurable/runtime/project"
 	"skydurable/runtime/task"
 	skydb "skydurable/stdlib/db"
 )
@@ -165,7 +166,11 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 			return exitNoBuild
 		}
 	}
-	d, err := openDurableDB(ctx, f.dsn)
+	start := ""
+	if args[0] == "replay" {
+		start = pos[0]
+	}
+	d, err := openDurableDB(ctx, f.dsn, start)
 	if err != nil {
 		fmt.Fprintf(s.stderr, "sky durable: %v\n", err)
 		return exitFailure
@@ -203,9 +208,11 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// openDurableDB opens --db, or what Db.connect would open. A SQLite file
-// that does not exist is an error rather than a new empty database.
-func openDurableDB(ctx context.Context, dsn string) (*db.DB, error) {
+// openDurableDB opens --db, or what Db.connect would open in the project
+// of start (the program of `replay`, else the working directory: the
+// nearest sky.toml above it). A SQLite file that does not exist is an error
+// rather than a new empty database.
+func openDurableDB(ctx context.Context, dsn, start string) (*db.DB, error) {
 	var cfg skydb.Config
 	switch {
 	case strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://"):
@@ -213,8 +220,13 @@ func openDurableDB(ctx context.Context, dsn string) (*db.DB, error) {
 	case dsn != "":
 		cfg = skydb.Config{Driver: "sqlite", DSN: dsn}
 	default:
-		var err error
-		if cfg, err = skydb.Resolve(skydb.DefaultEnv()); err != nil {
+		proj, err := project.Find(start)
+		if err != nil {
+			return nil, err
+		}
+		env := skydb.DefaultEnv()
+		env.Dir = proj.Root
+		if cfg, err = skydb.Resolve(env); err != nil {
 			return nil, err
 		}
 	}

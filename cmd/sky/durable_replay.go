@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"skydurable/runtime/durable"
-	"skydurable/runtime/project"
 	"skydurable/runtime/task"
 	skydurable "skydurable/stdlib/durable"
 )
@@ -18,11 +17,11 @@ import (
 // print each run that would fail the determinism check. It fails (exit 1)
 // when one would.
 func durableReplay(ctx context.Context, e *durable.Engine, f *durableFlags, a []string, out io.Writer) error {
-	cfg, err := project.Load(".")
+	_, proj, err := findProgram(a)
 	if err != nil {
 		return err
 	}
-	prog, _ := loadProgram(a[0], cfg, loadOptions{}, streams{stdout: out, stderr: f.warn})
+	prog, _ := loadProgram(a[0], proj, loadOptions{}, streams{stdout: out, stderr: f.warn})
 	if prog == nil {
 		return fmt.Errorf("the program %s does not load; nothing was replayed", a[0])
 	}

@@ -41,16 +41,36 @@ func parseLoadFlags(args []string) (loadOptions, []string, error) {
 	return o, args, nil
 }
 
+// findProgram finds the program a command runs and its project: the FILE
+// in args when there is one, its project the nearest sky.toml above it;
+// else the project of the working directory (the nearest sky.toml above
+// it) and that project's entry.
+func findProgram(args []string) (string, project.Project, error) {
+	start := ""
+	if len(args) > 0 {
+		start = args[0]
+	}
+	proj, err := project.Find(start)
+	if err != nil {
+		return "", project.Project{}, err
+	}
+	if start == "" {
+		return proj.Entry(), proj, nil
+	}
+	return start, proj, nil
+}
+
 // loadProgram type-checks the program at file, then loads it; on a syntax,
 // type, load or compile error it prints the errors to stderr and returns
 // nil and sky run's exit status (a System.exit at load gives its code). A
 // program that does not check never runs.
-func loadProgram(file string, cfg project.File, o loadOptions, s streams) (*eval.Program, int) {
+func loadProgram(file string, proj project.Project, o loadOptions, s streams) (*eval.Program, int) {
+	cfg := proj.File
 	if _, err := os.Stat(file); err != nil {
 		fmt.Fprintf(s.stderr, "sky: no program at %s (%v); hint: pass the file, e.g. `sky run app.sky`, or set `entry` in sky.toml\n", file, errors.Unwrap(err))
 		return nil, exitFailure
 	}
-	lib := standardLibrary(o.programArgs)
+	lib := standardLibrary(o.programArgs, proj.Root)
 	opts := eval.Options{Root: cfg.SourceRoot, Stdlib: lib}
 	if !o.unchecked {
 		checked, err := types.LoadProgram(file, cfg.SourceRoot, lib.Modules)

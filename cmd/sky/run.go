@@ -7,7 +7,6 @@ import (
 
 	"skydurable/compiler/diag"
 	"skydurable/compiler/eval"
-	"skydurable/runtime/project"
 	"skydurable/runtime/value"
 )
 
@@ -25,24 +24,17 @@ func init() {
 // program that does not parse, check or load, prints its diagnostics and
 // exits 1.
 func runMain(ctx context.Context, args []string, s streams) int {
-	cfg, err := project.Load(".")
-	if err != nil {
-		fmt.Fprintln(s.stderr, "sky:", err)
-		return exitFailure
-	}
 	o, args, err := parseLoadFlags(args)
 	if err != nil || len(args) > 1 {
 		fmt.Fprintln(s.stderr, "usage: sky run [--unchecked] [FILE] [-- ARG...]")
 		return exitNoBuild
 	}
-	file := "src/Main.sky"
-	if cfg.Entry != "" {
-		file = cfg.Entry
+	file, proj, err := findProgram(args)
+	if err != nil {
+		fmt.Fprintln(s.stderr, "sky:", err)
+		return exitFailure
 	}
-	if len(args) == 1 {
-		file = args[0]
-	}
-	prog, status := loadProgram(file, cfg, o, s)
+	prog, status := loadProgram(file, proj, o, s)
 	if prog == nil {
 		return status
 	}

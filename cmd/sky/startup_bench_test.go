@@ -14,15 +14,15 @@ import (
 // them, and load (compile) them. Target: under 150 ms.
 func BenchmarkStartupCheckout(b *testing.B) {
 	const dir = "../../examples/checkout"
-	cfg, err := project.Load(dir)
+	proj, err := project.Find(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
-	file := dir + "/" + cfg.Entry
+	file := proj.Entry()
 	s := streams{stdin: os.Stdin, stdout: io.Discard, stderr: os.Stderr}
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
-		if prog, _ := loadProgram(file, cfg, loadOptions{}, s); prog == nil {
+		if prog, _ := loadProgram(file, proj, loadOptions{}, s); prog == nil {
 			b.Fatal("the checkout example did not load")
 		}
 	}

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-
-	"skydurable/runtime/project"
 )
 
 func init() {
@@ -24,12 +22,12 @@ func runTests(ctx context.Context, args []string, s streams) int {
 		fmt.Fprintln(s.stderr, "usage: sky test [--unchecked] FILE")
 		return exitNoBuild
 	}
-	cfg, err := project.Load(".")
+	_, proj, err := findProgram(args)
 	if err != nil {
 		fmt.Fprintln(s.stderr, "sky:", err)
 		return exitNoBuild
 	}
-	prog, _ := loadProgram(args[0], cfg, o, s)
+	prog, _ := loadProgram(args[0], proj, o, s)
 	if prog == nil {
 		return exitNoBuild
 	}

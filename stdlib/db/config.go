@@ -25,7 +25,9 @@ const DefaultSQLitePath = ".skydata/app.db"
 type Env struct {
 	// Getenv reads an environment variable ("" when unset).
 	Getenv func(string) string
-	// Dir is the directory whose sky.toml is read ("" is the working directory).
+	// Dir is the project root: the directory whose sky.toml is read, and
+	// that a relative SQLite path in it is relative to ("" is the working
+	// directory).
 	Dir string
 }
 
@@ -53,6 +55,10 @@ func Resolve(env Env) (Config, error) {
 		return Config{}, task.Errorf(kind, "Db.connect: %w", err)
 	}
 	cfg.Driver, cfg.DSN = file.DatabaseDriver, file.DatabasePath
+	if cfg.DSN != "" && normalDriver(cfg.Driver) != "postgres" && !filepath.IsAbs(cfg.DSN) && !strings.Contains(cfg.DSN, "://") {
+		// A SQLite path in sky.toml is relative to the project root.
+		cfg.DSN = filepath.Join(env.Dir, cfg.DSN)
+	}
 	if url := env.Getenv("DATABASE_URL"); url != "" {
 		cfg = Config{Driver: "postgres", DSN: url}
 	}

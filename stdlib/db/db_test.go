@@ -227,7 +227,7 @@ func TestResolve(t *testing.T) {
 		err  string
 	}{
 		{"default", empty, nil, Config{"sqlite", filepath.Join(empty, ".skydata/app.db")}, ""},
-		{"sky.toml", dir, nil, Config{"sqlite", "db/x.db"}, ""},
+		{"sky.toml (its path is relative to the project root)", dir, nil, Config{"sqlite", filepath.Join(dir, "db/x.db")}, ""},
 		{"DATABASE_URL over sky.toml", dir, map[string]string{"DATABASE_URL": "postgres://h/db"}, Config{"postgres", "postgres://h/db"}, ""},
 		{"SKY_DB_DRIVER over DATABASE_URL", dir, map[string]string{"DATABASE_URL": "postgres://h/db", "SKY_DB_DRIVER": "sqlite"}, Config{"sqlite", filepath.Join(dir, ".skydata/app.db")}, ""},
 		{"SKY_DB_PATH", dir, map[string]string{"SKY_DB_PATH": "other.db"}, Config{"sqlite", "other.db"}, ""},
