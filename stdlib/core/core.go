@@ -1,7 +1,7 @@
 // Package core is the Sky.Core stdlib: the .sky sources of Sky.Core.Prelude,
 // Basics, Task, Error, Result, Maybe, List, String, Dict, Time and Uuid (the
 // documented surface), System (real Sky's process module) plus Char, Tuple and Debug (Elm's, for programs that
-// use them), and the Go kernels they bind with `Ffi.kernel "Module_fn"`.
+// use them), Std.Env (a Maybe face on System's getenv and args), and the Go kernels they bind with `Ffi.kernel "Module_fn"`.
 //
 // Sky.Core.Prelude imports nothing and declares the types every other module
 // builds on (Maybe, Result, Order, Error, ErrorKind, ErrorInfo,
@@ -47,6 +47,7 @@ var moduleFiles = map[string]string{
 	"Sky.Core.Tuple":   "Tuple.sky",
 	"Sky.Core.Debug":   "Debug.sky",
 	"Sky.Core.System":  "System.sky",
+	"Std.Env":          "Env.sky",
 }
 
 // Modules returns the Sky source of every Sky.Core module, by module name.
