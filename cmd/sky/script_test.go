@@ -22,7 +22,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "../../testscripts",
 		RequireExplicitExec: true,
-		Cmds:                scriptCommands(t),
+		Cmds:                allScriptCommands(t),
 		Setup: func(env *testscript.Env) error {
 			// Keep scripts hermetic: no database or debug settings leak in.
 			env.Setenv("DATABASE_URL", "")
@@ -30,6 +30,15 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// allScriptCommands are the custom commands every script may use.
+func allScriptCommands(t *testing.T) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	cmds := scriptCommands(t)
+	for name, c := range httpCommands() {
+		cmds[name] = c
+	}
+	return cmds
 }
 
 // withPostgres makes sure a PostgreSQL server answers for the scripts that

@@ -19,6 +19,7 @@ import (
 	"skydurable/stdlib/core"
 	skydb "skydurable/stdlib/db"
 	skydurable "skydurable/stdlib/durable"
+	"skydurable/stdlib/httpserver"
 	"skydurable/stdlib/log"
 	skytest "skydurable/stdlib/test"
 )
@@ -33,6 +34,7 @@ type Env struct {
 	Db      skydb.Env
 	Durable durable.Options
 	App     skyapp.Env
+	Http    httpserver.Env
 }
 
 // DefaultEnv is the real process environment.
@@ -43,6 +45,7 @@ func DefaultEnv() Env {
 		Db:      skydb.DefaultEnv(),
 		Durable: skydurable.OptionsFromEnv(os.Getenv),
 		App:     skyapp.DefaultEnv(),
+		Http:    httpserver.DefaultEnv(),
 	}
 }
 
@@ -62,6 +65,7 @@ func parts(env Env) []part {
 		{"stdlib/log", log.Modules, func() map[string]value.Kernel { return log.KernelsWith(env.Log) }},
 		{"stdlib/test", skytest.Modules, skytest.Kernels},
 		{"stdlib/app", skyapp.Modules, func() map[string]value.Kernel { return skyapp.KernelsWith(env.App) }},
+		{"stdlib/httpserver", httpserver.Modules, func() map[string]value.Kernel { return httpserver.KernelsWith(env.Http) }},
 	}
 }
 

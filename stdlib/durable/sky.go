@@ -313,26 +313,12 @@ func registerKernel(fn string, policy durable.RetryPolicy, version int, name, in
 		return nil, value.BadArg(fn, "a body function (Ctx -> i -> Task Error o)", body)
 	}
 	def := durable.RegisterWith(policy, n, inC, outC, func(c *durable.Ctx, input value.Value) task.Task[value.Value] {
-		return applyTask(fn+" body of "+n, body, value.Opaque{Kind: ctxKind, V: c}, input)
+		return value.ApplyTask(fn+" body of "+n, body, value.Opaque{Kind: ctxKind, V: c}, input)
 	})
 	if version != 1 {
 		def = def.Versioned(version)
 	}
 	return value.Opaque{Kind: defKind, V: skyWorkflowDef{def: def, id: &registration{name: n}}}, nil
-}
-
-// applyTask applies a Sky function that must return a Task and yields it; a
-// runtime error (or a non-Task result) becomes a failing task.
-func applyTask(what string, f value.Value, args ...value.Value) task.Task[value.Value] {
-	r, err := value.Apply(f, args...)
-	if err != nil {
-		return task.Fail[value.Value](err)
-	}
-	t, ok := r.(value.Task)
-	if !ok {
-		return task.Fail[value.Value](value.BadArg(what, "a Task", r))
-	}
-	return t.T
 }
 
 func retryPolicyArg(v value.Value) (durable.RetryPolicy, error) {
@@ -656,7 +642,7 @@ func transactionKernel(a []value.Value) (value.Value, error) {
 	}
 	f := a[3]
 	return value.Task{T: durable.Transaction(c, cd, id, func(ctx context.Context, tx *db.DB) (value.Value, error) {
-		return task.Run(ctx, applyTask("Durable.transaction", f, skydb.ToValue(tx)))
+		return task.Run(ctx, value.ApplyTask("Durable.transaction", f, skydb.ToValue(tx)))
 	})}, nil
 }
 

@@ -112,7 +112,7 @@ func testRun(a []value.Value) (value.Value, error) {
 			return nil, err
 		}
 		defer h.Close()
-		return task.Run(ctx, applyTask(fn, body, value.Opaque{Kind: harnessKind, V: h}))
+		return task.Run(ctx, value.ApplyTask(fn, body, value.Opaque{Kind: harnessKind, V: h}))
 	})}, nil
 }
 
@@ -131,7 +131,7 @@ func crashEverywhere(a []value.Value) (value.Value, error) {
 	script := a[2]
 	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
 		rep, err := durabletest.CrashEverywhere(ctx, reg.w, runID, func(ctx context.Context, h *durabletest.Harness) error {
-			_, err := task.Run(ctx, applyTask(fn+" script", script, value.Opaque{Kind: harnessKind, V: h}))
+			_, err := task.Run(ctx, value.ApplyTask(fn+" script", script, value.Opaque{Kind: harnessKind, V: h}))
 			return err
 		})
 		if err != nil {
