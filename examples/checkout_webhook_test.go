@@ -3,6 +3,7 @@ package examples
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -27,58 +28,15 @@ func TestCheckoutWebhook(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.RemoveAll(filepath.Join(dir, ".skydata"))
-	cmd := exec.Command(sky, "run", "--", "serve")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "DATABASE_URL=", "SKY_DB_DRIVER=", "SKY_DB_PATH=", "PORT=0")
-	var stdout strings.Builder
-	cmd.Stdout = &stdout
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill() })
-
-	// Wait for the "listening on" line; it names the port (PORT=0 picks one).
-	lines := bufio.NewScanner(stderr)
-	listening := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)$`)
-	var base string
-	var log strings.Builder
-	for base == "" && lines.Scan() {
-		log.WriteString(lines.Text() + "\n")
-		if m := listening.FindStringSubmatch(lines.Text()); m != nil {
-			base = m[1]
-		}
-	}
-	if base == "" {
-		cmd.Wait()
-		t.Fatalf("the server never said it was listening; stderr:\n%s\nstdout:\n%s", log.String(), stdout.String())
-	}
-	rest := make(chan string)
-	go func() {
-		data, _ := io.ReadAll(stderr)
-		rest <- string(data)
-	}()
-
+	srv := startServer(t, sky, dir, "serve")
+	base := srv.base
 	type order struct {
 		OrderID, Status, Order string
 		Charges                int
 	}
 	send := func(method, path, body string) (int, string) {
 		t.Helper()
-		req, err := http.NewRequest(method, base+path, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		data, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(data)
+		return mustRequest(t, method, base+path, body)
 	}
 	decode := func(text string) order {
 		t.Helper()
@@ -105,24 +63,10 @@ func TestCheckoutWebhook(t *testing.T) {
 		}
 	}
 
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
+	if err := srv.stop(); err != nil {
+		t.Error(err)
 	}
-	errWait := make(chan error, 1)
-	go func() { errWait <- cmd.Wait() }()
-	var tail string
-	select {
-	case tail = <-rest:
-	case <-time.After(60 * time.Second):
-		t.Fatal("the server did not stop within 60 s of SIGTERM")
-	}
-	if err := <-errWait; err != nil {
-		t.Errorf("after SIGTERM: %v (want exit 0); stderr:\n%s%s", err, log.String(), tail)
-	}
-	if !strings.Contains(tail, "Std.Http.Server: stopped") {
-		t.Errorf("stderr lacks the stop line:\n%s", tail)
-	}
-	out := stdout.String()
+	out := srv.stdout.String()
 	for _, line := range []string{
 		"run order-1001 is waiting for payment.settled; reserve and charge are in the journal\n",
 		"webhook: payment.settled arrives for order-1001 (stl-77)\n",
@@ -133,4 +77,96 @@ func TestCheckoutWebhook(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", line, out)
 		}
 	}
+}
+
+// server is a `sky run` serving HTTP in the background.
+type server struct {
+	base   string // http://127.0.0.1:PORT
+	cmd    *exec.Cmd
+	stdout *strings.Builder
+	log    strings.Builder // stderr up to the "listening on" line
+	rest   chan string     // the rest of stderr, once it closes
+}
+
+// startServer runs `sky run -- ARGS` in dir with PORT=0 and waits for its
+// "listening on" line, which names the port.
+func startServer(t *testing.T, sky, dir string, args ...string) *server {
+	t.Helper()
+	cmd := exec.Command(sky, append([]string{"run", "--"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "DATABASE_URL=", "SKY_DB_DRIVER=", "SKY_DB_PATH=", "PORT=0")
+	s := &server{cmd: cmd, stdout: &strings.Builder{}, rest: make(chan string, 1)}
+	cmd.Stdout = s.stdout
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	lines := bufio.NewScanner(stderr)
+	listening := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)$`)
+	for s.base == "" && lines.Scan() {
+		s.log.WriteString(lines.Text() + "\n")
+		if m := listening.FindStringSubmatch(lines.Text()); m != nil {
+			s.base = m[1]
+		}
+	}
+	if s.base == "" {
+		cmd.Wait()
+		t.Fatalf("the server never said it was listening; stderr:\n%s\nstdout:\n%s", s.log.String(), s.stdout.String())
+	}
+	go func() {
+		data, _ := io.ReadAll(stderr)
+		s.rest <- string(data)
+	}()
+	return s
+}
+
+// stop sends SIGTERM and waits for a graceful exit: status 0 and the
+// server's stop line.
+func (s *server) stop() error {
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		return err
+	}
+	var tail string
+	select {
+	case tail = <-s.rest:
+	case <-time.After(60 * time.Second):
+		return fmt.Errorf("the server did not stop within 60 s of SIGTERM")
+	}
+	if err := s.cmd.Wait(); err != nil {
+		return fmt.Errorf("after SIGTERM: %v (want exit 0); stderr:\n%s%s", err, s.log.String(), tail)
+	}
+	if !strings.Contains(tail, "Std.Http.Server: stopped") {
+		return fmt.Errorf("stderr lacks the stop line:\n%s", tail)
+	}
+	return nil
+}
+
+// request sends one request and returns the status and body (safe to call
+// from any goroutine).
+func request(method, url, body string) (int, string, error) {
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		return 0, "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(data), err
+}
+
+// mustRequest is request in the test's goroutine: an error fails the test.
+func mustRequest(t *testing.T, method, url, body string) (int, string) {
+	t.Helper()
+	code, text, err := request(method, url, body)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	return code, text
 }
