@@ -276,7 +276,8 @@ func serve(ctx context.Context, env Env, port int, routes []*route) error {
 	return nil
 }
 
-// mux dispatches a request to the first matching route.
+// mux dispatches a request to the first matching route; a GET route also
+// answers HEAD (net/http sends no body).
 type mux struct {
 	env    Env
 	routes []*route
@@ -291,7 +292,7 @@ func (m *mux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			continue
 		}
-		if rt.method != "*" && rt.method != r.Method {
+		if rt.method != "*" && rt.method != r.Method && (r.Method != http.MethodHead || rt.method != http.MethodGet) {
 			allowed = append(allowed, rt.method)
 			continue
 		}
