@@ -20,6 +20,9 @@ type loadOptions struct {
 	unchecked bool
 	// programArgs are what System.args gives the program (after `--`).
 	programArgs []string
+	// telemetry, when set, is where the program's durable engines report
+	// (sky run with SKY_OTEL_EXPORTER).
+	telemetry *telemetry
 }
 
 // parseLoadFlags takes the leading flags off args, and what follows `--`
@@ -50,7 +53,7 @@ func loadProgram(file string, cfg project.File, o loadOptions, s streams) (*eval
 		fmt.Fprintf(s.stderr, "sky: no program at %s (%v); hint: pass the file, e.g. `sky run app.sky`, or set `entry` in sky.toml\n", file, errors.Unwrap(err))
 		return nil, exitFailure
 	}
-	lib := standardLibrary(o.programArgs)
+	lib := standardLibrary(o)
 	opts := eval.Options{Root: cfg.SourceRoot, Stdlib: lib}
 	if !o.unchecked {
 		checked, err := types.LoadProgram(file, cfg.SourceRoot, lib.Modules)

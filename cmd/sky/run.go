@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"skydurable/compiler/diag"
 	"skydurable/compiler/eval"
@@ -41,6 +42,19 @@ func runMain(ctx context.Context, args []string, s streams) int {
 	}
 	if len(args) == 1 {
 		file = args[0]
+	}
+	tel, err := telemetryFromEnv(ctx, os.Getenv, cfg.Name, s.stdout)
+	if err != nil {
+		fmt.Fprintln(s.stderr, "sky:", err)
+		return exitFailure
+	}
+	if tel != nil {
+		o.telemetry = tel
+		defer func() {
+			if err := tel.shutdown(); err != nil {
+				fmt.Fprintln(s.stderr, "sky: exporting telemetry:", err)
+			}
+		}()
 	}
 	prog, status := loadProgram(file, cfg, o, s)
 	if prog == nil {
