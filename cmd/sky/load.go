@@ -10,6 +10,7 @@ import (
 	"skydurable/compiler/syntax"
 	"skydurable/compiler/types"
 	"skydurable/runtime/project"
+	"skydurable/runtime/value"
 )
 
 // loadOptions are the flags run and test share.
@@ -46,12 +47,12 @@ func parseLoadFlags(args []string) (loadOptions, []string, error) {
 
 // loadProgram type-checks the program at file, then loads it; on a syntax,
 // type, load or compile error it prints the errors to stderr and returns
-// nil and sky run's exit status (a System.exit at load gives its code). A
-// program that does not check never runs.
-func loadProgram(file string, cfg project.File, o loadOptions, s streams) (*eval.Program, int) {
+// nil and sky run's exit status (a System.exit at load gives its code, and
+// exited is true). A program that does not check never runs.
+func loadProgram(file string, cfg project.File, o loadOptions, s streams) (prog *eval.Program, status int, exited bool) {
 	if _, err := os.Stat(file); err != nil {
 		fmt.Fprintf(s.stderr, "sky: no program at %s (%v); hint: pass the file, e.g. `sky run app.sky`, or set `entry` in sky.toml\n", file, errors.Unwrap(err))
-		return nil, exitFailure
+		return nil, exitFailure, false
 	}
 	lib := standardLibrary(o)
 	opts := eval.Options{Root: cfg.SourceRoot, Stdlib: lib}
@@ -59,11 +60,11 @@ func loadProgram(file string, cfg project.File, o loadOptions, s streams) (*eval
 		checked, err := types.LoadProgram(file, cfg.SourceRoot, lib.Modules)
 		if err != nil {
 			report(s, err)
-			return nil, exitFailure
+			return nil, exitFailure, false
 		}
 		if _, errs := types.Check(checked); len(errs) > 0 {
 			report(s, errs)
-			return nil, exitFailure
+			return nil, exitFailure, false
 		}
 		opts.Parse = reuseParsed(checked)
 	}
@@ -71,9 +72,10 @@ func loadProgram(file string, cfg project.File, o loadOptions, s streams) (*eval
 	if err != nil {
 		// A top-level constant is computed at load, so a runtime error
 		// can surface here; it is reported like one from main.
-		return nil, failureStatus(s, err)
+		var exit *value.Exit
+		return nil, failureStatus(s, err), errors.As(err, &exit)
 	}
-	return prog, exitOK
+	return prog, exitOK, false
 }
 
 // reuseParsed lets the evaluator reuse the syntax trees the checker parsed

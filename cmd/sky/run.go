@@ -56,7 +56,7 @@ func runMain(ctx context.Context, args []string, s streams) int {
 			}
 		}()
 	}
-	prog, status := loadProgram(file, cfg, o, s)
+	prog, status, _ := loadProgram(file, cfg, o, s)
 	if prog == nil {
 		return status
 	}
