@@ -264,6 +264,13 @@ func (ec *effectChecker) run(e syntax.Expr) {
 		ec.locals = ec.locals[:len(ec.locals)-1]
 		return
 	}
+	ec.runCall(e, 0)
+}
+
+// runCall checks the call e, applied to extra more arguments (1 for a
+// continuation given by name, `Task.andThen (Db.exec db sql)`), whose Task
+// the body runs.
+func (ec *effectChecker) runCall(e syntax.Expr, extra int) {
 	head, args, ok := call(e)
 	if !ok {
 		return
@@ -278,14 +285,16 @@ func (ec *effectChecker) run(e syntax.Expr) {
 	}
 	switch {
 	case ref.Kind == RefLocal:
-		ec.local(ref.Name, len(args))
+		ec.local(ref.Name, len(args)+extra)
 	case ref.Kind != RefTopLevel || !isStdlibModule(ref.Module):
 		// a function of the program's own: not followed
 	case ref.Module == durableModule && durableOps[ref.Name]:
 		// a journalled operation: its arguments may have effects
 	case allowedEffectModules[ref.Module]:
-		ec.combinator(args)
-	case returnsTask(ec.info.TypeOf(v), len(args)):
+		if extra == 0 {
+			ec.combinator(args)
+		}
+	case returnsTask(ec.info.TypeOf(v), len(args)+extra):
 		ec.report(e, v, ref)
 	}
 }
@@ -329,15 +338,15 @@ func (ec *effectChecker) combinator(args []syntax.Expr) {
 	}
 }
 
-// continuation walks the body of a function the body calls for a Task.
+// continuation walks a function the body calls for a Task: a lambda's
+// body, or a function given by name or partially applied, as a call with
+// one more argument.
 func (ec *effectChecker) continuation(e syntax.Expr) {
 	if lam, ok := e.(*syntax.Lambda); ok {
 		ec.run(lam.Body)
 		return
 	}
-	if v, ok := e.(*syntax.Var); ok && ec.info.Refs[v].Kind == RefLocal {
-		ec.local(v.Name, 1)
-	}
+	ec.runCall(e, 1)
 }
 
 // tasks walks a list of Tasks: a list literal's elements, or the function

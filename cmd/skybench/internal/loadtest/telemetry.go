@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
@@ -34,6 +35,10 @@ type TelemetryCost struct {
 	// OffCosts and OnCosts are the counted pass's costs per workflow (the
 	// first round's): the statements tracing adds.
 	OffCosts, OnCosts Costs
+	// OffCPU and OnCPU are this process's CPU time (user and system, from
+	// getrusage) per run started, median of the rounds: unlike throughput
+	// on a shared machine, what the SDK costs the worker shows there.
+	OffCPU, OnCPU time.Duration
 	// Spans is how many spans the "on" rounds exported, SpansWant how many
 	// they should have: per run, its start, its attempt and its steps.
 	Spans, SpansWant int64
@@ -105,11 +110,14 @@ func (s *otelSink) shutdown() {
 // telemetry off and on, telemetryRounds times each, alternating.
 func (r *runner) measureTelemetry(ctx context.Context, driver string) error {
 	t := TelemetryCost{Driver: driver, Steps: slices.Max(r.cfg.Steps), Pollers: slices.Max(r.cfg.Pollers)}
+	var offCPU, onCPU []float64
 	for i := 0; i < telemetryRounds; i++ {
+		cpu0 := processCPU()
 		off, err := r.measureThroughput(ctx, driver, t.Steps, t.Pollers, 1, nil)
 		if err != nil {
 			return err
 		}
+		cpu1 := processCPU()
 		sink, err := newOtelSink()
 		if err != nil {
 			return err
@@ -124,20 +132,36 @@ func (r *runner) measureTelemetry(ctx context.Context, driver string) error {
 		if err != nil {
 			return fmt.Errorf("flushing the spans: %w", err)
 		}
+		cpu2 := processCPU()
+		offCPU = append(offCPU, float64(cpu1-cpu0)/float64(off.Started))
+		onCPU = append(onCPU, float64(cpu2-cpu1)/float64(on.Started))
 		t.Off, t.On = append(t.Off, off.WorkflowsPerSec), append(t.On, on.WorkflowsPerSec)
 		t.Spans += spans
 		t.SpansWant += on.Started * int64(2+t.Steps)
 		if i == 0 {
 			t.OffCosts, t.OnCosts = off.PerWorkflow, on.PerWorkflow
 		}
-		r.printf("%-8s telemetry round %d, %d-step %d poller(s): off %7.1f workflows/s, on %7.1f workflows/s\n",
-			driver, i+1, t.Steps, t.Pollers, off.WorkflowsPerSec, on.WorkflowsPerSec)
+		r.printf("%-8s telemetry round %d, %d-step %d poller(s): off %7.1f workflows/s, on %7.1f workflows/s; process CPU per workflow off %-9s on %s\n",
+			driver, i+1, t.Steps, t.Pollers, off.WorkflowsPerSec, on.WorkflowsPerSec,
+			time.Duration(offCPU[i]).Round(time.Microsecond), time.Duration(onCPU[i]).Round(time.Microsecond))
 	}
+	t.OffCPU, t.OnCPU = time.Duration(median(offCPU)), time.Duration(median(onCPU))
 	r.rep.Telemetry = append(r.rep.Telemetry, t)
-	r.printf("%-8s telemetry: median off %.1f, on %.1f workflows/s: %.1f%% of the throughput; per workflow off: %s; on: %s; spans exported %d of %d\n",
-		driver, median(t.Off), median(t.On), 100*t.Overhead(), t.OffCosts.format(driver), t.OnCosts.format(driver), t.Spans, t.SpansWant)
+	r.printf("%-8s telemetry: median off %.1f, on %.1f workflows/s: %.1f%% of the throughput; process CPU per workflow off %s, on %s (+%s); per workflow off: %s; on: %s; spans exported %d of %d\n",
+		driver, median(t.Off), median(t.On), 100*t.Overhead(), t.OffCPU.Round(time.Microsecond), t.OnCPU.Round(time.Microsecond),
+		(t.OnCPU - t.OffCPU).Round(time.Microsecond), t.OffCosts.format(driver), t.OnCosts.format(driver), t.Spans, t.SpansWant)
 	if t.Spans != t.SpansWant {
 		return fmt.Errorf("the on rounds exported %d spans, want %d (a start, an attempt and %d steps per run)", t.Spans, t.SpansWant, t.Steps)
 	}
 	return nil
+}
+
+// processCPU is the CPU time this process has used, user and system, in
+// ns (0 where getrusage fails).
+func processCPU() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
 }
