@@ -131,9 +131,12 @@ func TestTelemetryPartCounts(t *testing.T) {
 		if len(tc.Off) != 3 || len(tc.On) != 3 || tc.Spans != tc.SpansWant || tc.Spans != 3*runs*4 {
 			t.Errorf("%s: %d off and %d on rounds, %d spans (want %d, computed %d)", tc.Driver, len(tc.Off), len(tc.On), tc.Spans, 3*runs*4, tc.SpansWant)
 		}
-		if tc.OnCosts.Statements <= tc.OffCosts.Statements {
-			t.Errorf("%s: tracing on costs %.2f statements per workflow, off %.2f: the stored trace context is read at each attempt",
-				tc.Driver, tc.OnCosts.Statements, tc.OffCosts.Statements)
+		// The claim reads the stored trace context: no statement of its
+		// own (on SQLite the count is exact; PostgreSQL's group commit
+		// batches by timing).
+		if tc.Driver == "sqlite" && tc.OnCosts.Statements != tc.OffCosts.Statements {
+			t.Errorf("sqlite: tracing on costs %.2f statements per workflow, off %.2f; want the same",
+				tc.OnCosts.Statements, tc.OffCosts.Statements)
 		}
 	}
 }
