@@ -66,7 +66,7 @@ type Config struct {
 // AllParts are the measurements of a full load run.
 var AllParts = []string{"throughput", "txstep", "replay", "claim", "telemetry"}
 
-// Default is the full load run (about 3 minutes on 2 cores).
+// Default is the full load run (about 4 minutes on 2 cores, the telemetry part included).
 func Default() Config {
 	return Config{
 		ServerURL:      ServerURL(),
