@@ -126,3 +126,25 @@ func TestDocExamples(t *testing.T) {
 		}
 	}
 }
+
+// TestExampleTests runs each example's Std.Durable.Test module with `sky
+// test`: virtual-clock days and a crash at every journal boundary.
+func TestExampleTests(t *testing.T) {
+	sky := buildSky(t)
+	cases := []struct{ name, module, summary string }{
+		{"checkout", "tests/CheckoutTest.sky", "2 passed, 0 failed"},
+		{"onboarding", "tests/OnboardingTest.sky", "2 passed, 0 failed"},
+		{"approval", "tests/ApprovalTest.sky", "4 passed, 0 failed"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command(sky, "test", c.module)
+			cmd.Dir = c.name
+			cmd.Env = append(os.Environ(), "DATABASE_URL=", "SKY_DB_DRIVER=", "SKY_DB_PATH=")
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "\n"+c.summary+"\n") {
+				t.Fatalf("sky test %s in %s (err %v), want %q:\n%s", c.module, c.name, err, c.summary, out)
+			}
+		})
+	}
+}

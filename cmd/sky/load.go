@@ -10,6 +10,7 @@ import (
 	"skydurable/compiler/syntax"
 	"skydurable/compiler/types"
 	"skydurable/runtime/project"
+	"skydurable/runtime/value"
 )
 
 // loadOptions are the flags run and test share.
@@ -20,6 +21,9 @@ type loadOptions struct {
 	unchecked bool
 	// programArgs are what System.args gives the program (after `--`).
 	programArgs []string
+	// telemetry, when set, is where the program's durable engines report
+	// (sky run with SKY_OTEL_EXPORTER).
+	telemetry *telemetry
 }
 
 // parseLoadFlags takes the leading flags off args, and what follows `--`
@@ -62,25 +66,25 @@ func findProgram(args []string) (string, project.Project, error) {
 
 // loadProgram type-checks the program at file, then loads it; on a syntax,
 // type, load or compile error it prints the errors to stderr and returns
-// nil and sky run's exit status (a System.exit at load gives its code). A
-// program that does not check never runs.
-func loadProgram(file string, proj project.Project, o loadOptions, s streams) (*eval.Program, int) {
+// nil and sky run's exit status (a System.exit at load gives its code, and
+// exited is true). A program that does not check never runs.
+func loadProgram(file string, proj project.Project, o loadOptions, s streams) (prog *eval.Program, status int, exited bool) {
 	cfg := proj.File
 	if _, err := os.Stat(file); err != nil {
 		fmt.Fprintf(s.stderr, "sky: no program at %s (%v); hint: pass the file, e.g. `sky run app.sky`, or set `entry` in sky.toml\n", file, errors.Unwrap(err))
-		return nil, exitFailure
+		return nil, exitFailure, false
 	}
-	lib := standardLibrary(o.programArgs, proj.Root)
+	lib := standardLibrary(o, proj.Root)
 	opts := eval.Options{Root: cfg.SourceRoot, Stdlib: lib}
 	if !o.unchecked {
 		checked, err := types.LoadProgram(file, cfg.SourceRoot, lib.Modules)
 		if err != nil {
 			report(s, err)
-			return nil, exitFailure
+			return nil, exitFailure, false
 		}
 		if _, errs := types.Check(checked); len(errs) > 0 {
 			report(s, errs)
-			return nil, exitFailure
+			return nil, exitFailure, false
 		}
 		opts.Parse = reuseParsed(checked)
 	}
@@ -88,9 +92,10 @@ func loadProgram(file string, proj project.Project, o loadOptions, s streams) (*
 	if err != nil {
 		// A top-level constant is computed at load, so a runtime error
 		// can surface here; it is reported like one from main.
-		return nil, failureStatus(s, err)
+		var exit *value.Exit
+		return nil, failureStatus(s, err), errors.As(err, &exit)
 	}
-	return prog, exitOK
+	return prog, exitOK, false
 }
 
 // reuseParsed lets the evaluator reuse the syntax trees the checker parsed

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"skydurable/compiler/diag"
 	"skydurable/compiler/eval"
@@ -34,7 +35,20 @@ func runMain(ctx context.Context, args []string, s streams) int {
 		fmt.Fprintln(s.stderr, "sky:", err)
 		return exitFailure
 	}
-	prog, status := loadProgram(file, proj, o, s)
+	tel, err := telemetryFromEnv(ctx, os.Getenv, proj.File.Name, s.stdout)
+	if err != nil {
+		fmt.Fprintln(s.stderr, "sky:", err)
+		return exitFailure
+	}
+	if tel != nil {
+		o.telemetry = tel
+		defer func() {
+			if err := tel.shutdown(); err != nil {
+				fmt.Fprintln(s.stderr, "sky: exporting telemetry:", err)
+			}
+		}()
+	}
+	prog, status, _ := loadProgram(file, proj, o, s)
 	if prog == nil {
 		return status
 	}

@@ -22,7 +22,7 @@ func BenchmarkStartupCheckout(b *testing.B) {
 	s := streams{stdin: os.Stdin, stdout: io.Discard, stderr: os.Stderr}
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
-		if prog, _ := loadProgram(file, proj, loadOptions{}, s); prog == nil {
+		if prog, _, _ := loadProgram(file, proj, loadOptions{}, s); prog == nil {
 			b.Fatal("the checkout example did not load")
 		}
 	}

@@ -305,7 +305,7 @@ func checkDocExamples(t *testing.T, doc map[string]*docModule, surface []surface
 		}
 		return "the decls blocks"
 	}
-	lib := standardLibrary(nil, dir)
+	lib := standardLibrary(loadOptions{}, dir)
 	checked, err := types.LoadProgram(file, dir, lib.Modules)
 	if err != nil {
 		t.Fatalf("the examples do not load: %v", err)

@@ -51,9 +51,10 @@ const usage = `usage: skybench load [flags]
 The load run of the durable engine (docs/benchmarks.md): throughput, round
 trips, commits and statements per workflow, machine CPU per workflow, the
 share of pgbench's commit rate, replayed and transactional steps, claim
-latency and empty polls with many waiting runs. The full run takes about
-3 minutes on 2 cores; every measurement uses a database of its own, created
-on the server and dropped.
+latency and empty polls with many waiting runs, and what OpenTelemetry
+costs (telemetry off and on). The full run takes about 4 minutes on 2
+cores; every measurement uses a database of its own, created on the server
+and dropped.
 
 flags:
 `

@@ -103,3 +103,40 @@ func TestUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestTelemetryPartCounts runs the telemetry part tiny on both stores and
+// checks its counts: every round ran, and the "on" rounds exported exactly a
+// start, an attempt and a span per step for every run (the part itself
+// fails the run otherwise).
+func TestTelemetryPartCounts(t *testing.T) {
+	server := dbtest.URL(t, "skybench_otel")
+	var out, errOut bytes.Buffer
+	rep, err := run(context.Background(), []string{"load",
+		"-database", server, "-drivers", "postgres,sqlite", "-steps", "2", "-pollers", "2", "-rounds", "0",
+		"-runs", "4", "-warm", "2", "-counted", "3", "-parts", "telemetry"}, &out, &errOut)
+	t.Logf("output:\n%s", out.String())
+	if err != nil {
+		t.Fatalf("skybench load: %v\nstderr:\n%s", err, errOut.String())
+	}
+	if len(rep.Telemetry) != 2 {
+		t.Fatalf("telemetry measured on %d stores, want 2: %+v", len(rep.Telemetry), rep.Telemetry)
+	}
+	for _, tc := range rep.Telemetry {
+		// per round: 2 warm-up runs per poller (+1 after ANALYZE on
+		// PostgreSQL), 4 timed, 3 counted; 2 + 2 spans per run; 3 rounds.
+		runs := int64(2*2 + 4 + 3)
+		if tc.Driver == "postgres" {
+			runs++
+		}
+		if len(tc.Off) != 3 || len(tc.On) != 3 || tc.Spans != tc.SpansWant || tc.Spans != 3*runs*4 {
+			t.Errorf("%s: %d off and %d on rounds, %d spans (want %d, computed %d)", tc.Driver, len(tc.Off), len(tc.On), tc.Spans, 3*runs*4, tc.SpansWant)
+		}
+		// The claim reads the stored trace context: no statement of its
+		// own (on SQLite the count is exact; PostgreSQL's group commit
+		// batches by timing).
+		if tc.Driver == "sqlite" && tc.OnCosts.Statements != tc.OffCosts.Statements {
+			t.Errorf("sqlite: tracing on costs %.2f statements per workflow, off %.2f; want the same",
+				tc.OnCosts.Statements, tc.OffCosts.Statements)
+		}
+	}
+}

@@ -145,8 +145,14 @@ func testOutcome(ctx context.Context, body value.Value) string {
 	return "a test must give a TestResult (Pass or Fail), but this one gave " + value.Show(r)
 }
 
-// errorText renders a test's runtime error as the CLI renders one.
+// errorText renders a test's runtime error as the CLI renders one; a
+// System.exit in a test fails that test (the other tests still run).
 func errorText(err error) string {
+	var exit *value.Exit
+	if errors.As(err, &exit) {
+		return fmt.Sprintf("the test called System.exit %d, which cannot stop sky test; "+
+			"fail a test with Sky.Test.fail or a failing Task", exit.Code)
+	}
 	if ds, ok := Diagnostics(err); ok {
 		return ds.Error()
 	}

@@ -124,6 +124,7 @@ func Check(prog *Program) (*Info, diag.List) {
 		c.modules[name] = m
 		c.checkModule(m)
 	}
+	c.errs = append(c.errs, workflowEffects(prog, c.info)...)
 	c.errs.Sort()
 	return c.info, c.errs
 }

@@ -35,7 +35,8 @@ func TestOpenErrors(t *testing.T) {
 		mustNotMention    string
 	}{
 		{"unknown driver", "mysql", "x", task.InvalidInput, []string{`"mysql"`, `"postgres"`, `"sqlite"`}, ""},
-		{"sqlite in-memory", "sqlite", ":memory:", task.InvalidInput, []string{":memory:", "file path"}, ""},
+		{"sqlite in-memory", "sqlite", ":memory:", task.InvalidInput, []string{`":memory:"`, "in-memory", "file path", "DurableTest.run"}, ""},
+		{"sqlite in-memory URI", "sqlite", "file:jobs.db?mode=memory&cache=shared", task.InvalidInput, []string{"mode=memory", "in-memory", "DurableTest.run"}, ""},
 		{"sqlite empty path", "sqlite", "", task.InvalidInput, []string{"file path"}, ""},
 		{"postgres not answering", "postgres", deadURL, task.Unavailable, []string{"127.0.0.1:" + strconv.Itoa(deadPort), "does not answer"}, "s3cret-pw"},
 		{"postgres bad dsn", "postgres", "postgres://%zz", task.InvalidInput, []string{"connection string"}, ""},

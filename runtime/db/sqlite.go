@@ -33,10 +33,18 @@ type sqliteBackend struct {
 
 func openSQLite(ctx context.Context, dsn string) (backend, error) {
 	path := strings.TrimPrefix(strings.TrimSpace(dsn), "file:")
-	if path == "" || strings.HasPrefix(path, ":memory:") || strings.ContainsAny(path, "?#") {
+	if strings.HasPrefix(path, ":memory:") || strings.Contains(path, "mode=memory") {
+		// Each pooled connection would get a database of its own, so a
+		// durable run's journal would vanish between two statements.
+		return nil, task.Errorf(task.InvalidInput,
+			"sqlite: %q is an in-memory database, which the durable engine cannot use (each connection "+
+				"would see a different, empty database); give a file path such as .skydata/app.db, and in "+
+				"tests use Std.Durable.Test (DurableTest.run), which gives each test a fresh database file", dsn)
+	}
+	if path == "" || strings.ContainsAny(path, "?#") {
 		return nil, task.Errorf(task.InvalidInput,
 			"sqlite: %q is not a usable database file path; give a plain file path such as .skydata/app.db "+
-				"(in-memory databases and URI parameters are not supported)", dsn)
+				"(URI parameters are not supported)", dsn)
 	}
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -301,8 +301,9 @@ func (e *Engine) Wake(ctx context.Context, runID string) error {
 	return e.refuse(ctx, runID, "wake", "only waiting runs can be woken")
 }
 
-// Cancel stops a run that has not finished: its status becomes cancelled
-// and a worker holding it loses its lease (it writes nothing more).
+// Cancel stops a waiting, running or failed run: its status becomes
+// cancelled and a worker holding it loses its lease (it writes nothing
+// more). A done, dead or cancelled run is refused (store.Machine).
 func (e *Engine) Cancel(ctx context.Context, runID string) error {
 	ok, err := e.store.CancelRun(ctx, runID, e.now())
 	if err != nil || ok {

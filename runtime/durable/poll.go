@@ -102,7 +102,7 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 			return false, err
 		}
 	}
-	ctx, att := e.tel.startAttempt(ctx, e, cl)
+	ctx, att := e.tel.startAttempt(ctx, cl)
 	defer att.end(ctx)
 	f := store.Fence{RunID: cl.ID, Token: token}
 	log := e.log.With("run", cl.ID, "workflow", cl.Workflow, "attempt", cl.Attempts, "worker", e.worker)

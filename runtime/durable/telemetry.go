@@ -107,14 +107,12 @@ func (t *telemetry) claimed(ctx context.Context, began time.Time, found bool) {
 
 // startAttempt starts the attempt span of cl, parented on the span that
 // started the run; the returned ctx carries it to the body's steps.
-func (t *telemetry) startAttempt(ctx context.Context, e *Engine, cl store.Claimed) (context.Context, *attempt) {
+func (t *telemetry) startAttempt(ctx context.Context, cl store.Claimed) (context.Context, *attempt) {
 	a := &attempt{t: t, outcome: "error", attrs: []attribute.KeyValue{
 		attrWorkflow.String(cl.Workflow), attrRun.String(cl.ID), attrAttempt.Int(cl.Attempts), attrVersion.Int(cl.Version)}}
 	parent := ctx
-	if t.tracing {
-		if tc, err := e.store.TraceContext(ctx, cl.ID); err == nil && tc != "" {
-			parent = t.prop.Extract(ctx, propagation.MapCarrier{"traceparent": tc})
-		}
+	if t.tracing && cl.TraceContext != "" {
+		parent = t.prop.Extract(ctx, propagation.MapCarrier{"traceparent": cl.TraceContext})
 	}
 	// The run's stored context is the parent; the worker's own span (a
 	// poll loop's, if any) is linked rather than lost.

@@ -22,10 +22,6 @@ type Store interface {
 	// InsertRun inserts a new run; when the id exists it changes nothing
 	// and reports the existing run's workflow name.
 	InsertRun(ctx context.Context, r NewRun, now time.Time) (inserted bool, existingWorkflow string, err error)
-	// TraceContext reads the trace context stored with a run at its start
-	// ("" when none was); a missing run is ErrRunNotFound. Only an engine
-	// with tracing on asks, once per attempt.
-	TraceContext(ctx context.Context, runID string) (string, error)
 	// ClaimRun leases the most overdue claimable run whose workflow is in
 	// names, counting an attempt. ok is false when none is due. It also
 	// reads the run's journal in the same statement when it can prove the
@@ -142,6 +138,10 @@ type Claimed struct {
 	Attempts  int
 	LastError string
 	Now       time.Time // the clock reading the claim used
+	// TraceContext is the run's stored trace context (NewRun.TraceContext,
+	// "" when none), read by the claim itself so a traced attempt costs no
+	// extra statement.
+	TraceContext string
 	// Journal is the run's whole Journal in sequence order, read by the
 	// claim itself when journalRead is true (see pgClaimWhere for when it
 	// is not: then loadJournal, after the claim, reads it).

@@ -32,6 +32,9 @@ type benchDB struct {
 	proxy   *pgProxy // nil on SQLite
 	stmts   atomic.Int64
 
+	// otel, when set, is where the engines report (the telemetry part).
+	otel *otelSink
+
 	mu       sync.Mutex
 	trace    []hookEvent // only while tracing
 	tracing  bool
@@ -86,12 +89,22 @@ func (r *runner) openBenchDB(ctx context.Context, cl *cleanups, driver string, p
 
 // engine is a new Engine on the direct pool, counting its statements.
 func (bd *benchDB) engine(worker string) *durable.Engine {
-	return durable.New(bd.d, durable.Options{WorkerID: worker, OnStatement: bd.onStatement})
+	return durable.New(bd.d, bd.options(worker))
 }
 
 // countingEngine is a new Engine on the pool behind the counting proxy.
 func (bd *benchDB) countingEngine(worker string) *durable.Engine {
-	return durable.New(bd.counted, durable.Options{WorkerID: worker, OnStatement: bd.onStatement})
+	return durable.New(bd.counted, bd.options(worker))
+}
+
+// options are the engines' options: counted statements, and the
+// OpenTelemetry providers when the database has a sink.
+func (bd *benchDB) options(worker string) durable.Options {
+	o := durable.Options{WorkerID: worker, OnStatement: bd.onStatement}
+	if bd.otel != nil {
+		o.TracerProvider, o.MeterProvider = bd.otel.tp, bd.otel.mp
+	}
+	return o
 }
 
 func (bd *benchDB) onStatement(op, sql string) {

@@ -55,7 +55,7 @@ type Config struct {
 	// PgbenchSeconds is how long each pgbench run lasts.
 	PgbenchSeconds int
 	// Parts are the measurements made per driver: "throughput", "txstep",
-	// "replay", "claim".
+	// "replay", "claim", "telemetry".
 	Parts []string
 	// Waiting are the numbers of waiting runs of the claim measurements.
 	Waiting []int
@@ -64,9 +64,9 @@ type Config struct {
 }
 
 // AllParts are the measurements of a full load run.
-var AllParts = []string{"throughput", "txstep", "replay", "claim"}
+var AllParts = []string{"throughput", "txstep", "replay", "claim", "telemetry"}
 
-// Default is the full load run (about 3 minutes on 2 cores).
+// Default is the full load run (about 4 minutes on 2 cores, the telemetry part included).
 func Default() Config {
 	return Config{
 		ServerURL:      ServerURL(),
@@ -113,6 +113,7 @@ type Report struct {
 	Replayed   map[string]Costs // per replayed step, by driver
 	TxStep     map[string]Costs // per fresh step with its own INSERT, by driver
 	Claims     []Claim
+	Telemetry  []TelemetryCost
 	// Failed names the measurements that failed (their errors were
 	// printed).
 	Failed []string
@@ -185,7 +186,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			mode = fmt.Sprintf(" (PollWith MaxRuns %d)", maxRuns)
 		}
 		measure(name, func() error {
-			t, err := r.measureThroughput(ctx, driver, steps, pollers, maxRuns)
+			t, err := r.measureThroughput(ctx, driver, steps, pollers, maxRuns, nil)
 			if err != nil {
 				return err
 			}
@@ -267,6 +268,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			}
 		}
 	}
+	if has("telemetry") {
+		for _, driver := range cfg.Drivers {
+			measure("telemetry/"+driver, func() error { return r.measureTelemetry(ctx, driver) })
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		return r.rep, fmt.Errorf("load run stopped: %w", err)
 	}
@@ -329,20 +335,22 @@ func (cfg Config) check() error {
 
 // measureThroughput drains Runs fresh workflows of steps steps with pollers
 // concurrent pollers on a fresh database (timed pass, direct connections),
-// then CountedRuns more through the counting proxy.
+// then CountedRuns more through the counting proxy. With a sink, every
+// engine reports its spans and metrics there (the telemetry part).
 //
 // Before the timed pass, WarmRuns workflows per poller let every pooled
 // connection prepare, and plan past its first five custom plans, the single
 // statements and the batched ones of the sizes the load makes (with 50, the
 // rarer batch sizes were still being planned at every execution in the
 // timed pass: about 0.1 ms of server time per workflow).
-func (r *runner) measureThroughput(ctx context.Context, driver string, steps, pollers, maxRuns int) (Throughput, error) {
+func (r *runner) measureThroughput(ctx context.Context, driver string, steps, pollers, maxRuns int, sink *otelSink) (Throughput, error) {
 	var cl cleanups
 	defer cl.run()
 	bd, err := r.openBenchDB(ctx, &cl, driver, pollers+2)
 	if err != nil {
 		return Throughput{}, err
 	}
+	bd.otel = sink
 	lat := &latencies{}
 	def := stepsWorkflow("bench.steps", steps, false, lat)
 	defs := []durable.Workflow{def.Erase()}

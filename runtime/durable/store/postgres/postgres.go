@@ -109,18 +109,6 @@ func (s *Store) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (b
 
 const pgRunWorkflow = `SELECT workflow FROM _sky_durable_runs WHERE id = ?`
 
-const pgTraceContext = `SELECT COALESCE(trace_context, '') FROM _sky_durable_runs WHERE id = ?`
-
-func (s *Store) TraceContext(ctx context.Context, runID string) (string, error) {
-	var tc string
-	s.hook("trace", pgTraceContext)
-	err := s.d.QueryRow(ctx, pgTraceContext, runID).Scan(&tc)
-	if store.IsNoRows(err) {
-		return "", store.ErrRunNotFound
-	}
-	return tc, err
-}
-
 // pgClaimClock is pgClock for the claim, whose transaction also commits
 // without waiting for its WAL flush (synchronous_commit off, for this
 // transaction only). That is safe: a claim lost in a server crash leaves
@@ -215,13 +203,15 @@ claimed AS (
          lease_token = ` + token + `, claimed_by = ?, waiting_signal = NULL
     FROM ` + from + `
    WHERE r.id = ` + source + `.id
-  RETURNING r.id, r.lease_token, r.workflow, r.version, r.input, r.attempts, r.last_error, clock.now, ` + source + `.locked)
+  RETURNING r.id, r.lease_token, r.workflow, r.version, r.input, r.attempts, r.last_error, clock.now, ` + source + `.locked,
+            r.trace_context)
 SELECT 0 AS part, c.id, c.lease_token, c.workflow, c.version, c.input, c.attempts, c.last_error, c.now,
        COALESCE(c.locked = (SELECT s.xmin FROM _sky_durable_runs s WHERE s.id = c.id), FALSE) AS fresh,
-       0 AS seq, '' AS step_id, '' AS kind, '' AS result, c.now AS created_at
+       0 AS seq, '' AS step_id, '' AS kind, '' AS result, c.now AS created_at,
+       COALESCE(c.trace_context, '') AS trace_context
   FROM claimed c
 UNION ALL
-SELECT 1, c.id, c.lease_token, '', 0, '', 0, '', c.now, FALSE, j.seq, j.step_id, j.kind, j.result, j.created_at
+SELECT 1, c.id, c.lease_token, '', 0, '', 0, '', c.now, FALSE, j.seq, j.step_id, j.kind, j.result, j.created_at, ''
   FROM claimed c JOIN _sky_durable_journal j ON j.run_id = c.id` + extra + `
 ORDER BY part, seq`
 }
@@ -242,7 +232,7 @@ last AS (
 	}
 	extra := `
 UNION ALL
-SELECT 2, d.id, '', '', 0, '', 0, '', clock.now, FALSE, 0, '', '', '', clock.now FROM done d, clock`
+SELECT 2, d.id, '', '', 0, '', 0, '', clock.now, FALSE, 0, '', '', '', clock.now, '' FROM done d, clock`
 	return pgClaimStatement(head, `
      AND r.id <> CAST(? AS TEXT)`, extra, pick, 1)
 }
@@ -341,7 +331,7 @@ func (s *Store) claimRowsOp(ctx context.Context, op, sql string, args ...any) (r
 		var e store.JournalEntry
 		var kind string
 		if err := rs.Scan(&part, &run.c.ID, &run.token, &run.c.Workflow, &run.c.Version, &run.c.Input, &run.c.Attempts, &run.c.LastError, &run.c.Now,
-			&run.c.JournalRead, &e.Seq, &e.StepID, &kind, &e.Result, &e.CreatedAt); err != nil {
+			&run.c.JournalRead, &e.Seq, &e.StepID, &kind, &e.Result, &e.CreatedAt, &run.c.TraceContext); err != nil {
 			return nil, false, err
 		}
 		if part == 2 {

@@ -117,18 +117,6 @@ func (s *Store) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (b
 
 const sqliteRunWorkflow = `SELECT workflow FROM _sky_durable_runs WHERE id = ?`
 
-const sqliteTraceContext = `SELECT COALESCE(trace_context, '') FROM _sky_durable_runs WHERE id = ?`
-
-func (s *Store) TraceContext(ctx context.Context, runID string) (string, error) {
-	var tc string
-	s.hook("trace", sqliteTraceContext)
-	err := s.d.QueryRow(ctx, sqliteTraceContext, runID).Scan(&tc)
-	if store.IsNoRows(err) {
-		return "", store.ErrRunNotFound
-	}
-	return tc, err
-}
-
 const sqliteLoadJournal = `SELECT seq, step_id, kind, result, created_at FROM _sky_durable_journal WHERE run_id = ? ORDER BY seq`
 
 const sqliteReadSignal = `SELECT payload FROM _sky_durable_signals WHERE run_id = ? AND name = ? AND delivered = FALSE`
@@ -159,7 +147,7 @@ UPDATE _sky_durable_runs
       AND ` + pick + `
     ORDER BY wake_at
     LIMIT 1)
-RETURNING id, workflow, version, input, attempts, last_error,
+RETURNING id, workflow, version, input, attempts, last_error, COALESCE(trace_context, ''),
   (SELECT json_group_array(json_array(j.seq, j.step_id, j.kind, j.result, j.created_at))
      FROM _sky_durable_journal j WHERE j.run_id = _sky_durable_runs.id)`
 }
@@ -194,7 +182,7 @@ func (s *Store) claimWith(ctx context.Context, sql, pick string, now time.Time, 
 	}
 	c := store.Claimed{Now: now}
 	var journal string
-	if err := rs.Scan(&c.ID, &c.Workflow, &c.Version, &c.Input, &c.Attempts, &c.LastError, &journal); err != nil {
+	if err := rs.Scan(&c.ID, &c.Workflow, &c.Version, &c.Input, &c.Attempts, &c.LastError, &c.TraceContext, &journal); err != nil {
 		return store.Claimed{}, false, err
 	}
 	if c.Journal, err = sqliteJournalJSON(journal); err != nil {

@@ -594,26 +594,34 @@ var cases = []struct {
 		}
 	}},
 	{"TraceContextIsKeptWithTheRun", func(f *fixture) {
+		// The claims read it with the run: ClaimRun, and the claim half of
+		// CompleteAndClaim.
 		const tp = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
 		if _, _, err := f.s.InsertRun(f.ctx, store.NewRun{ID: "traced", Workflow: "w", Version: 1, Input: `1`, TraceContext: tp}, T0); err != nil {
 			f.t.Fatal(err)
 		}
-		f.insert("plain", "w", 1, T0)
-		for id, want := range map[string]string{"traced": tp, "plain": ""} {
-			if got, err := f.s.TraceContext(f.ctx, id); err != nil || got != want {
-				f.t.Errorf("TraceContext(%s) = %q, %v; want %q", id, got, err, want)
-			}
-		}
-		if _, err := f.s.TraceContext(f.ctx, "nope"); !errors.Is(err, store.ErrRunNotFound) {
-			f.t.Errorf("TraceContext(nope) = %v, want ErrRunNotFound", err)
+		f.insert("plain", "w", 1, T0.Add(time.Second))
+		if _, _, err := f.s.InsertRun(f.ctx, store.NewRun{ID: "traced2", Workflow: "w", Version: 1, Input: `1`, TraceContext: tp}, T0.Add(2*time.Second)); err != nil {
+			f.t.Fatal(err)
 		}
 		// A second start of the id keeps the first context.
 		f.ok("InsertRun again", func() error {
 			_, _, err := f.s.InsertRun(f.ctx, store.NewRun{ID: "plain", Workflow: "w", Version: 1, Input: `1`, TraceContext: tp}, T0)
 			return err
 		}())
-		if got, _ := f.s.TraceContext(f.ctx, "plain"); got != "" {
-			f.t.Errorf("a repeated start replaced the trace context: %q", got)
+		now := T0.Add(3 * time.Second)
+		if c := f.claim(now, "A", "traced"); c.TraceContext != tp {
+			f.t.Errorf("ClaimRun read trace context %q, want %q", c.TraceContext, tp)
+		}
+		fence := store.Fence{RunID: "traced", Token: "A"}
+		for _, want := range []struct{ id, tc, token string }{{"plain", "", "A1"}, {"traced2", tp, "A2"}} {
+			token := want.token
+			next := store.NextClaim{Names: []string{"w"}, Lease: Lease, Token: token, Worker: "worker-A"}
+			c, ok, done, err := f.s.CompleteAndClaim(f.ctx, fence, nil, `"out"`, now, next)
+			if err != nil || done != nil || !ok || c.ID != want.id || c.TraceContext != want.tc {
+				f.t.Fatalf("CompleteAndClaim = %+v, %v, %v, %v; want run %s claimed with trace context %q", c, ok, done, err, want.id, want.tc)
+			}
+			fence = store.Fence{RunID: c.ID, Token: token}
 		}
 	}},
 	{"SnapshotsAreWriteIfNewer", func(f *fixture) {
