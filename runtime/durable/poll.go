@@ -134,10 +134,14 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 		}
 	}
 	c := newCtx(e, cl, token, journal)
+	c.maxAttempts = policy.MaxAttempts
 	out, bodyErr := runBody(ctx, c, w, cl.Input)
 	suspended, lost := c.state()
 	if broken := c.brokenErr(); bodyErr == nil && broken != nil {
 		bodyErr = broken // the body went on past a step it could not journal
+	}
+	if failed := c.retryErr(); failed != nil {
+		bodyErr = failed // a step failed and is retried, whatever the body made of it
 	}
 	switch {
 	case c.crashedErr() != nil:
@@ -171,7 +175,9 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 	}
 	// The attempt failed after a step whose entry is still pending: write
 	// it first (also when the worker is shutting down), so the retry
-	// replays the step instead of running it again.
+	// replays the step instead of running it again. A pending final
+	// failure is dropped instead: the body did not go on past it.
+	c.dropFailure()
 	if err := c.flush(ctx); err != nil {
 		if IsLeaseLost(err) || IsCrashed(err) {
 			log.Warn("durable lease lost: another worker owns the run now, or it was cancelled; stopping", "step", c.at())
@@ -197,6 +203,10 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 	msg := errText(bodyErr)
 	if se := task.As(bodyErr); se != nil {
 		msg = se.Error()
+	}
+	if IsPermanent(bodyErr) {
+		msg += " (a permanent error: the run is not retried)"
+		return true, e.finish(ctx, log, f, e.store.Fail(ctx, f, msg, 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg, "step", c.at())
 	}
 	return true, e.failAttempt(ctx, log, f, cl, policy, msg, c.at())
 }

@@ -84,6 +84,9 @@ const (
 	KindDeadline EntryKind = "deadline"
 	// KindTimeout records that an AwaitSignalFor timed out (Result null).
 	KindTimeout EntryKind = "timeout"
+	// KindError is a step's final failure, handed to the body (Result is
+	// {"kind":..., "message":..., "details":...}).
+	KindError EntryKind = "error"
 )
 
 // JournalEntry is one journal row: the Seq-th durable operation of a run.
