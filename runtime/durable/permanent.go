@@ -93,8 +93,8 @@ func (r *stepRetry) refusal(runID, id string) *task.Error {
 
 // errorEntry is the journalled form of a step's final failure (KindError).
 type errorEntry struct {
-	Kind    string `json:"kind"`
-	Message string `json:"message"`
+	Kind    string        `json:"kind"`
+	Message string        `json:"message"`
 	Details *errorDetails `json:"details,omitempty"`
 }
 
