@@ -28,7 +28,7 @@ import (
 func init() {
 	register(&command{
 		name:    "durable",
-		usage:   "sky durable ls|show|signal|cancel|retry|compact|replay|stats|ui",
+		usage:   "sky durable ls|show|signal|cancel|retry|release|compact|replay|stats|ui|worker",
 		summary: "inspect and operate durable runs (sky durable help)",
 		run:     runDurable,
 	})
@@ -40,6 +40,7 @@ const durableUsage = `Usage:
   sky durable signal ID NAME JSON
   sky durable cancel ID
   sky durable retry ID
+  sky durable release ID                      (free a running run whose worker is known dead)
   sky durable compact --older-than DURATION   (e.g. 720h, 30d, 90m)
   sky durable replay [--workflow W] FILE      (pre-deploy check: replay unfinished runs against FILE)
   sky durable stats [--json]
@@ -66,6 +67,7 @@ var durableOps = map[string]durableOp{
 	"replay":  {1, "FILE", durableReplay},
 	"stats":   {0, "", durableStats},
 	"ui":      {0, "", durableUI},
+	"release": {1, "ID", durableRelease},
 	"cancel": {1, "ID", func(ctx context.Context, e *durable.Engine, _ *durableFlags, a []string, out io.Writer) error {
 		if err := e.Cancel(ctx, a[0]); err != nil {
 			return err

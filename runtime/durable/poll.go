@@ -79,9 +79,9 @@ func (e *Engine) claim(ctx context.Context, reg registry, policy VersionPolicy, 
 	var ok bool
 	var err error
 	if policy == FailSafe {
-		cl, ok, err = e.store.ClaimRun(ctx, reg.names, e.now(), e.lease, token, e.worker)
+		cl, ok, err = e.store.ClaimRun(ctx, reg.names, e.now(), e.heldLease(), token, e.worker)
 	} else {
-		cl, ok, err = e.store.ClaimPinned(ctx, reg.keys, e.now(), e.lease, token, e.worker)
+		cl, ok, err = e.store.ClaimPinned(ctx, reg.keys, e.now(), e.heldLease(), token, e.worker)
 	}
 	e.tel.claimed(ctx, began, ok)
 	return cl, ok, err
@@ -135,7 +135,9 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 	}
 	c := newCtx(e, cl, token, journal)
 	c.maxAttempts = policy.MaxAttempts
+	stopBeat := e.beat(ctx, c)
 	out, bodyErr := runBody(ctx, c, w, cl.Input)
+	stopBeat()
 	suspended, lost := c.state()
 	if broken := c.brokenErr(); bodyErr == nil && broken != nil {
 		bodyErr = broken // the body went on past a step it could not journal
@@ -214,7 +216,7 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 // completeAndClaim completes c's run and claims the next one into ch.
 func (e *Engine) completeAndClaim(ctx context.Context, log *slog.Logger, c *Ctx, f store.Fence, last *JournalEntry, out string,
 	reg registry, versions VersionPolicy, ch *chain) error {
-	next := store.NextClaim{Names: reg.names, Keys: reg.keys, Pinned: versions != FailSafe, Lease: e.lease, Token: e.newToken(), Worker: e.worker}
+	next := store.NextClaim{Names: reg.names, Keys: reg.keys, Pinned: versions != FailSafe, Lease: e.heldLease(), Token: e.newToken(), Worker: e.worker}
 	cl, ok, done, err := e.store.CompleteAndClaim(ctx, f, last, out, e.now(), next)
 	if err != nil {
 		return err
