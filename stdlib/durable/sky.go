@@ -302,6 +302,7 @@ func KernelsWith(opts durable.Options) map[string]value.Kernel {
 	}
 	ks = append(ks, SnapshotKernels()...)
 	ks = append(ks, PermanentKernels()...)
+	ks = append(ks, b.workerKernels()...)
 	ks = append(ks, TestKernels()...)
 	out := make(map[string]value.Kernel, len(ks))
 	for _, k := range ks {
