@@ -22,6 +22,9 @@ func durableWorker(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 	if f.concurrency <= 0 {
 		return task.Errorf(task.InvalidInput, "--concurrency %d: a worker advances at least one run at a time; hint: --concurrency 4", f.concurrency)
 	}
+	if f.tick <= 0 || f.stopTimeout <= 0 {
+		return task.Errorf(task.InvalidInput, "--tick %s --stop-timeout %s: both must be positive durations; hint: --tick 1s --stop-timeout 10s", f.tick, f.stopTimeout)
+	}
 	cfg, err := project.Load(".")
 	if err != nil {
 		return err
