@@ -59,6 +59,10 @@ func TestCompensationReplaysTheFailurePath(t *testing.T) {
 			h.start(def, "p1", "x")
 			h.drain(h.e, def.Erase())
 			h.wantStatus("p1", StatusWaiting) // at the sleep, after the refund
+			// The pre-deploy check replays the journalled failure too.
+			if rep, err := h.e.ReplayUnfinished(h.ctx, []Workflow{def.Erase()}, ""); err != nil || rep.Replayed != 1 || len(rep.Diverged) != 0 {
+				t.Errorf("ReplayUnfinished = %+v, %v; want the run replayed without divergence", rep, err)
+			}
 			h.clock.Advance(2 * time.Second)
 			h.drain(h.e, def.Erase()) // replays debit, the credit failure and refund
 			r, j := h.describe("p1")
