@@ -63,6 +63,15 @@ func TestExamples(t *testing.T) {
 			"run onboard-ada is done",
 			"mails sent: 2",
 		}},
+		{"transfer", []string{
+			"transfer: starting run t-1 (alice sends 40 to bob)",
+			"  step debit: -40 on alice",
+			"  step credit: 40 on bob",
+			"  step refund: calling the bank",
+			`run t-1: done, "refunded 40 to alice (Conflict: account bob is closed)"`,
+			"alice: 100",
+			"alice's ledger rows: 2",
+		}},
 		{"approval", []string{
 			"manager: approves req-1",
 			"  nobody answered req-2: escalating",

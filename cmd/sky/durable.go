@@ -29,7 +29,7 @@ import (
 func init() {
 	register(&command{
 		name:    "durable",
-		usage:   "sky durable ls|show|signal|cancel|retry|compact|replay|stats|ui",
+		usage:   "sky durable ls|show|signal|cancel|retry|release|compact|replay|stats|ui|worker",
 		summary: "inspect and operate durable runs (sky durable help)",
 		run:     runDurable,
 	})
@@ -41,9 +41,12 @@ const durableUsage = `Usage:
   sky durable signal ID NAME JSON
   sky durable cancel ID
   sky durable retry ID
+  sky durable release ID                      (free a running run whose worker is known dead)
   sky durable compact --older-than DURATION   (e.g. 720h, 30d, 90m)
   sky durable replay [--workflow W] FILE      (pre-deploy check: replay unfinished runs against FILE)
   sky durable stats [--json]
+  sky durable worker [--concurrency N] [--tick 1s] [--stop-timeout 10s] FILE
+                                              (run the workflows FILE defines until SIGTERM)
   sky durable ui [--addr 127.0.0.1:8080] [--token T] [--read-only]
 
 Every subcommand takes --db DSN (a postgres:// URL or a SQLite file path);
@@ -67,6 +70,8 @@ var durableOps = map[string]durableOp{
 	"replay":  {1, "FILE", durableReplay},
 	"stats":   {0, "", durableStats},
 	"ui":      {0, "", durableUI},
+	"release": {1, "ID", durableRelease},
+	"worker":  {1, "FILE", durableWorker},
 	"cancel": {1, "ID", func(ctx context.Context, e *durable.Engine, _ *durableFlags, a []string, out io.Writer) error {
 		if err := e.Cancel(ctx, a[0]); err != nil {
 			return err
@@ -94,6 +99,9 @@ type durableFlags struct {
 	addr      string
 	token     string
 	readOnly  bool
+	// worker: its WorkerOptions.
+	concurrency       int
+	tick, stopTimeout time.Duration
 	// warn receives notes that are not errors (stderr).
 	warn io.Writer
 }
@@ -131,6 +139,11 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	}
 	if args[0] == "ls" || args[0] == "show" || args[0] == "stats" {
 		fs.BoolVar(&f.json, "json", false, "print JSON for scripts")
+	}
+	if args[0] == "worker" {
+		fs.IntVar(&f.concurrency, "concurrency", durable.DefaultWorkerConcurrency, "runs advanced at once")
+		fs.DurationVar(&f.tick, "tick", durable.DefaultWorkerTick, "how often an idle worker polls")
+		fs.DurationVar(&f.stopTimeout, "stop-timeout", durable.DefaultStopTimeout, "how long runs in flight may go on after SIGTERM")
 	}
 	if args[0] == "compact" {
 		fs.StringVar(&f.olderThan, "older-than", "", "compact runs finished longer ago than this (720h, 30d)")

@@ -46,6 +46,9 @@ func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, now 
 	if !r.ClaimedAt.IsZero() && r.ClaimedBy != "" {
 		field("lease", fmt.Sprintf("held by %s since %s", r.ClaimedBy, view.Stamp(r.ClaimedAt)))
 	}
+	if r.Status == durable.StatusRunning {
+		field("expires", leaseExpiry(r, now))
+	}
 	field("created", view.Stamp(r.CreatedAt))
 	field("updated", view.Stamp(r.UpdatedAt))
 	if !r.CompactedAt.IsZero() {
@@ -98,6 +101,17 @@ type runOut struct {
 	CreatedAt     time.Time       `json:"created_at"`
 	UpdatedAt     time.Time       `json:"updated_at"`
 	CompactedAt   *time.Time      `json:"compacted_at"`
+	// LeaseExpiresAt is when a running run's lease ends (its wake_at).
+	LeaseExpiresAt *time.Time `json:"lease_expires_at"`
+}
+
+// leaseExpiry says when a running run's lease ends (its WakeAt, which the
+// worker's heartbeat keeps moving) and what to do once it has.
+func leaseExpiry(r durable.Run, now time.Time) string {
+	if !r.WakeAt.After(now) {
+		return view.Stamp(r.WakeAt) + " (ended " + view.Short(now.Sub(r.WakeAt)) + " ago): its worker stopped renewing it, so any worker may take the run over; `sky durable release " + r.ID + "` frees it now"
+	}
+	return view.Stamp(r.WakeAt) + " (in " + view.Short(r.WakeAt.Sub(now)) + "): renewed by its worker's heartbeat while it lives"
 }
 
 func runJSON(r durable.Run) runOut {
@@ -112,6 +126,9 @@ func runJSON(r durable.Run) runOut {
 	}
 	if !r.CompactedAt.IsZero() {
 		o.CompactedAt = &r.CompactedAt
+	}
+	if r.Status == durable.StatusRunning && !r.WakeAt.IsZero() {
+		o.LeaseExpiresAt = &r.WakeAt
 	}
 	return o
 }

@@ -17,6 +17,7 @@ import (
 //
 //	pgdb                  point DATABASE_URL at a fresh PostgreSQL database (dropped after the tests)
 //	waitstep DSN RUN STEP wait (up to 60 s) until RUN's journal holds STEP
+//	waitstatus DSN RUN S  wait (up to 60 s) until RUN's status is S (script_worker_test.go)
 //
 // waitstep lets a script kill a background `sky run` at a known point: right
 // after a step's result has been committed.
@@ -29,6 +30,7 @@ func scriptCommands(t *testing.T) map[string]func(ts *testscript.TestScript, neg
 			}
 			ts.Setenv("DATABASE_URL", dbtest.URL(t, "script"))
 		},
+		"waitstatus": waitStatus,
 		"waitstep": func(ts *testscript.TestScript, neg bool, args []string) {
 			if neg || len(args) != 3 {
 				ts.Fatalf("usage: waitstep DSN RUN STEP")

@@ -118,8 +118,12 @@ func TestGuarantee13BadInput(t *testing.T) {
 				t.Fatal(err)
 			}
 			h.drain(small, bloat.Erase())
-			r := h.wantStatus("fat-step", StatusFailed)
-			wantContains(t, r.LastError, `step "fat"`, `"fat-step"`, "cap of 64")
+			// InvalidInput is permanent: dead on the first attempt.
+			r := h.wantStatus("fat-step", StatusDead)
+			wantContains(t, r.LastError, `step "fat"`, `"fat-step"`, "cap of 64", "permanent")
+			if r.Attempts != 1 {
+				t.Errorf("attempts %d, want 1 (a permanent error is not retried)", r.Attempts)
+			}
 		})
 
 		t.Run("a signal payload of the wrong shape fails the attempt and is not consumed", func(t *testing.T) {

@@ -217,9 +217,11 @@ func TestGuarantee07LeaseReclaimedAfterExpiry(t *testing.T) {
 func TestGuarantee07ProgressRenewsTheLease(t *testing.T) {
 	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
 		h := newHarness(t, d)
+		// Heartbeats off: journalled steps alone must keep the lease
+		// (heartbeat_test.go covers the heartbeat).
 		lease := 10 * time.Minute
-		a := h.engine("A2", func(o *Options) { o.Lease = lease })
-		b := h.engine("B", func(o *Options) { o.Lease = lease })
+		a := h.engine("A2", func(o *Options) { o.Lease, o.Heartbeat = lease, -1 })
+		b := h.engine("B", func(o *Options) { o.Lease, o.Heartbeat = lease, -1 })
 		var wf Workflow
 		stolen := 0
 		slowStep := func(c *Ctx, id string) task.Task[string] {

@@ -30,6 +30,9 @@ const (
 	crashEnvOffsetMs = "SKY_CRASH_OFFSET_MS" // the child's clock is the system clock plus this
 	crashEnvEffects  = "SKY_CRASH_EFFECTS"   // file the plain step appends its idempotency key to
 	crashEnvAttempts = "SKY_CRASH_ATTEMPTS"  // the workflow's MaxAttempts
+	// crashEnvHeartbeat, when not empty, is the worker's heartbeat (a Go
+	// duration); the worker then has the default Lease.
+	crashEnvHeartbeat = "SKY_CRASH_HEARTBEAT"
 )
 
 // The pause points of the crash workflow.
@@ -138,7 +141,14 @@ func TestCrashChildProcess(t *testing.T) {
 		os.Exit(3)
 	}
 	clock := func() time.Time { return time.Now().Add(time.Duration(offset) * time.Millisecond) }
-	e := durable.New(d, durable.Options{Clock: clock, Lease: crashLease, WorkerID: "child-" + strconv.Itoa(os.Getpid())})
+	opts := durable.Options{Clock: clock, Lease: crashLease, WorkerID: "child-" + strconv.Itoa(os.Getpid())}
+	if hb := os.Getenv(crashEnvHeartbeat); hb != "" {
+		if opts.Heartbeat, err = time.ParseDuration(hb); err != nil {
+			t.Fatalf("%s: %v", crashEnvHeartbeat, err)
+		}
+		opts.Lease = durable.DefaultLease
+	}
+	e := durable.New(d, opts)
 	wf := crashWorkflow(os.Getenv(crashEnvEffects), attempts, pause).Erase()
 	worked, err := e.Poll(ctx, []durable.Workflow{wf})
 	say("POLLED worked=%v err=%v", worked, err)

@@ -36,11 +36,14 @@ type crashSetup struct {
 	d           *db.DB
 	e           *durable.Engine
 	children    int // children started so far; each runs 2 leases later
+	// heartbeat, when set, gives the children the default Lease, this
+	// heartbeat and the real clock (heartbeat_test.go).
+	heartbeat time.Duration
 }
 
 // newCrashSetup creates a fresh database of driver with the durable tables,
 // the crash_orders user table and one started run "order-7" (input "book").
-func newCrashSetup(t *testing.T, driver string, attempts int) *crashSetup {
+func newCrashSetup(t testing.TB, driver string, attempts int) *crashSetup {
 	t.Helper()
 	ctx := context.Background()
 	s := &crashSetup{driver: driver, dsn: dbtest.URL(t, driver), attempts: attempts,
@@ -73,9 +76,12 @@ type crashChild struct {
 }
 
 // child starts the next child, pausing at pauseAt ("" = run through).
-func (s *crashSetup) child(t *testing.T, pauseAt string) *crashChild {
+func (s *crashSetup) child(t testing.TB, pauseAt string) *crashChild {
 	t.Helper()
 	offset := time.Duration(s.children) * 2 * crashLease
+	if s.heartbeat > 0 {
+		offset = 0
+	}
 	s.children++
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChildProcess$", "-test.count=1", "-test.timeout=5m")
 	cmd.Env = append(os.Environ(),
@@ -86,6 +92,7 @@ func (s *crashSetup) child(t *testing.T, pauseAt string) *crashChild {
 		crashEnvOffsetMs+"="+strconv.FormatInt(offset.Milliseconds(), 10),
 		crashEnvEffects+"="+s.effects,
 		crashEnvAttempts+"="+strconv.Itoa(s.attempts),
+		crashEnvHeartbeat+"="+heartbeatEnv(s.heartbeat),
 	)
 	c := &crashChild{cmd: cmd, lines: make(chan string, 64)}
 	var err error
@@ -118,7 +125,7 @@ func (s *crashSetup) child(t *testing.T, pauseAt string) *crashChild {
 
 // await waits for the child's line starting with crashChildPrefix+want and
 // returns the rest of it; it fails if the child exits first.
-func (c *crashChild) await(t *testing.T, want string) string {
+func (c *crashChild) await(t testing.TB, want string) string {
 	t.Helper()
 	deadline := time.After(childDeadline)
 	for {
@@ -138,7 +145,7 @@ func (c *crashChild) await(t *testing.T, want string) string {
 }
 
 // kill sends SIGKILL and reaps the child.
-func (c *crashChild) kill(t *testing.T) {
+func (c *crashChild) kill(t testing.TB) {
 	t.Helper()
 	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatalf("kill child: %v", err)
@@ -150,7 +157,7 @@ func (c *crashChild) kill(t *testing.T) {
 }
 
 // finish waits for the child to exit successfully.
-func (c *crashChild) finish(t *testing.T) {
+func (c *crashChild) finish(t testing.TB) {
 	t.Helper()
 	for line := range c.lines {
 		c.out.WriteString(line + "\n")
@@ -161,7 +168,7 @@ func (c *crashChild) finish(t *testing.T) {
 }
 
 // crashAt runs a child to pauseAt and kills it there.
-func (s *crashSetup) crashAt(t *testing.T, pauseAt string) {
+func (s *crashSetup) crashAt(t testing.TB, pauseAt string) {
 	t.Helper()
 	c := s.child(t, pauseAt)
 	c.await(t, "READY "+pauseAt)
@@ -169,7 +176,7 @@ func (s *crashSetup) crashAt(t *testing.T, pauseAt string) {
 }
 
 // effectKeys reads the idempotency keys the plain step sent out.
-func (s *crashSetup) effectKeys(t *testing.T) []string {
+func (s *crashSetup) effectKeys(t testing.TB) []string {
 	t.Helper()
 	b, err := os.ReadFile(s.effects)
 	if err != nil {
@@ -178,7 +185,7 @@ func (s *crashSetup) effectKeys(t *testing.T) []string {
 	return strings.Fields(string(b))
 }
 
-func (s *crashSetup) describe(t *testing.T) (durable.Run, []durable.JournalEntry) {
+func (s *crashSetup) describe(t testing.TB) (durable.Run, []durable.JournalEntry) {
 	t.Helper()
 	r, j, err := s.e.Describe(context.Background(), "order-7")
 	if err != nil {

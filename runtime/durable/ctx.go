@@ -52,6 +52,15 @@ type Ctx struct {
 	// the body already used the step's value, so no durable operation may
 	// follow (its journal position would be the step's).
 	broken error
+	// maxAttempts is the run's attempt limit: a step failing on the last
+	// attempt fails finally (stepFailed).
+	maxAttempts int
+	// retrying is the step failure that ends this attempt (the run is
+	// retried): no durable operation may follow it.
+	retrying *stepRetry
+	// pendingFailure says pending is a step's final failure, journalled
+	// only if the body goes on durably or completes (permanent.go).
+	pendingFailure bool
 	// crashed is set once Options.OnBoundary stopped the worker (boundary.go).
 	crashed *task.Error
 }
@@ -125,6 +134,9 @@ func (c *Ctx) check(id string, kinds []EntryKind) (*JournalEntry, error) {
 	}
 	if c.broken != nil {
 		return nil, c.broken
+	}
+	if c.retrying != nil {
+		return nil, c.retrying.refusal(c.f.RunID, id)
 	}
 	if id == "" {
 		return nil, task.Errorf(task.InvalidInput,
@@ -229,7 +241,30 @@ func (c *Ctx) takePending() *JournalEntry {
 	defer c.mu.Unlock()
 	p := c.pending
 	c.pending = nil
+	c.pendingFailure = false
 	return p
+}
+
+// dropFailure discards a pending final failure: the body failed without
+// going on past it, so nothing depends on it and a retry runs the step
+// again.
+func (c *Ctx) dropFailure() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pendingFailure {
+		c.pending = nil
+		c.pendingFailure = false
+	}
+}
+
+// retryErr is the step failure that ends this attempt, or nil.
+func (c *Ctx) retryErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.retrying == nil {
+		return nil
+	}
+	return c.retrying.err
 }
 
 // flush writes the pending entry, if any, even when ctx is cancelled (the

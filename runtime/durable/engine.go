@@ -39,6 +39,13 @@ type Options struct {
 	// Lease is how long a claimed run stays exclusive; each journalled
 	// step renews it. Default DefaultLease.
 	Lease time.Duration
+	// Heartbeat is the short lease a worker holds a claimed run by and
+	// renews (every third of it) until the attempt ends, so a killed
+	// worker's run is claimable again this long after its last beat, and
+	// a step longer than Lease is never taken over. Lease bounds it.
+	// Default DefaultHeartbeat; negative turns heartbeats off (a claim
+	// then holds the whole Lease, renewed only by journalled steps).
+	Heartbeat time.Duration
 	// MaxPayloadBytes caps every stored JSON text. Default
 	// DefaultMaxPayloadBytes.
 	MaxPayloadBytes int
@@ -74,13 +81,15 @@ type Options struct {
 // all work happens inside calls (Poll advances one run). An Engine is safe
 // for concurrent use; run several (in one process or many) for scale.
 type Engine struct {
-	db       *db.DB
-	store    store.Store
-	clock    func() time.Time
-	lease    time.Duration
-	maxBytes int
-	log      *slog.Logger
-	worker   string
+	db    *db.DB
+	store store.Store
+	clock func() time.Time
+	lease time.Duration
+	// heartbeat is Options.Heartbeat (heartbeat.go); 0 means off.
+	heartbeat time.Duration
+	maxBytes  int
+	log       *slog.Logger
+	worker    string
 	// onBoundary is Options.OnBoundary (boundary.go).
 	onBoundary func(Point) error
 
@@ -93,14 +102,15 @@ type Engine struct {
 // New makes an Engine over d. Call Setup once before use.
 func New(d *db.DB, opts Options) *Engine {
 	e := &Engine{
-		db:       d,
-		store:    newStore(d, opts.OnStatement),
-		clock:    opts.Clock,
-		lease:    opts.Lease,
-		maxBytes: opts.MaxPayloadBytes,
-		log:      opts.Logger,
-		worker:   opts.WorkerID,
-		rand:     opts.Rand,
+		db:        d,
+		store:     newStore(d, opts.OnStatement),
+		clock:     opts.Clock,
+		lease:     opts.Lease,
+		heartbeat: opts.Heartbeat,
+		maxBytes:  opts.MaxPayloadBytes,
+		log:       opts.Logger,
+		worker:    opts.WorkerID,
+		rand:      opts.Rand,
 
 		onBoundary: opts.OnBoundary,
 	}
@@ -109,6 +119,12 @@ func New(d *db.DB, opts Options) *Engine {
 	}
 	if e.lease <= 0 {
 		e.lease = DefaultLease
+	}
+	switch {
+	case e.heartbeat == 0:
+		e.heartbeat = DefaultHeartbeat
+	case e.heartbeat < 0:
+		e.heartbeat = 0
 	}
 	if e.maxBytes <= 0 {
 		e.maxBytes = DefaultMaxPayloadBytes

@@ -58,9 +58,10 @@ const StatsWindow = 60
 // Stats reads the figures of the dashboard's overview and `sky durable
 // stats`: runs per workflow and status, runs started and finished in each of
 // the last StatsWindow minutes, the run due longest, and the running runs
-// whose lease (this engine's Lease) ended without renewal.
+// whose lease (this engine's held lease, see Options.Heartbeat) ended
+// without renewal.
 func (e *Engine) Stats(ctx context.Context) (Stats, error) {
-	return e.store.Stats(ctx, e.now(), StatsWindow, e.lease)
+	return e.store.Stats(ctx, e.now(), StatsWindow, e.heldLease())
 }
 
 // DefaultCompactBatch is how many runs one compaction transaction handles.

@@ -90,7 +90,7 @@ func TestCompactOlderThan(t *testing.T) {
 		h.clock.Advance(48 * time.Hour)
 		h.start(w, "recent", "ok")
 		h.signal("recent", "go", `"!"`)
-		h.drain(h.engine("patient", func(o *Options) { o.Lease = 100 * time.Hour }), defs...)
+		h.drain(h.engine("patient", func(o *Options) { o.Lease, o.Heartbeat = 100*time.Hour, -1 }), defs...)
 		h.wantStatus("recent", StatusDone)
 
 		before := map[string]int{}

@@ -79,9 +79,9 @@ func (e *Engine) claim(ctx context.Context, reg registry, policy VersionPolicy, 
 	var ok bool
 	var err error
 	if policy == FailSafe {
-		cl, ok, err = e.store.ClaimRun(ctx, reg.names, e.now(), e.lease, token, e.worker)
+		cl, ok, err = e.store.ClaimRun(ctx, reg.names, e.now(), e.heldLease(), token, e.worker)
 	} else {
-		cl, ok, err = e.store.ClaimPinned(ctx, reg.keys, e.now(), e.lease, token, e.worker)
+		cl, ok, err = e.store.ClaimPinned(ctx, reg.keys, e.now(), e.heldLease(), token, e.worker)
 	}
 	e.tel.claimed(ctx, began, ok)
 	return cl, ok, err
@@ -134,10 +134,16 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 		}
 	}
 	c := newCtx(e, cl, token, journal)
+	c.maxAttempts = policy.MaxAttempts
+	stopBeat := e.beat(ctx, c)
 	out, bodyErr := runBody(ctx, c, w, cl.Input)
+	stopBeat()
 	suspended, lost := c.state()
 	if broken := c.brokenErr(); bodyErr == nil && broken != nil {
 		bodyErr = broken // the body went on past a step it could not journal
+	}
+	if failed := c.retryErr(); failed != nil {
+		bodyErr = failed // a step failed and is retried, whatever the body made of it
 	}
 	switch {
 	case c.crashedErr() != nil:
@@ -171,7 +177,9 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 	}
 	// The attempt failed after a step whose entry is still pending: write
 	// it first (also when the worker is shutting down), so the retry
-	// replays the step instead of running it again.
+	// replays the step instead of running it again. A pending final
+	// failure is dropped instead: the body did not go on past it.
+	c.dropFailure()
 	if err := c.flush(ctx); err != nil {
 		if IsLeaseLost(err) || IsCrashed(err) {
 			log.Warn("durable lease lost: another worker owns the run now, or it was cancelled; stopping", "step", c.at())
@@ -198,13 +206,17 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 	if se := task.As(bodyErr); se != nil {
 		msg = se.Error()
 	}
+	if IsPermanent(bodyErr) {
+		msg += " (a permanent error: the run is not retried)"
+		return true, e.finish(ctx, log, f, e.store.Fail(ctx, f, msg, 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg, "step", c.at())
+	}
 	return true, e.failAttempt(ctx, log, f, cl, policy, msg, c.at())
 }
 
 // completeAndClaim completes c's run and claims the next one into ch.
 func (e *Engine) completeAndClaim(ctx context.Context, log *slog.Logger, c *Ctx, f store.Fence, last *JournalEntry, out string,
 	reg registry, versions VersionPolicy, ch *chain) error {
-	next := store.NextClaim{Names: reg.names, Keys: reg.keys, Pinned: versions != FailSafe, Lease: e.lease, Token: e.newToken(), Worker: e.worker}
+	next := store.NextClaim{Names: reg.names, Keys: reg.keys, Pinned: versions != FailSafe, Lease: e.heldLease(), Token: e.newToken(), Worker: e.worker}
 	cl, ok, done, err := e.store.CompleteAndClaim(ctx, f, last, out, e.now(), next)
 	if err != nil {
 		return err

@@ -16,7 +16,11 @@ import (
 // Step marks an effect boundary (Sky's Durable.step). The first time the run
 // reaches it, t runs and its result is journalled (encoded with cd); on every
 // later replay, in any worker, the journalled value is returned and t does
-// not run. A failure of t journals nothing (the run retries the step).
+// not run. A failure of t is retried (the attempt ends and the run re-runs
+// from the top) until it is final: permanent (IsPermanent) or on the last
+// attempt. A final failure is handed to the body and journalled as the
+// step's outcome when the body goes on past it (stepFailed), so a body that
+// compensates replays the same path.
 //
 // Statements t makes on c.DB() with the context it is run with join one
 // lazily begun transaction, which commits together with the journal row: a
@@ -31,12 +35,12 @@ import (
 func Step[A any](c *Ctx, cd codec.Codec[A], stepID string, t task.Task[A]) task.Task[A] {
 	return task.From(func(ctx context.Context) (A, error) {
 		var zero A
-		prev, err := c.enter(ctx, stepID, KindStep)
+		prev, err := c.enter(ctx, stepID, KindStep, KindError)
 		if err != nil {
 			return zero, err
 		}
 		if prev != nil {
-			return replay(c, cd, *prev)
+			return replayStep(c, cd, *prev)
 		}
 		defer c.finish()
 		ctx, span := c.e.tel.step(ctx, c, stepID)
@@ -57,7 +61,7 @@ func freshStep[A any](ctx context.Context, c *Ctx, cd codec.Codec[A], stepID str
 	a, err := task.Run(stepCtx, t)
 	if err != nil {
 		rollback(ctx, lazy)
-		return zero, err
+		return zero, stepFailed(ctx, c, stepID, err)
 	}
 	e, err := encodeEntry(c, cd, stepID, KindStep, a)
 	if err != nil {
@@ -103,12 +107,12 @@ func StepValue[A any](c *Ctx, cd codec.Codec[A], stepID string, f func() A) task
 func Transaction[A any](c *Ctx, cd codec.Codec[A], stepID string, fn func(ctx context.Context, tx *db.DB) (A, error)) task.Task[A] {
 	return task.From(func(ctx context.Context) (A, error) {
 		var zero A
-		prev, err := c.enter(ctx, stepID, KindStep)
+		prev, err := c.enter(ctx, stepID, KindStep, KindError)
 		if err != nil {
 			return zero, err
 		}
 		if prev != nil {
-			return replay(c, cd, *prev)
+			return replayStep(c, cd, *prev)
 		}
 		defer c.finish()
 		if err := c.cross(BeforeEffect, JournalEntry{StepID: stepID, Kind: KindStep}, true); err != nil {
@@ -116,11 +120,13 @@ func Transaction[A any](c *Ctx, cd codec.Codec[A], stepID string, fn func(ctx co
 		}
 		var a A
 		var e JournalEntry
+		var fnErr error
 		ctx, span := c.e.tel.step(ctx, c, stepID)
 		err = c.e.db.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 			var err error
 			a, err = fn(ctx, tx)
 			if err != nil {
+				fnErr = err
 				return err
 			}
 			if e, err = encodeEntry(c, cd, stepID, KindStep, a); err != nil {
@@ -132,12 +138,25 @@ func Transaction[A any](c *Ctx, cd codec.Codec[A], stepID string, fn func(ctx co
 			return c.cross(BeforeCommit, e, true)
 		})
 		span.end(ctx, err)
+		if fnErr != nil {
+			return zero, stepFailed(ctx, c, stepID, fnErr)
+		}
 		if err != nil {
 			return zero, err
 		}
 		c.advance(e)
 		return a, c.cross(AfterCommit, e, true)
 	})
+}
+
+// replayStep returns a step's journalled outcome: its result, or the final
+// failure it journalled (an error entry).
+func replayStep[A any](c *Ctx, cd codec.Codec[A], e JournalEntry) (A, error) {
+	if e.Kind == KindError {
+		var zero A
+		return zero, replayFailure(c, e)
+	}
+	return replay(c, cd, e)
 }
 
 // replay decodes a journalled result.

@@ -50,6 +50,7 @@ const (
 	KindSignal   = store.KindSignal
 	KindDeadline = store.KindDeadline
 	KindTimeout  = store.KindTimeout
+	KindError    = store.KindError
 )
 
 // LeaseLostTag is the Custom detail text of the error a Ctx returns once the

@@ -105,7 +105,10 @@ func Kernels() map[string]value.Kernel { return KernelsWith(OptionsFromEnv(os.Ge
 // OptionsFromEnv is the engine configuration `sky` programs get from their
 // environment: lifecycle logs (see LoggerFromEnv); SKY_DURABLE_LEASE, the
 // lease of a claimed run as a Go duration ("30m" by default; crash demos and
-// tests shorten it so a peer reclaims a killed worker's run sooner); and
+// tests shorten it so a peer reclaims a killed worker's run sooner);
+// SKY_DURABLE_HEARTBEAT, the short lease a worker renews while it holds a
+// run ("15s" by default, "off" for none: a killed worker's run is then
+// reclaimed after the whole lease); and
 // SKY_DURABLE_MAX_PAYLOAD_BYTES, the cap on every stored JSON text (1 MiB by
 // default). A malformed value is reported on warn and the default kept.
 func OptionsFromEnv(getenv func(string) string) durable.Options {
@@ -120,6 +123,17 @@ func optionsFromEnv(getenv func(string) string, warn io.Writer) durable.Options 
 			fmt.Fprintf(warn, "sky: SKY_DURABLE_LEASE=%q is not a positive duration (e.g. 30s, 5m); using the default %s\n", v, durable.DefaultLease)
 		} else {
 			opts.Lease = lease
+		}
+	}
+	if v := getenv("SKY_DURABLE_HEARTBEAT"); v != "" {
+		hb, err := time.ParseDuration(v)
+		switch {
+		case v == "off":
+			opts.Heartbeat = -1
+		case err != nil || hb <= 0:
+			fmt.Fprintf(warn, "sky: SKY_DURABLE_HEARTBEAT=%q is not a positive duration (e.g. 5s) or off; using the default %s\n", v, durable.DefaultHeartbeat)
+		default:
+			opts.Heartbeat = hb
 		}
 	}
 	if v := getenv("SKY_DURABLE_MAX_PAYLOAD_BYTES"); v != "" {
@@ -287,6 +301,8 @@ func KernelsWith(opts durable.Options) map[string]value.Kernel {
 		})},
 	}
 	ks = append(ks, SnapshotKernels()...)
+	ks = append(ks, PermanentKernels()...)
+	ks = append(ks, b.workerKernels()...)
 	ks = append(ks, TestKernels()...)
 	out := make(map[string]value.Kernel, len(ks))
 	for _, k := range ks {

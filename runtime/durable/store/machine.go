@@ -12,7 +12,7 @@ const (
 	OpComplete Op = "complete" // Complete, CompleteAndClaim
 	OpFail     Op = "fail"     // Fail (not dead)
 	OpDie      Op = "die"      // Fail (dead)
-	OpRelease  Op = "release"  // Release
+	OpRelease  Op = "release"  // Release, ReleaseRun
 	OpRetry    Op = "retry"    // RetryRun
 	OpWake     Op = "wake"     // WakeRun, PutSignal on a parked run
 	OpCancel   Op = "cancel"   // CancelRun

@@ -11,7 +11,7 @@ import (
 // Machine (machine.go), the statuses themselves are enforced by a CHECK
 // constraint in both stores:
 //
-//	waiting ──claim──▶ running ──▶ waiting (suspended) | done | failed | dead
+//	waiting ──claim──▶ running ──▶ waiting (suspended, released) | done | failed | dead
 //	failed  ──claim──▶ running          (a retry after backoff)
 //	dead    ──Retry──▶ waiting          (manual retry, journal kept)
 //	any unfinished ──Cancel──▶ cancelled
@@ -30,7 +30,9 @@ const (
 	// StatusFailed is a run whose last attempt failed; it is claimable
 	// again at WakeAt (after backoff).
 	StatusFailed Status = "failed"
-	// StatusDead is a run that used up its attempts; LastError says why.
+	// StatusDead is a run no worker retries: it used up its attempts, or
+	// failed with a permanent error (a non-determinism error, say);
+	// LastError says why. Retry makes it due again.
 	StatusDead Status = "dead"
 	// StatusCancelled is a run stopped by Cancel.
 	StatusCancelled Status = "cancelled"
@@ -84,6 +86,9 @@ const (
 	KindDeadline EntryKind = "deadline"
 	// KindTimeout records that an AwaitSignalFor timed out (Result null).
 	KindTimeout EntryKind = "timeout"
+	// KindError is a step's final failure, handed to the body (Result is
+	// {"kind":..., "message":..., "details":...}).
+	KindError EntryKind = "error"
 )
 
 // JournalEntry is one journal row: the Seq-th durable operation of a run.

@@ -59,6 +59,13 @@ type Store interface {
 	// had before the claim (failed when its last attempt failed, else
 	// waiting).
 	Release(ctx context.Context, f Fence, now time.Time) error
+	// RenewLease is a worker's heartbeat: it moves the end of its lease on
+	// the run (wake_at) to now + lease, fenced by the token.
+	RenewLease(ctx context.Context, f Fence, lease time.Duration, now time.Time) error
+	// ReleaseRun frees a running run whatever its lease token (its worker
+	// is known dead): due at once, in the status Release gives, the
+	// attempt still counted; false when the run is not running.
+	ReleaseRun(ctx context.Context, runID string, now time.Time) (bool, error)
 	// PutSignal stores a signal (replacing an undelivered one of the same
 	// name, ignoring a delivered one) and wakes the run if it waits for it.
 	PutSignal(ctx context.Context, runID, name, payload string, now time.Time) (stored bool, err error)

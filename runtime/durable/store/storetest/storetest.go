@@ -153,10 +153,13 @@ func (f *fixture) ok(what string, err error) {
 	}
 }
 
-var cases = []struct {
+// storeCase is one case of the suite.
+type storeCase struct {
 	name string
 	run  func(f *fixture)
-}{
+}
+
+var cases = []storeCase{
 	{"InsertIsIdempotent", func(f *fixture) {
 		f.insert("r", "w", 1, T0)
 		inserted, existing, err := f.s.InsertRun(f.ctx, store.NewRun{ID: "r", Workflow: "other", Version: 1, Input: `1`}, T0.Add(time.Second))

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"skydurable/runtime/durable"
+	"skydurable/runtime/task"
+	skydurable "skydurable/stdlib/durable"
+)
+
+// durableWorker is `sky durable worker FILE`: load the program FILE, take
+// every workflow its top-level values define (WorkflowDef or
+// RegisteredWorkflow), and run a worker for them (Engine.Work) until SIGTERM
+// or Ctrl-C, which stop it gracefully. The engine takes the environment's
+// settings as `sky run` does (SKY_DURABLE_LEASE, SKY_DURABLE_HEARTBEAT,
+// SKY_DURABLE_LOG, NOTIFY hints).
+func durableWorker(ctx context.Context, e *durable.Engine, f *durableFlags, a []string, out io.Writer) error {
+	if f.concurrency <= 0 {
+		return task.Errorf(task.InvalidInput, "--concurrency %d: a worker advances at least one run at a time; hint: --concurrency 4", f.concurrency)
+	}
+	if f.tick <= 0 || f.stopTimeout <= 0 {
+		return task.Errorf(task.InvalidInput, "--tick %s --stop-timeout %s: both must be positive durations; hint: --tick 1s --stop-timeout 10s", f.tick, f.stopTimeout)
+	}
+	_, proj, err := findProgram(a)
+	if err != nil {
+		return err
+	}
+	prog, _, _ := loadProgram(a[0], proj, loadOptions{}, streams{stdout: out, stderr: f.warn})
+	if prog == nil {
+		return fmt.Errorf("the program %s does not load; no worker started", a[0])
+	}
+	defs, err := skydurable.WorkflowsIn(prog.Values())
+	if err != nil {
+		return err
+	}
+	if len(defs) == 0 {
+		return task.Errorf(task.NotFound, "the program %s defines no workflow at the top level; hint: name the module whose top-level values are the Durable.register calls (or a list of Durable.erase values)", a[0])
+	}
+	w := durable.New(e.DB(), skydurable.OptionsFromEnv(os.Getenv))
+	opts := durable.WorkerOptions{
+		Concurrency: f.concurrency, Tick: f.tick, StopTimeout: f.stopTimeout,
+		Hints:  durable.HintSettingsFromEnv(os.Getenv),
+		Report: func(msg string) { fmt.Fprintln(f.warn, "sky durable worker: "+msg) },
+	}
+	fmt.Fprintf(out, "worker %s: running %s (concurrency %d); stop with SIGTERM or Ctrl-C\n", w.WorkerID(), workflowNames(defs, ""), f.concurrency)
+	st, err := w.Work(ctx, defs, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "worker %s: stopped after advancing %d %s\n", w.WorkerID(), st.Advanced, plural(int(st.Advanced), "run", "runs"))
+	return nil
+}

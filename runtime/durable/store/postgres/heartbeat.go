@@ -1,0 +1,38 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"skydurable/runtime/durable/store"
+)
+
+// pgRenewLease is a worker's heartbeat: while it holds a run it moves the
+// lease's end (wake_at, the due index's key: a run whose lease ended is
+// claimable again) to now + lease. One statement, fenced by the token; it
+// touches one indexed column, once per heartbeat, never per step.
+const pgRenewLease = pgClock + `
+UPDATE _sky_durable_runs r
+   SET claimed_at = clock.now, wake_at = clock.now + CAST(? AS BIGINT) * INTERVAL '1 millisecond'
+  FROM clock
+ WHERE r.id = ? AND r.lease_token = ?`
+
+func (s *Store) RenewLease(ctx context.Context, f store.Fence, lease time.Duration, now time.Time) error {
+	n, err := s.exec(ctx, s.d, "heartbeat", pgRenewLease, clockArg(now), lease.Milliseconds(), f.RunID, f.Token)
+	return store.LeaseChecked(n, err)
+}
+
+// pgReleaseRun frees a running run whatever its token (an operator knows
+// its worker is dead): as Release, but the attempt the dead worker took
+// stays counted, as a crash does.
+const pgReleaseRun = pgClock + `
+UPDATE _sky_durable_runs r
+   SET status = CASE WHEN r.last_error <> '' THEN 'failed' ELSE 'waiting' END,
+       wake_at = clock.now, claimed_at = NULL, lease_token = NULL, updated_at = clock.now
+  FROM clock
+ WHERE r.id = ? AND r.status = 'running'`
+
+func (s *Store) ReleaseRun(ctx context.Context, runID string, now time.Time) (bool, error) {
+	n, err := s.exec(ctx, s.d, "release", pgReleaseRun, clockArg(now), runID)
+	return n == 1, err
+}

@@ -1,0 +1,149 @@
+package durable
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"skydurable/runtime/db"
+	"skydurable/runtime/task"
+)
+
+// WorkerOptions tune Work. Zero fields take the defaults.
+type WorkerOptions struct {
+	// Concurrency is how many runs the worker advances at once (default
+	// 4): that many pollers, each claiming and advancing one run at a time.
+	Concurrency int
+	// Tick is how often an idle poller looks for due runs (default 1s).
+	// A poller that advanced a run polls again at once (drain).
+	Tick time.Duration
+	// StopTimeout is how long the runs in flight may go on once ctx ends
+	// (default 10s); then their bodies are cancelled and the runs given
+	// back, due at once, for another worker.
+	StopTimeout time.Duration
+	// Versions is the PollOptions.Versions of every poll.
+	Versions VersionPolicy
+	// Hints, on PostgreSQL, wake idle pollers at once when a run becomes
+	// due (NOTIFY, see ListenForHints); Off or an empty URL leaves the tick.
+	Hints HintSettings
+	// Report receives problems that do not stop the worker (a failed
+	// poll, a lost hint connection). nil: dropped.
+	Report func(string)
+}
+
+// DefaultWorkerConcurrency, DefaultWorkerTick and DefaultStopTimeout are
+// the defaults of WorkerOptions.
+const (
+	DefaultWorkerConcurrency = 4
+	DefaultWorkerTick        = time.Second
+	DefaultStopTimeout       = 10 * time.Second
+)
+
+// WorkerStats are what a worker did, for its exit line.
+type WorkerStats struct {
+	// Advanced counts the polls that advanced a run.
+	Advanced int64
+}
+
+// Work runs a worker until ctx ends (Sky's Durable.worker): Concurrency
+// pollers claim and advance due runs of defs, each draining while there is
+// work and then waiting for its tick or a NOTIFY hint. When ctx ends (say,
+// on SIGTERM) no poller claims again; the runs in flight go on for up to
+// StopTimeout, then are given back. A failed poll (the database is down)
+// is reported and tried again at the next tick. It returns nil after a
+// graceful stop; an error only when defs is empty.
+func (e *Engine) Work(ctx context.Context, defs []Workflow, opts WorkerOptions) (WorkerStats, error) {
+	if len(defs) == 0 {
+		return WorkerStats{}, task.Errorf(task.InvalidInput, "durable worker: no workflows to run; hint: pass the RegisteredWorkflow values of the program (Durable.erase)")
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = DefaultWorkerConcurrency
+	}
+	if opts.Tick <= 0 {
+		opts.Tick = DefaultWorkerTick
+	}
+	if opts.StopTimeout <= 0 {
+		opts.StopTimeout = DefaultStopTimeout
+	}
+	report := opts.Report
+	if report == nil {
+		report = func(string) {}
+	}
+	// The runs in flight outlive ctx by up to StopTimeout.
+	runCtx, cancelRuns := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelRuns()
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-runCtx.Done():
+			return
+		}
+		t := time.NewTimer(opts.StopTimeout)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancelRuns()
+		case <-runCtx.Done():
+		}
+	}()
+
+	kick := make(chan struct{}, opts.Concurrency)
+	wake := func(string) {
+		for range opts.Concurrency {
+			select {
+			case kick <- struct{}{}:
+			default:
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	if !opts.Hints.Off && opts.Hints.URL != "" && e.db.Dialect() == db.Postgres {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := ListenForHints(ctx, e.db, opts.Hints.URL, wake, report); err != nil && ctx.Err() == nil {
+				report(err.Error() + "; polling on the tick only")
+			}
+		}()
+	}
+	var stats WorkerStats
+	for range opts.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.poller(ctx, runCtx, defs, opts, kick, report, &stats.Advanced)
+		}()
+	}
+	wg.Wait()
+	e.log.Info("durable worker stopped", "worker", e.worker, "advanced", stats.Advanced)
+	return stats, nil
+}
+
+// poller is one of Work's loops: poll, drain, wait for the tick or a kick.
+func (e *Engine) poller(ctx, runCtx context.Context, defs []Workflow, opts WorkerOptions, kick <-chan struct{}, report func(string), advanced *int64) {
+	tick := time.NewTimer(0)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		case <-kick:
+		}
+		for ctx.Err() == nil {
+			worked, err := e.PollWith(runCtx, defs, PollOptions{Versions: opts.Versions})
+			if err != nil {
+				if runCtx.Err() == nil {
+					report("durable worker: poll failed: " + errText(err) + "; trying again at the next tick")
+				}
+				break
+			}
+			if !worked {
+				break
+			}
+			atomic.AddInt64(advanced, 1)
+		}
+		tick.Reset(opts.Tick)
+	}
+}

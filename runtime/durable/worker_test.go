@@ -1,0 +1,130 @@
+package durable
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"skydurable/runtime/db"
+	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/task"
+)
+
+// awaitCond waits (up to a minute) until cond holds.
+func awaitCond(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+	}
+}
+
+// TestWorkerRunsConcurrentlyAndDrains: Work with Concurrency 3 advances
+// three runs at once, never more, and drains all twelve without a tick
+// between them (the tick is an hour).
+func TestWorkerRunsConcurrentlyAndDrains(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		var mu sync.Mutex
+		active, most := 0, 0
+		def := Register("busy", str, str, func(c *Ctx, in string) task.Task[string] {
+			return Step(c, str, "work", task.From(func(context.Context) (string, error) {
+				mu.Lock()
+				active++
+				most = max(most, active)
+				mu.Unlock()
+				// Hold the step until three are in flight (or the last ones).
+				awaitCond(t, "three steps run at once", func() bool {
+					mu.Lock()
+					defer mu.Unlock()
+					return most >= 3
+				})
+				mu.Lock()
+				active--
+				mu.Unlock()
+				return "ok " + in, nil
+			}))
+		})
+		for i := range 12 {
+			h.start(def, fmt.Sprintf("w%02d", i), "x")
+		}
+		ctx, stop := context.WithCancel(h.ctx)
+		done := make(chan WorkerStats)
+		go func() {
+			st, err := h.e.Work(ctx, []Workflow{def.Erase()}, WorkerOptions{Concurrency: 3, Tick: time.Hour})
+			if err != nil {
+				t.Errorf("Work: %v", err)
+			}
+			done <- st
+		}()
+		awaitCond(t, "every run is done", func() bool {
+			runs, err := h.e.List(h.ctx, StatusDone, 100)
+			return err == nil && len(runs) == 12
+		})
+		stop()
+		st := <-done
+		if st.Advanced != 12 || most != 3 {
+			t.Errorf("advanced %d runs with at most %d at once; want 12 with 3", st.Advanced, most)
+		}
+	})
+}
+
+// TestWorkerStopsGracefully: when its context ends, a worker claims nothing
+// more and lets the step in flight finish within StopTimeout; past
+// StopTimeout the run in flight is given back, due at once.
+func TestWorkerStopsGracefully(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		entered := make(chan string, 4)
+		release := make(chan struct{})
+		def := Register("slow", str, str, func(c *Ctx, in string) task.Task[string] {
+			return Step(c, str, "work", task.From(func(ctx context.Context) (string, error) {
+				entered <- c.RunID()
+				select {
+				case <-release:
+					return "finished", nil
+				case <-ctx.Done():
+					return "", ctx.Err()
+				}
+			}))
+		})
+		work := func(stopTimeout time.Duration) (stop func() WorkerStats) {
+			ctx, cancel := context.WithCancel(h.ctx)
+			done := make(chan WorkerStats)
+			go func() {
+				st, _ := h.e.Work(ctx, []Workflow{def.Erase()}, WorkerOptions{Concurrency: 1, Tick: 10 * time.Millisecond, StopTimeout: stopTimeout})
+				done <- st
+			}()
+			return func() WorkerStats { cancel(); return <-done }
+		}
+
+		h.start(def, "finishes", "x")
+		stop := work(time.Minute)
+		<-entered
+		h.start(def, "later", "x") // must not be claimed after the stop
+		stopped := make(chan WorkerStats)
+		go func() { stopped <- stop() }()
+		time.Sleep(50 * time.Millisecond) // the worker is stopping, its step still in flight
+		close(release)
+		if st := <-stopped; st.Advanced != 1 {
+			t.Errorf("advanced %d runs, want 1", st.Advanced)
+		}
+		h.wantStatus("finishes", StatusDone)
+		if r := h.wantStatus("later", StatusWaiting); r.Attempts != 0 {
+			t.Errorf("the run started during the stop was claimed (%d attempts)", r.Attempts)
+		}
+
+		release = make(chan struct{})
+		stop = work(20 * time.Millisecond)
+		if id := <-entered; id != "later" {
+			t.Fatalf("claimed %q, want later", id)
+		}
+		stop() // StopTimeout passes with the step still in flight
+		if r := h.wantStatus("later", StatusWaiting); !r.WakeAt.Equal(h.clock.Now()) || r.Attempts != 0 {
+			t.Errorf("the interrupted run: due %v, attempts %d; want given back, due now, the attempt not counted", r.WakeAt, r.Attempts)
+		}
+	})
+}
