@@ -37,7 +37,7 @@ func init() {
 const durableUsage = `Usage:
   sky durable ls [--status S] [--workflow W] [--limit N] [--json]
   sky durable show ID [--json]
-  sky durable signal ID NAME JSON
+  sky durable signal [--replace] ID NAME JSON   (--replace: correct a payload not yet consumed)
   sky durable cancel ID
   sky durable retry ID
   sky durable compact --older-than DURATION   (e.g. 720h, 30d, 90m)
@@ -92,6 +92,7 @@ type durableFlags struct {
 	addr      string
 	token     string
 	readOnly  bool
+	replace   bool
 	// warn receives notes that are not errors (stderr).
 	warn io.Writer
 }
@@ -117,6 +118,9 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 		fs.StringVar(&f.status, "status", "", "only runs in this status (running, waiting, done, failed, dead, cancelled)")
 		fs.StringVar(&f.workflow, "workflow", "", "only runs of this workflow")
 		fs.IntVar(&f.limit, "limit", 50, "at most this many runs, newest first")
+	}
+	if args[0] == "signal" {
+		fs.BoolVar(&f.replace, "replace", false, "replace the payload of a signal the run has not consumed yet (a repeat without it is ignored)")
 	}
 	if args[0] == "replay" {
 		fs.StringVar(&f.workflow, "workflow", "", "only runs of this workflow")
@@ -229,14 +233,18 @@ func durableSignal(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 	if !json.Valid([]byte(payload)) {
 		return task.Errorf(task.InvalidInput, "the payload %s is not valid JSON; hint: quote it for the shell, e.g. '{\"reference\":\"stl-1\"}' or '\"text\"'", payload)
 	}
-	exists, err := e.SignalRun(ctx, id, name, payload)
+	send := e.SignalRun
+	if f.replace {
+		send = e.ReplaceSignal
+	}
+	outcome, err := send(ctx, id, name, payload)
 	if err != nil {
 		return err
 	}
-	if !exists {
+	if outcome == durable.SignalNoRunYet {
 		fmt.Fprintf(f.warn, "note: no run with id %q exists yet; the signal waits in its mailbox for a run with that id (check the id with `sky durable ls`)\n", id)
 	}
-	fmt.Fprintf(out, "signal %s delivered to run %s\n", name, id)
+	fmt.Fprintln(out, outcome.Message(id, name))
 	return nil
 }
 

@@ -224,26 +224,15 @@ func (e *Engine) start(ctx context.Context, workflow string, version int, runID,
 // Signal delivers signal name with a JSON payload to run runID (Sky's
 // Durable.signal). The signal is a durable mailbox entry: it is kept until an
 // AwaitSignal of that name consumes it, even when sent before the run waits
-// or before the run exists (so the id is not checked). Sending again before
-// delivery replaces the payload; after delivery it is ignored. It wakes the
-// run only if the run waits for that name.
+// or before the run exists (so the id is not checked). A signal is one-shot
+// per (run, name): the first delivery wins, and a later one with that name is
+// ignored (Ok, logged at info) whether or not the first was consumed; so is a
+// signal to a finished run (a late webhook must not fail). ReplaceSignal is
+// the operator's correction. It wakes the run only if the run waits for that
+// name.
 func (e *Engine) Signal(ctx context.Context, runID, name, payload string) error {
-	if runID == "" || name == "" {
-		return task.Errorf(task.InvalidInput, "durable: a signal needs a run id and a name (got run %q, name %q)", runID, name)
-	}
-	if err := e.checkJSON(fmt.Sprintf("the payload of signal %q to run %q", name, runID), payload); err != nil {
-		return err
-	}
-	stored, err := e.store.PutSignal(ctx, runID, name, payload, e.now())
-	if err != nil {
-		return err
-	}
-	if stored {
-		e.log.Info("durable signal stored", "run", runID, "signal", name)
-	} else {
-		e.log.Info("durable signal ignored: already delivered", "run", runID, "signal", name)
-	}
-	return nil
+	_, err := e.putSignal(ctx, runID, name, payload)
+	return err
 }
 
 // SignalValue is Signal with a payload encoded by cd.

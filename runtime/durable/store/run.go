@@ -15,6 +15,7 @@ import (
 //	failed  ──claim──▶ running          (a retry after backoff)
 //	dead    ──Retry──▶ waiting          (manual retry, journal kept)
 //	any unfinished ──Cancel──▶ cancelled
+//	any unfinished ──deadline──▶ timed_out (its children: cancelled)
 type Status string
 
 // The run statuses.
@@ -32,8 +33,12 @@ const (
 	StatusFailed Status = "failed"
 	// StatusDead is a run that used up its attempts; LastError says why.
 	StatusDead Status = "dead"
-	// StatusCancelled is a run stopped by Cancel.
+	// StatusCancelled is a run stopped by Cancel (or because its parent
+	// timed out).
 	StatusCancelled Status = "cancelled"
+	// StatusTimedOut is a run stopped because its deadline (StartWith)
+	// passed before it finished; it is never claimed again.
+	StatusTimedOut Status = "timed_out"
 )
 
 // Run is one durable run as stored, for inspection (Describe, List).

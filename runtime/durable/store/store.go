@@ -63,9 +63,16 @@ type Store interface {
 	// had before the claim (failed when its last attempt failed, else
 	// waiting).
 	Release(ctx context.Context, f Fence, now time.Time) error
-	// PutSignal stores a signal (replacing an undelivered one of the same
-	// name, ignoring a delivered one) and wakes the run if it waits for it.
+	// PutSignal stores a signal and wakes the run if it waits for it. A
+	// signal is one-shot per (run, name): when one of that name was stored
+	// before, delivered or not, or the run is finished (done, cancelled,
+	// timed_out), it changes nothing and stored is false.
 	PutSignal(ctx context.Context, runID, name, payload string, now time.Time) (stored bool, err error)
+	// ReplaceSignal is the operator's correction: it replaces the payload
+	// of an undelivered signal (storing it when there is none) and wakes
+	// the run if it waits for it; replaced is false, and nothing changes,
+	// when the run already consumed that signal.
+	ReplaceSignal(ctx context.Context, runID, name, payload string, now time.Time) (replaced bool, err error)
 	// ListSignals reads a run's mailbox, oldest first.
 	ListSignals(ctx context.Context, runID string) ([]SignalInfo, error)
 	// ReadRun reads one run; a missing run is errRunNotFound.

@@ -565,11 +565,14 @@ func (s *Store) Release(ctx context.Context, f store.Fence, now time.Time) error
 
 const pgLockAnyRun = `SELECT id FROM _sky_durable_runs WHERE id = ? FOR UPDATE`
 
+// pgPutSignal keeps the first delivery of a signal (one-shot per run and
+// name): a repeat changes nothing, delivered or not, and so does a signal to
+// a finished run.
 const pgPutSignal = pgClock + `
 INSERT INTO _sky_durable_signals (run_id, name, payload, delivered, created_at)
 SELECT ?, ?, ?, FALSE, clock.now FROM clock
-ON CONFLICT (run_id, name) DO UPDATE SET payload = EXCLUDED.payload, created_at = EXCLUDED.created_at
- WHERE _sky_durable_signals.delivered = FALSE`
+ WHERE NOT EXISTS (SELECT 1 FROM _sky_durable_runs f WHERE f.id = ? AND f.status IN ('done','cancelled','timed_out'))
+ON CONFLICT (run_id, name) DO NOTHING`
 
 // pgWakeForSignal makes a run parked on the signal due now. It also
 // touches a run that is already due: a poll may have skipped it (SKIP
@@ -583,6 +586,12 @@ UPDATE _sky_durable_runs r
    AND (r.waiting_signal = CAST(? AS TEXT) OR r.wake_at <= clock.now)`
 
 func (s *Store) PutSignal(ctx context.Context, runID, name, payload string, now time.Time) (bool, error) {
+	return s.putSignal(ctx, pgPutSignal, runID, name, payload, now)
+}
+
+// putSignal stores a signal with sql (pgPutSignal, pgReplaceSignal: clock,
+// run id, name, payload, run id) and wakes the run when it stored one.
+func (s *Store) putSignal(ctx context.Context, sql, runID, name, payload string, now time.Time) (bool, error) {
 	stored := false
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		// Lock the run row (if it exists) so a concurrent suspend either
@@ -593,7 +602,7 @@ func (s *Store) PutSignal(ctx context.Context, runID, name, payload string, now 
 			return err
 		}
 		rs.Close()
-		n, err := s.exec(ctx, tx, "signal", pgPutSignal, clockArg(now), runID, name, payload)
+		n, err := s.exec(ctx, tx, "signal", sql, clockArg(now), runID, name, payload, runID)
 		if err != nil || n == 0 {
 			return err
 		}

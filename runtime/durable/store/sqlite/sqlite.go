@@ -370,20 +370,29 @@ func (s *Store) Release(ctx context.Context, f store.Fence, now time.Time) error
 	return store.LeaseChecked(n, err)
 }
 
+// sqlitePutSignal keeps the first delivery of a signal (one-shot per run
+// and name): a repeat changes nothing, delivered or not, and so does a
+// signal to a finished run.
 const sqlitePutSignal = `
 INSERT INTO _sky_durable_signals (run_id, name, payload, delivered, created_at)
-VALUES (?, ?, ?, FALSE, ?)
-ON CONFLICT (run_id, name) DO UPDATE SET payload = excluded.payload, created_at = excluded.created_at
- WHERE _sky_durable_signals.delivered = FALSE`
+SELECT ?, ?, ?, FALSE, ?
+ WHERE NOT EXISTS (SELECT 1 FROM _sky_durable_runs WHERE id = ? AND status IN ('done','cancelled','timed_out'))
+ON CONFLICT (run_id, name) DO NOTHING`
 
 const sqliteWakeForSignal = `
 UPDATE _sky_durable_runs SET wake_at = ?, updated_at = ?
  WHERE id = ? AND status = 'waiting' AND waiting_signal = ?`
 
 func (s *Store) PutSignal(ctx context.Context, runID, name, payload string, now time.Time) (bool, error) {
+	return s.putSignal(ctx, sqlitePutSignal, runID, name, payload, now)
+}
+
+// putSignal stores a signal with sql (sqlitePutSignal, sqliteReplaceSignal:
+// run id, name, payload, time, run id) and wakes the run when it stored one.
+func (s *Store) putSignal(ctx context.Context, sql, runID, name, payload string, now time.Time) (bool, error) {
 	stored := false
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
-		n, err := s.exec(ctx, tx, "signal", sqlitePutSignal, runID, name, payload, ms(now))
+		n, err := s.exec(ctx, tx, "signal", sql, runID, name, payload, ms(now), runID)
 		if err != nil || n == 0 {
 			return err
 		}
