@@ -63,6 +63,12 @@ type Store interface {
 	// had before the claim (failed when its last attempt failed, else
 	// waiting).
 	Release(ctx context.Context, f Fence, now time.Time) error
+	// TimeOutRuns ends, in one transaction, up to limit unfinished
+	// (waiting, running, failed) runs whose deadline passed by now as
+	// timed_out, revoking any lease, and cancels their unfinished children
+	// (parent_id); it reports how many of each it changed. It reads the
+	// deadline index.
+	TimeOutRuns(ctx context.Context, now time.Time, limit int) (timedOut, cancelled int64, err error)
 	// PutSignal stores a signal and wakes the run if it waits for it. A
 	// signal is one-shot per (run, name): when one of that name was stored
 	// before, delivered or not, or the run is finished (done, cancelled,
@@ -138,6 +144,15 @@ type NewRun struct {
 	// TraceContext is the W3C traceparent of the span that started the
 	// run ("" for none), so every attempt's span joins that trace.
 	TraceContext string
+	// Deadline, when positive, is how long the run may take from its
+	// start, on the store's clock (deadline_at): past it no claim takes
+	// the run, its lease holder's next journal write or completion is
+	// refused, and TimeOutRuns ends it timed_out.
+	Deadline time.Duration
+	// Priority is the start option for the claim ordering of the
+	// flow-control work, which adds its column; until then the stores
+	// receive it and do not store it.
+	Priority int
 }
 
 // Claimed is what a claim returns: enough to run the body.

@@ -91,13 +91,15 @@ func (s *Store) exec(ctx context.Context, q *db.DB, op, sql string, args ...any)
 }
 
 const pgInsertRun = pgClock + `
-INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context)
-SELECT ?, ?, ?, 'waiting', ?, 0, clock.now, '', clock.now, clock.now, NULLIF(?, '') FROM clock
+INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context, deadline_at)
+SELECT ?, ?, ?, 'waiting', ?, 0, clock.now, '', clock.now, clock.now, NULLIF(?, ''),
+       clock.now + CAST(? AS BIGINT) * INTERVAL '1 millisecond' FROM clock
 ON CONFLICT (id) DO NOTHING`
 
 func (s *Store) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (bool, string, error) {
 	// One round trip when the id is new.
-	n, err := s.exec(ctx, s.d, "start", pgInsertRun, clockArg(now), r.ID, r.Workflow, r.Version, r.Input, r.TraceContext)
+	// r.Priority is not stored here: the flow-control work adds its column.
+	n, err := s.exec(ctx, s.d, "start", pgInsertRun, clockArg(now), r.ID, r.Workflow, r.Version, r.Input, r.TraceContext, store.DeadlineMs(r.Deadline))
 	if err != nil || n == 1 {
 		return n == 1, "", err
 	}
@@ -214,7 +216,7 @@ claimed AS (
          wake_at = clock.now + lease.span,
          lease_token = ` + token + `, claimed_by = ?, waiting_signal = NULL
     FROM ` + from + `
-   WHERE r.id = ` + source + `.id
+   WHERE r.id = ` + source + `.id` + pgClaimBeforeDeadline + `
   RETURNING r.id, r.lease_token, r.workflow, r.version, r.input, r.attempts, r.last_error, clock.now, ` + source + `.locked)
 SELECT 0 AS part, c.id, c.lease_token, c.workflow, c.version, c.input, c.attempts, c.last_error, c.now,
        COALESCE(c.locked = (SELECT s.xmin FROM _sky_durable_runs s WHERE s.id = c.id), FALSE) AS fresh,
@@ -396,7 +398,7 @@ const pgAppend = pgClock + `,
 lease AS (
   UPDATE _sky_durable_runs r SET claimed_at = clock.now, updated_at = clock.now
     FROM clock
-   WHERE r.id = ? AND r.lease_token = ?
+   WHERE r.id = ? AND r.lease_token = ?` + pgBeforeDeadline + `
   RETURNING r.id)
 INSERT INTO _sky_durable_journal (run_id, seq, step_id, kind, result, created_at)
 SELECT lease.id, ?, ?, ?, ?, clock.now FROM lease, clock`
@@ -504,7 +506,7 @@ UPDATE _sky_durable_runs r
    SET status = 'done', output = ?, last_error = '', claimed_at = NULL, lease_token = NULL,
        waiting_signal = NULL, updated_at = clock.now
   FROM clock
- WHERE r.id = ? AND r.lease_token = ?`
+ WHERE r.id = ? AND r.lease_token = ?` + pgBeforeDeadline
 
 // pgDone is the CTE that completes a run (output, id, token) under its
 // fence, returning its id.
@@ -513,7 +515,7 @@ const pgDone = `done AS (
      SET status = 'done', output = ?, last_error = '', claimed_at = NULL, lease_token = NULL,
          waiting_signal = NULL, updated_at = clock.now
     FROM clock
-   WHERE r.id = ? AND r.lease_token = ?
+   WHERE r.id = ? AND r.lease_token = ?` + pgBeforeDeadline + `
   RETURNING r.id)`
 
 // pgCompleteWith is pgComplete that also journals the body's last step: the

@@ -100,12 +100,14 @@ func (s *Store) exec(ctx context.Context, q *db.DB, op, sql string, args ...any)
 }
 
 const sqliteInsertRun = `
-INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context)
-VALUES (?, ?, ?, 'waiting', ?, 0, ?, '', ?, ?, NULLIF(?, ''))
+INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context, deadline_at)
+VALUES (?, ?, ?, 'waiting', ?, 0, ?, '', ?, ?, NULLIF(?, ''), ? + ?)
 ON CONFLICT (id) DO NOTHING`
 
 func (s *Store) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (bool, string, error) {
-	n, err := s.exec(ctx, s.d, "start", sqliteInsertRun, r.ID, r.Workflow, r.Version, r.Input, ms(now), ms(now), ms(now), r.TraceContext)
+	// r.Priority is not stored here: the flow-control work adds its column.
+	n, err := s.exec(ctx, s.d, "start", sqliteInsertRun, r.ID, r.Workflow, r.Version, r.Input, ms(now), ms(now), ms(now), r.TraceContext,
+		ms(now), store.DeadlineMs(r.Deadline))
 	if err != nil || n == 1 {
 		return n == 1, "", err
 	}
@@ -156,6 +158,7 @@ UPDATE _sky_durable_runs
     WHERE status IN ('waiting','running','failed')
       AND wake_at <= ?
       AND (claimed_at IS NULL OR claimed_at < ?)
+      AND (deadline_at IS NULL OR deadline_at > ?)
       AND ` + pick + `
     ORDER BY wake_at
     LIMIT 1)
@@ -184,7 +187,7 @@ func (s *Store) ClaimPinned(ctx context.Context, keys []store.VersionKey, now ti
 
 func (s *Store) claimWith(ctx context.Context, sql, pick string, now time.Time, lease time.Duration, token, worker string) (store.Claimed, bool, error) {
 	s.hook("claim", sql)
-	rs, err := s.d.Query(ctx, sql, ms(now), ms(now), ms(now.Add(lease)), token, worker, ms(now), ms(now.Add(-lease)), pick)
+	rs, err := s.d.Query(ctx, sql, ms(now), ms(now), ms(now.Add(lease)), token, worker, ms(now), ms(now.Add(-lease)), ms(now), pick)
 	if err != nil {
 		return store.Claimed{}, false, err
 	}
@@ -246,10 +249,10 @@ func (s *Store) LoadJournal(ctx context.Context, runID string) ([]store.JournalE
 // trigger renews the lease in the same statement.
 const sqliteAppend = `
 INSERT INTO _sky_durable_journal (run_id, seq, step_id, kind, result, created_at)
-SELECT id, ?, ?, ?, ?, ? FROM _sky_durable_runs WHERE id = ? AND lease_token = ? AND status = 'running'`
+SELECT id, ?, ?, ?, ?, ? FROM _sky_durable_runs WHERE id = ? AND lease_token = ? AND status = 'running'` + sqliteBeforeDeadline
 
 func (s *Store) AppendEntry(ctx context.Context, q *db.DB, f store.Fence, e store.JournalEntry, now time.Time) error {
-	n, err := s.exec(ctx, q, "append", sqliteAppend, e.Seq, e.StepID, string(e.Kind), e.Result, ms(now), f.RunID, f.Token)
+	n, err := s.exec(ctx, q, "append", sqliteAppend, e.Seq, e.StepID, string(e.Kind), e.Result, ms(now), f.RunID, f.Token, ms(now))
 	return store.LeaseChecked(n, err)
 }
 
@@ -310,18 +313,18 @@ const sqliteComplete = `
 UPDATE _sky_durable_runs
    SET status = 'done', output = ?, last_error = '', claimed_at = NULL, lease_token = NULL,
        waiting_signal = NULL, updated_at = ?
- WHERE id = ? AND lease_token = ? AND status = 'running'`
+ WHERE id = ? AND lease_token = ? AND status = 'running'` + sqliteBeforeDeadline
 
 func (s *Store) Complete(ctx context.Context, f store.Fence, last *store.JournalEntry, output string, now time.Time) error {
 	if last == nil {
-		n, err := s.exec(ctx, s.d, "complete", sqliteComplete, output, ms(now), f.RunID, f.Token)
+		n, err := s.exec(ctx, s.d, "complete", sqliteComplete, output, ms(now), f.RunID, f.Token, ms(now))
 		return store.LeaseChecked(n, err)
 	}
 	return s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		if err := s.AppendEntry(ctx, tx, f, *last, now); err != nil {
 			return err
 		}
-		n, err := s.exec(ctx, tx, "complete", sqliteComplete, output, ms(now), f.RunID, f.Token)
+		n, err := s.exec(ctx, tx, "complete", sqliteComplete, output, ms(now), f.RunID, f.Token, ms(now))
 		return store.LeaseChecked(n, err)
 	})
 }

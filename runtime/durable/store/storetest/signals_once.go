@@ -136,4 +136,3 @@ var oneShotSignalCases = []struct {
 
 // errOf keeps the error of a (value, error) pair.
 func errOf[T any](_ T, err error) error { return err }
-
