@@ -88,6 +88,8 @@ type Engine struct {
 	rand   *rand.Rand
 
 	tel *telemetry
+	// deadlines throttles the deadline sweeps of Poll (deadline.go).
+	deadlines deadlineSweeper
 }
 
 // New makes an Engine over d. Call Setup once before use.
@@ -177,16 +179,16 @@ func Start[I, O any](ctx context.Context, e *Engine, def Def[I, O], runID string
 	if err != nil {
 		return task.Errorf(task.InvalidInput, "durable: the input of run %q of workflow %q does not encode: %s", runID, def.name, errText(err))
 	}
-	return e.start(ctx, def.name, def.version, runID, js)
+	return e.start(ctx, def.name, def.version, runID, js, StartOptions{})
 }
 
 // StartJSON is Start for a type-erased workflow and an input already in
 // JSON (the CLI and the Sky binding use it).
 func (e *Engine) StartJSON(ctx context.Context, w Workflow, runID, input string) error {
-	return e.start(ctx, w.Name, w.Version, runID, input)
+	return e.start(ctx, w.Name, w.Version, runID, input, StartOptions{})
 }
 
-func (e *Engine) start(ctx context.Context, workflow string, version int, runID, input string) error {
+func (e *Engine) start(ctx context.Context, workflow string, version int, runID, input string, opts StartOptions) error {
 	if runID == "" {
 		return task.Errorf(task.InvalidInput, "durable: a run id must not be empty (workflow %q); hint: use a business key such as an order id", workflow)
 	}
@@ -200,11 +202,15 @@ func (e *Engine) start(ctx context.Context, workflow string, version int, runID,
 	if err := e.checkJSON(fmt.Sprintf("the input of run %q", runID), input); err != nil {
 		return err
 	}
+	if err := checkStartOptions(opts, runID); err != nil {
+		return err
+	}
 	if version <= 0 {
 		version = 1
 	}
 	tc := e.tel.startSpan(ctx, workflow, runID, version)
-	inserted, existing, err := e.store.InsertRun(ctx, store.NewRun{ID: runID, Workflow: workflow, Version: version, Input: input, TraceContext: tc}, e.now())
+	inserted, existing, err := e.store.InsertRun(ctx, store.NewRun{ID: runID, Workflow: workflow, Version: version, Input: input, TraceContext: tc,
+		Deadline: opts.Deadline, Priority: opts.Priority}, e.now())
 	if err != nil {
 		return err
 	}
