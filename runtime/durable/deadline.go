@@ -119,4 +119,3 @@ func (e *Engine) sweepDeadlines(ctx context.Context) error {
 	}
 	return nil
 }
-
