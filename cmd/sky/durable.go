@@ -115,7 +115,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	fs.SetOutput(s.stderr)
 	fs.StringVar(&f.dsn, "db", "", "database: a postgres:// URL or a SQLite file path")
 	if args[0] == "ls" {
-		fs.StringVar(&f.status, "status", "", "only runs in this status (running, waiting, done, failed, dead, cancelled)")
+		fs.StringVar(&f.status, "status", "", "only runs in this status (running, waiting, done, failed, dead, cancelled, timed_out)")
 		fs.StringVar(&f.workflow, "workflow", "", "only runs of this workflow")
 		fs.IntVar(&f.limit, "limit", 50, "at most this many runs, newest first")
 	}
@@ -145,7 +145,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 		return exitNoBuild
 	}
 	if f.status != "" && !durable.Status(f.status).Valid() {
-		fmt.Fprintf(s.stderr, "sky durable ls: unknown status %q; hint: one of running, waiting, done, failed, dead, cancelled\n", f.status)
+		fmt.Fprintf(s.stderr, "sky durable ls: unknown status %q; hint: one of running, waiting, done, failed, dead, cancelled, timed_out\n", f.status)
 		return exitNoBuild
 	}
 	if f.limit < 0 {

@@ -22,7 +22,7 @@ func (e *Engine) ListRuns(ctx context.Context, f ListFilter) ([]Run, error) {
 	}
 	if f.Status != "" && !f.Status.Valid() {
 		return nil, task.Errorf(task.InvalidInput,
-			"durable: unknown run status %q; hint: one of waiting, running, done, failed, dead, cancelled", f.Status)
+			"durable: unknown run status %q; hint: one of waiting, running, done, failed, dead, cancelled, timed_out", f.Status)
 	}
 	return e.store.ListRuns(ctx, f)
 }
