@@ -12,6 +12,14 @@ UPDATE sqlite_master
    SET sql = replace(sql, '''dead'',''cancelled'')', '''dead'',''cancelled'',''timed_out'')')
  WHERE type = 'table' AND name = '_sky_durable_runs';
 PRAGMA writable_schema = RESET;
+-- A table whose definition did not match fails the migration here (and
+-- rolls it back) rather than refusing the first run that times out.
+CREATE TEMP TABLE _sky_durable_check_0004 (
+  n INTEGER CONSTRAINT the_runs_status_check_admits_timed_out CHECK (n = 1));
+INSERT INTO _sky_durable_check_0004
+  SELECT COUNT(*) FROM sqlite_master
+   WHERE type = 'table' AND name = '_sky_durable_runs' AND sql LIKE '%''cancelled'',''timed_out'')%';
+DROP TABLE _sky_durable_check_0004;
 -- The deadline sweep (Store.TimeOutRuns) reads the unfinished runs with a
 -- deadline, most overdue first.
 CREATE INDEX _sky_durable_runs_deadline ON _sky_durable_runs (deadline_at)
