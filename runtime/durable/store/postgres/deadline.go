@@ -24,7 +24,11 @@ const pgClaimBeforeDeadline = `
 
 // pgTimeOutRuns ends the overdue runs (on the deadline index, most overdue
 // first, skipping rows a lease holder's write is locking: the next sweep
-// takes them) and cancels their unfinished children, in one statement. A
+// takes them) and cancels their unfinished children, in one statement; the
+// ids go on as arrays, so the updates look them up by key and on the parent
+// index (a join with the CTEs was planned as a scan of the whole table;
+// the children's status test is NOT IN so that no status index is ANDed in,
+// which would read every unfinished run). A
 // timed-out run's wake_at becomes 'infinity': the due index keeps the rows
 // of statuses it does not name (see pgClaimWhere), and there it sorts after
 // every due run, so no claim scan reads it.
@@ -42,14 +46,15 @@ timed AS (
          last_error = 'the deadline passed at ' || to_char(r.deadline_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') ||
                       CASE WHEN r.last_error <> '' THEN '; last error: ' || r.last_error ELSE '' END,
          updated_at = clock.now
-    FROM over, clock
-   WHERE r.id = over.id
+    FROM clock
+   WHERE r.id = ANY (ARRAY(SELECT id FROM over))
   RETURNING r.id),
 children AS (
   UPDATE _sky_durable_runs c
      SET status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = clock.now
-    FROM timed, clock
-   WHERE c.parent_id = timed.id AND c.status IN ('waiting','running','failed')
+    FROM clock
+   WHERE c.parent_id IS NOT NULL AND c.parent_id = ANY (ARRAY(SELECT id FROM timed))
+     AND c.status NOT IN ('done','dead','cancelled','timed_out')
   RETURNING c.id)
 SELECT (SELECT COUNT(*) FROM timed), (SELECT COUNT(*) FROM children)`
 

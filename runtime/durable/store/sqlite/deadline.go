@@ -34,9 +34,9 @@ RETURNING id`
 // sqliteCancelChildren cancels the unfinished children of the runs of a
 // JSON array of ids, on the parent index.
 const sqliteCancelChildren = `
-UPDATE _sky_durable_runs
+UPDATE _sky_durable_runs INDEXED BY _sky_durable_runs_parent
    SET status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = ?
- WHERE parent_id IN (SELECT value FROM json_each(?)) AND status IN ('waiting','running','failed')`
+ WHERE parent_id IS NOT NULL AND parent_id IN (SELECT value FROM json_each(?)) AND status IN ('waiting','running','failed')`
 
 func (s *Store) TimeOutRuns(ctx context.Context, now time.Time, limit int) (int64, int64, error) {
 	var timedOut, cancelled int64
