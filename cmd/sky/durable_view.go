@@ -40,6 +40,13 @@ func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, now 
 	field("status", string(r.Status))
 	field("attempts", fmt.Sprint(r.Attempts))
 	field("wake", view.WakeText(r, now))
+	if !r.Deadline.IsZero() {
+		when := view.Stamp(r.Deadline)
+		if r.Status == durable.StatusWaiting || r.Status == durable.StatusRunning || r.Status == durable.StatusFailed {
+			when += " (times out " + view.Until(r.Deadline, now) + ")"
+		}
+		field("deadline", when)
+	}
 	if r.LastError != "" {
 		field("error", r.LastError)
 	}
@@ -98,6 +105,7 @@ type runOut struct {
 	CreatedAt     time.Time       `json:"created_at"`
 	UpdatedAt     time.Time       `json:"updated_at"`
 	CompactedAt   *time.Time      `json:"compacted_at"`
+	DeadlineAt    *time.Time      `json:"deadline_at"`
 }
 
 func runJSON(r durable.Run) runOut {
@@ -112,6 +120,9 @@ func runJSON(r durable.Run) runOut {
 	}
 	if !r.CompactedAt.IsZero() {
 		o.CompactedAt = &r.CompactedAt
+	}
+	if !r.Deadline.IsZero() {
+		o.DeadlineAt = &r.Deadline
 	}
 	return o
 }

@@ -72,6 +72,9 @@ type Run struct {
 	// CompactedAt is when compaction deleted the run's journal and
 	// signals (zero when it has not).
 	CompactedAt time.Time
+	// Deadline is when the run ends timed_out unless it finished (zero:
+	// no deadline; see NewRun.Deadline).
+	Deadline time.Time
 }
 
 // EntryKind says what a journal entry records.

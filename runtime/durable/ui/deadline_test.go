@@ -30,7 +30,10 @@ func TestTimedOutRunPages(t *testing.T) {
 		if got := listed(f.page("/runs?status=timed_out")); len(got) != 1 || got[0] != "late-1" {
 			t.Errorf("/runs?status=timed_out lists %v, want [late-1]", got)
 		}
-		body := f.page("/runs/late-1", `id="run-status">timed_out<`, "the deadline passed at")
+		body := f.page("/runs/late-1", `id="run-status">timed_out<`, "the deadline passed at", `id="deadline">`)
+		if strings.Contains(f.page("/runs/order-1"), `id="deadline"`) {
+			t.Error("a run without a deadline shows one")
+		}
 		if strings.Contains(body, `id="action-`) {
 			t.Errorf("the timed-out run's page offers an action:\n%s", body)
 		}

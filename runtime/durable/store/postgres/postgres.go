@@ -618,7 +618,7 @@ func (s *Store) putSignal(ctx context.Context, sql, runID, name, payload string,
 // pgRunColumns reads a run; 'infinity' reads as NULL (no wake time).
 const pgRunColumns = `id, workflow, version, status, input, COALESCE(output, ''), attempts,
   CASE WHEN wake_at = 'infinity' THEN NULL ELSE wake_at END, COALESCE(waiting_signal, ''), last_error,
-  claimed_at, claimed_by, created_at, updated_at, compacted_at`
+  claimed_at, claimed_by, created_at, updated_at, compacted_at, deadline_at`
 
 const pgReadRun = `SELECT ` + pgRunColumns + ` FROM _sky_durable_runs WHERE id = ?`
 
@@ -643,9 +643,9 @@ func (s *Store) ListRuns(ctx context.Context, f store.ListFilter) ([]store.Run, 
 func pgRunScanner(scan func(...any) error) (store.Run, error) {
 	var r store.Run
 	var status string
-	var wake, claimedAt, compactedAt *time.Time
+	var wake, claimedAt, compactedAt, deadline *time.Time
 	err := scan(&r.ID, &r.Workflow, &r.Version, &status, &r.Input, &r.Output, &r.Attempts,
-		&wake, &r.WaitingSignal, &r.LastError, &claimedAt, &r.ClaimedBy, &r.CreatedAt, &r.UpdatedAt, &compactedAt)
+		&wake, &r.WaitingSignal, &r.LastError, &claimedAt, &r.ClaimedBy, &r.CreatedAt, &r.UpdatedAt, &compactedAt, &deadline)
 	r.Status = store.Status(status)
 	if wake != nil {
 		r.WakeAt = *wake
@@ -655,6 +655,9 @@ func pgRunScanner(scan func(...any) error) (store.Run, error) {
 	}
 	if compactedAt != nil {
 		r.CompactedAt = *compactedAt
+	}
+	if deadline != nil {
+		r.Deadline = *deadline
 	}
 	return r, err
 }

@@ -68,6 +68,12 @@ var deadlineCases = []struct {
 	{"DeadlinePassingWhileRunningEndsTheLeaseAtTheNextStep", func(f *fixture) {
 		f.insertWithDeadline("r", "w", "", time.Minute, T0)
 		f.insert("free", "w", 1, T0)
+		if got := f.run("r").Deadline; !got.Equal(T0.Add(time.Minute)) {
+			f.t.Errorf("ReadRun's Deadline = %v, want %v", got, T0.Add(time.Minute))
+		}
+		if got := f.run("free").Deadline; !got.IsZero() {
+			f.t.Errorf("a run started without a deadline has Deadline %v", got)
+		}
 		f.claim(T0, "A", "r")
 		fence := store.Fence{RunID: "r", Token: "A"}
 		steps := JournalSteps(3)
