@@ -38,7 +38,7 @@ func init() {
 const durableUsage = `Usage:
   sky durable ls [--status S] [--workflow W] [--limit N] [--before ID] [--json]
   sky durable show ID [--json]
-  sky durable signal ID NAME JSON
+  sky durable signal [--replace] ID NAME JSON   (--replace: correct a payload not yet consumed)
   sky durable cancel ID
   sky durable retry ID
   sky durable release ID                      (free a running run whose worker is known dead)
@@ -102,6 +102,7 @@ type durableFlags struct {
 	// worker: its WorkerOptions.
 	concurrency       int
 	tick, stopTimeout time.Duration
+	replace           bool
 	// warn receives notes that are not errors (stderr).
 	warn io.Writer
 }
@@ -124,10 +125,13 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	fs.SetOutput(s.stderr)
 	fs.StringVar(&f.dsn, "db", "", "database: a postgres:// URL or a SQLite file path")
 	if args[0] == "ls" {
-		fs.StringVar(&f.status, "status", "", "only runs in this status (running, waiting, done, failed, dead, cancelled)")
+		fs.StringVar(&f.status, "status", "", "only runs in this status (running, waiting, done, failed, dead, cancelled, timed_out)")
 		fs.StringVar(&f.workflow, "workflow", "", "only runs of this workflow")
 		fs.IntVar(&f.limit, "limit", defaultLsLimit, "at most this many runs, newest first (1 or more)")
 		fs.StringVar(&f.before, "before", "", "only runs listed after the run with this id (the next page)")
+	}
+	if args[0] == "signal" {
+		fs.BoolVar(&f.replace, "replace", false, "replace the payload of a signal the run has not consumed yet (a repeat without it is ignored)")
 	}
 	if args[0] == "replay" {
 		fs.StringVar(&f.workflow, "workflow", "", "only runs of this workflow")
@@ -157,7 +161,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 		return exitNoBuild
 	}
 	if f.status != "" && !durable.Status(f.status).Valid() {
-		fmt.Fprintf(s.stderr, "sky durable ls: unknown status %q; hint: one of running, waiting, done, failed, dead, cancelled\n", f.status)
+		fmt.Fprintf(s.stderr, "sky durable ls: unknown status %q; hint: one of running, waiting, done, failed, dead, cancelled, timed_out\n", f.status)
 		return exitNoBuild
 	}
 	if err := checkLsLimit(args[0], f.limit); err != nil {
@@ -256,14 +260,18 @@ func durableSignal(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 	if !json.Valid([]byte(payload)) {
 		return task.Errorf(task.InvalidInput, "the payload %s is not valid JSON; hint: quote it for the shell, e.g. '{\"reference\":\"stl-1\"}' or '\"text\"'", payload)
 	}
-	exists, err := e.SignalRun(ctx, id, name, payload)
+	send := e.SignalRun
+	if f.replace {
+		send = e.ReplaceSignal
+	}
+	outcome, err := send(ctx, id, name, payload)
 	if err != nil {
 		return err
 	}
-	if !exists {
+	if outcome == durable.SignalNoRunYet {
 		fmt.Fprintf(f.warn, "note: no run with id %q exists yet; the signal waits in its mailbox for a run with that id (check the id with `sky durable ls`)\n", id)
 	}
-	fmt.Fprintf(out, "signal %s delivered to run %s\n", name, id)
+	fmt.Fprintln(out, outcome.Message(id, name))
 	return nil
 }
 

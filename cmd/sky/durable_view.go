@@ -40,6 +40,13 @@ func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, now 
 	field("status", string(r.Status))
 	field("attempts", fmt.Sprint(r.Attempts))
 	field("wake", view.WakeText(r, now))
+	if !r.Deadline.IsZero() {
+		when := view.Stamp(r.Deadline)
+		if r.Status == durable.StatusWaiting || r.Status == durable.StatusRunning || r.Status == durable.StatusFailed {
+			when += " (times out " + view.Until(r.Deadline, now) + ")"
+		}
+		field("deadline", when)
+	}
 	if r.LastError != "" {
 		field("error", r.LastError)
 	}
@@ -103,6 +110,7 @@ type runOut struct {
 	CompactedAt   *time.Time      `json:"compacted_at"`
 	// LeaseExpiresAt is when a running run's lease ends (its wake_at).
 	LeaseExpiresAt *time.Time `json:"lease_expires_at"`
+	DeadlineAt     *time.Time `json:"deadline_at"`
 }
 
 // leaseExpiry says when a running run's lease ends (its WakeAt, which the
@@ -129,6 +137,9 @@ func runJSON(r durable.Run) runOut {
 	}
 	if r.Status == durable.StatusRunning && !r.WakeAt.IsZero() {
 		o.LeaseExpiresAt = &r.WakeAt
+	}
+	if !r.Deadline.IsZero() {
+		o.DeadlineAt = &r.Deadline
 	}
 	return o
 }

@@ -135,7 +135,14 @@ func TestGuarantee13BadInput(t *testing.T) {
 			h.drain(h.e, wait.Erase())
 			r := h.wantStatus("shape", StatusFailed)
 			wantContains(t, r.LastError, `"shape"`, `signal "amount"`, "expected an integer")
-			h.signal("shape", "amount", `10`) // the corrected payload replaces it
+			wantContains(t, r.LastError, "sky durable signal --replace shape amount JSON")
+			h.signal("shape", "amount", `10`) // a repeat is ignored: the first delivery wins
+			if box, err := h.e.Signals(h.ctx, "shape"); err != nil || len(box) != 1 || box[0].Payload != `"ten"` {
+				t.Fatalf("mailbox after a repeat = %+v, %v; want the first payload kept", box, err)
+			}
+			if _, err := h.e.ReplaceSignal(h.ctx, "shape", "amount", `10`); err != nil { // the operator's correction
+				t.Fatal(err)
+			}
 			h.clock.Advance(time.Second)
 			h.drain(h.e, wait.Erase())
 			if r := h.wantStatus("shape", StatusDone); r.Output != "10" {

@@ -2,6 +2,7 @@ package durable
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -74,14 +75,49 @@ func TestGuarantee09SignalsAreADurableMailbox(t *testing.T) {
 			}
 		})
 
-		t.Run("an undelivered signal is replaced by a resend", func(t *testing.T) {
+		t.Run("the first delivery wins over a resend (a retried webhook)", func(t *testing.T) {
 			h.signal("r2", "approve", `"first"`)
 			h.signal("r2", "approve", `"second"`)
 			h.start(def, "r2", "x")
 			h.drain(h.e, wf)
 			_, j := h.describe("r2")
-			if len(j) == 0 || j[0].Result != `"second"` {
-				t.Errorf("journal %+v, want the second payload consumed", j)
+			if len(j) == 0 || j[0].Result != `"first"` {
+				t.Errorf("journal %+v, want the first payload consumed", j)
+			}
+		})
+
+		t.Run("an operator replaces an unconsumed payload, not a consumed one", func(t *testing.T) {
+			if out, err := h.e.SignalRun(h.ctx, "r3", "approve", `"typo"`); err != nil || out != SignalNoRunYet {
+				t.Fatalf("SignalRun before the start = %v, %v", out, err)
+			}
+			if out, err := h.e.SignalRun(h.ctx, "r3", "approve", `"again"`); err != nil || out != SignalDuplicate {
+				t.Fatalf("a repeated SignalRun = %v, %v; want SignalDuplicate", out, err)
+			}
+			h.start(def, "r3", "x")
+			if out, err := h.e.ReplaceSignal(h.ctx, "r3", "approve", `"dee"`); err != nil || out != SignalReplaced {
+				t.Fatalf("ReplaceSignal = %v, %v; want SignalReplaced", out, err)
+			}
+			h.drain(h.e, wf)
+			_, j := h.describe("r3")
+			if len(j) == 0 || j[0].Result != `"dee"` {
+				t.Fatalf("journal %+v, want the replaced payload consumed", j)
+			}
+			_, err := h.e.ReplaceSignal(h.ctx, "r3", "approve", `"late"`)
+			if !errors.Is(err, ErrRefused) {
+				t.Fatalf("ReplaceSignal after consumption = %v, want ErrRefused", err)
+			}
+			wantContains(t, err.Error(), `signal "approve"`, `"r3"`, "already consumed")
+			h.clock.Advance(2 * time.Second)
+			h.drain(h.e, wf)
+			h.wantStatus("r3", StatusDone)
+			if out, err := h.e.SignalRun(h.ctx, "r3", "approve", `"later"`); err != nil || out != SignalRunFinished {
+				t.Fatalf("SignalRun to a done run = %v, %v; want SignalRunFinished, no error", out, err)
+			}
+			if err := h.e.Signal(h.ctx, "r3", "other", `1`); err != nil {
+				t.Fatalf("Signal to a done run = %v, want Ok", err)
+			}
+			if box, err := h.e.Signals(h.ctx, "r3"); err != nil || len(box) != 1 || box[0].Payload != `"dee"` {
+				t.Errorf("mailbox of the done run = %+v, %v; want only the consumed signal", box, err)
 			}
 		})
 	})

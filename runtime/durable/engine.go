@@ -97,6 +97,8 @@ type Engine struct {
 	rand   *rand.Rand
 
 	tel *telemetry
+	// deadlines throttles the deadline sweeps of Poll (deadline.go).
+	deadlines deadlineSweeper
 }
 
 // New makes an Engine over d. Call Setup once before use.
@@ -193,16 +195,16 @@ func Start[I, O any](ctx context.Context, e *Engine, def Def[I, O], runID string
 	if err != nil {
 		return task.Errorf(task.InvalidInput, "durable: the input of run %q of workflow %q does not encode: %s", runID, def.name, errText(err))
 	}
-	return e.start(ctx, def.name, def.version, runID, js)
+	return e.start(ctx, def.name, def.version, runID, js, StartOptions{})
 }
 
 // StartJSON is Start for a type-erased workflow and an input already in
 // JSON (the CLI and the Sky binding use it).
 func (e *Engine) StartJSON(ctx context.Context, w Workflow, runID, input string) error {
-	return e.start(ctx, w.Name, w.Version, runID, input)
+	return e.start(ctx, w.Name, w.Version, runID, input, StartOptions{})
 }
 
-func (e *Engine) start(ctx context.Context, workflow string, version int, runID, input string) error {
+func (e *Engine) start(ctx context.Context, workflow string, version int, runID, input string, opts StartOptions) error {
 	if runID == "" {
 		return task.Errorf(task.InvalidInput, "durable: a run id must not be empty (workflow %q); hint: use a business key such as an order id", workflow)
 	}
@@ -216,11 +218,15 @@ func (e *Engine) start(ctx context.Context, workflow string, version int, runID,
 	if err := e.checkJSON(fmt.Sprintf("the input of run %q", runID), input); err != nil {
 		return err
 	}
+	if err := checkStartOptions(opts, runID); err != nil {
+		return err
+	}
 	if version <= 0 {
 		version = 1
 	}
 	tc := e.tel.startSpan(ctx, workflow, runID, version)
-	inserted, existing, err := e.store.InsertRun(ctx, store.NewRun{ID: runID, Workflow: workflow, Version: version, Input: input, TraceContext: tc}, e.now())
+	inserted, existing, err := e.store.InsertRun(ctx, store.NewRun{ID: runID, Workflow: workflow, Version: version, Input: input, TraceContext: tc,
+		Deadline: opts.Deadline, Priority: opts.Priority}, e.now())
 	if err != nil {
 		return err
 	}
@@ -240,26 +246,15 @@ func (e *Engine) start(ctx context.Context, workflow string, version int, runID,
 // Signal delivers signal name with a JSON payload to run runID (Sky's
 // Durable.signal). The signal is a durable mailbox entry: it is kept until an
 // AwaitSignal of that name consumes it, even when sent before the run waits
-// or before the run exists (so the id is not checked). Sending again before
-// delivery replaces the payload; after delivery it is ignored. It wakes the
-// run only if the run waits for that name.
+// or before the run exists (so the id is not checked). A signal is one-shot
+// per (run, name): the first delivery wins, and a later one with that name is
+// ignored (Ok, logged at info) whether or not the first was consumed; so is a
+// signal to a finished run (a late webhook must not fail). ReplaceSignal is
+// the operator's correction. It wakes the run only if the run waits for that
+// name.
 func (e *Engine) Signal(ctx context.Context, runID, name, payload string) error {
-	if runID == "" || name == "" {
-		return task.Errorf(task.InvalidInput, "durable: a signal needs a run id and a name (got run %q, name %q)", runID, name)
-	}
-	if err := e.checkJSON(fmt.Sprintf("the payload of signal %q to run %q", name, runID), payload); err != nil {
-		return err
-	}
-	stored, err := e.store.PutSignal(ctx, runID, name, payload, e.now())
-	if err != nil {
-		return err
-	}
-	if stored {
-		e.log.Info("durable signal stored", "run", runID, "signal", name)
-	} else {
-		e.log.Info("durable signal ignored: already delivered", "run", runID, "signal", name)
-	}
-	return nil
+	_, err := e.putSignal(ctx, runID, name, payload)
+	return err
 }
 
 // SignalValue is Signal with a payload encoded by cd.

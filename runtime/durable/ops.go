@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"skydurable/runtime/durable/store"
 	"skydurable/runtime/task"
 )
 
@@ -23,7 +22,7 @@ func (e *Engine) ListRuns(ctx context.Context, f ListFilter) ([]Run, error) {
 	}
 	if f.Status != "" && !f.Status.Valid() {
 		return nil, task.Errorf(task.InvalidInput,
-			"durable: unknown run status %q; hint: one of waiting, running, done, failed, dead, cancelled", f.Status)
+			"durable: unknown run status %q; hint: one of waiting, running, done, failed, dead, cancelled, timed_out", f.Status)
 	}
 	return e.store.ListRuns(ctx, f)
 }
@@ -33,23 +32,6 @@ func (e *Engine) ListRuns(ctx context.Context, f ListFilter) ([]Run, error) {
 // signals were sent before it started.
 func (e *Engine) Signals(ctx context.Context, runID string) ([]SignalInfo, error) {
 	return e.store.ListSignals(ctx, runID)
-}
-
-// SignalRun is Signal as an operator sends it (`sky durable signal`, the
-// dashboard): a run that is done or cancelled will never consume a signal,
-// so it is refused (Conflict, ErrRefused) and nothing is stored. A signal
-// may beat Start, so an id with no run yet is accepted with exists false,
-// for the caller to say so (the id may be a typo).
-func (e *Engine) SignalRun(ctx context.Context, runID, name, payload string) (exists bool, err error) {
-	r, err := e.store.ReadRun(ctx, runID)
-	switch {
-	case err == store.ErrRunNotFound:
-	case err != nil:
-		return false, err
-	case r.Status == StatusDone || r.Status == StatusCancelled:
-		return true, wrapping(task.Errorf(task.Conflict, "cannot signal run %q: it is %s and will never consume a signal", runID, r.Status), ErrRefused)
-	}
-	return err == nil, e.Signal(ctx, runID, name, payload)
 }
 
 // StatsWindow is how many minutes the per-minute series of Stats cover.

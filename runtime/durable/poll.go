@@ -44,6 +44,9 @@ func (e *Engine) PollWith(ctx context.Context, defs []Workflow, opts PollOptions
 	if len(reg.names) == 0 {
 		return false, nil
 	}
+	if err := e.sweepDeadlines(ctx); err != nil {
+		return false, err
+	}
 	var ch chain
 	for i := 0; i < opts.MaxRuns; i++ {
 		ch.on = i+1 < opts.MaxRuns
@@ -151,7 +154,8 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 		return true, nil
 	case lost:
 		att.outcome = "lease_lost"
-		log.Warn("durable lease lost: another worker owns the run now, or it was cancelled; stopping", "step", c.at())
+		e.deadlines.leaseLost()
+		log.Warn("durable lease lost: another worker owns the run now, or it was cancelled or timed out; stopping", "step", c.at())
 		return true, nil
 	case suspended:
 		att.outcome = "suspended"
@@ -182,7 +186,8 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 	c.dropFailure()
 	if err := c.flush(ctx); err != nil {
 		if IsLeaseLost(err) || IsCrashed(err) {
-			log.Warn("durable lease lost: another worker owns the run now, or it was cancelled; stopping", "step", c.at())
+			e.deadlines.leaseLost()
+			log.Warn("durable lease lost: another worker owns the run now, or it was cancelled or timed out; stopping", "step", c.at())
 			return true, nil
 		}
 		log.Warn("durable step result not journalled; the step runs again on retry", "step", c.at(), "error", errText(err))
@@ -250,7 +255,8 @@ func (e *Engine) failAttempt(ctx context.Context, log *slog.Logger, f store.Fenc
 func (e *Engine) finish(ctx context.Context, log *slog.Logger, f store.Fence, err error, level slog.Level, event string, attrs ...any) error {
 	if IsLeaseLost(err) {
 		setOutcome(ctx, "lease_lost")
-		log.Warn("durable lease lost: another worker owns the run now, or it was cancelled; its outcome is not recorded", attrs...)
+		e.deadlines.leaseLost()
+		log.Warn("durable lease lost: another worker owns the run now, or it was cancelled or timed out; its outcome is not recorded", attrs...)
 		return nil
 	}
 	if err != nil {

@@ -331,8 +331,8 @@ func consume[A any](ctx context.Context, c *Ctx, cd codec.Codec[A], name, id str
 		var err error
 		if a, err = cd.Decode(payload); err != nil {
 			return task.Errorf(task.Decode,
-				"durable run %q: the payload of signal %q does not decode: %s; hint: send the signal again with the expected shape (an undelivered signal is replaced)",
-				c.f.RunID, name, errText(err))
+				"durable run %q: the payload of signal %q does not decode: %s; hint: correct the payload with `sky durable signal --replace %s %s JSON` (a repeated signal is ignored: the first delivery wins)",
+				c.f.RunID, name, errText(err), c.f.RunID, name)
 		}
 		e.Result = payload
 		return c.cross(BeforeCommit, e, false)

@@ -38,6 +38,7 @@ const (
 	StatusFailed    = store.StatusFailed
 	StatusDead      = store.StatusDead
 	StatusCancelled = store.StatusCancelled
+	StatusTimedOut  = store.StatusTimedOut
 )
 
 // AllStatuses are the run statuses in the order listings show them.

@@ -205,6 +205,7 @@ func KernelsWith(opts durable.Options) map[string]value.Kernel {
 			return value.Unit{}, e.Setup(ctx)
 		})},
 		{Name: "Durable_start", Arity: 4, Fn: b.start},
+		{Name: "Durable_startWith", Arity: 5, Fn: b.startWith},
 		{Name: "Durable_signal", Arity: 5, Fn: b.signal},
 		{Name: "Durable_poll", Arity: 2, Fn: func(a []value.Value) (value.Value, error) {
 			return b.poll("Durable.poll", durable.PollOptions{}, a[0], a[1])
@@ -434,9 +435,8 @@ func (b *binding) start(a []value.Value) (value.Value, error) {
 		return nil, err
 	}
 	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
-		if def.def.Name() == "" {
-			return nil, task.Errorf(task.InvalidInput,
-				"%s: cannot start run %q: its workflow was registered with an empty name; hint: name it, e.g. Durable.register \"checkout\" inputCodec outputCodec body", fn, id)
+		if err := unnamed(fn, def, id); err != nil {
+			return nil, err
 		}
 		return value.Unit{}, setupHint(fn, durable.Start(ctx, e, def.def, id, input))
 	})}, nil

@@ -15,7 +15,8 @@ const (
 	OpRelease  Op = "release"  // Release, ReleaseRun
 	OpRetry    Op = "retry"    // RetryRun
 	OpWake     Op = "wake"     // WakeRun, PutSignal on a parked run
-	OpCancel   Op = "cancel"   // CancelRun
+	OpCancel   Op = "cancel"   // CancelRun; a timed-out run's children
+	OpTimeOut  Op = "timeout"  // TimeOutRuns: a run past its deadline
 )
 
 // Transition is one edge group of the run state machine: Op moves a run in
@@ -44,10 +45,11 @@ var Machine = []Transition{
 	{OpRetry, []Status{StatusFailed, StatusDead}, StatusWaiting},
 	{OpWake, []Status{StatusWaiting}, StatusWaiting},
 	{OpCancel, []Status{StatusWaiting, StatusRunning, StatusFailed}, StatusCancelled},
+	{OpTimeOut, []Status{StatusWaiting, StatusRunning, StatusFailed}, StatusTimedOut},
 }
 
 // AllStatuses lists every run status, in the order of the machine's life.
-var AllStatuses = []Status{StatusWaiting, StatusRunning, StatusDone, StatusFailed, StatusDead, StatusCancelled}
+var AllStatuses = []Status{StatusWaiting, StatusRunning, StatusDone, StatusFailed, StatusDead, StatusCancelled, StatusTimedOut}
 
 // Allowed reports whether op may move a run from status from to status to.
 func Allowed(op Op, from, to Status) bool {
@@ -70,7 +72,8 @@ func Accepts(op Op, from Status) bool {
 }
 
 // Terminal reports whether no operation moves a run out of s (done,
-// cancelled): such a run is finished and may be compacted.
+// cancelled, timed_out): such a run is finished. Compaction takes done and
+// cancelled runs (a timed-out run keeps its journal, for its inspection).
 func Terminal(s Status) bool {
 	for _, t := range Machine {
 		if slices.Contains(t.From, s) {

@@ -9,7 +9,7 @@ func TestMachine(t *testing.T) {
 		if !s.Valid() {
 			t.Errorf("%s is not Valid", s)
 		}
-		want := s == StatusDone || s == StatusCancelled
+		want := s == StatusDone || s == StatusCancelled || s == StatusTimedOut
 		if Terminal(s) != want {
 			t.Errorf("Terminal(%s) = %v, want %v", s, !want, want)
 		}
@@ -31,6 +31,9 @@ func TestMachine(t *testing.T) {
 		{OpCancel, StatusFailed, StatusCancelled, true},
 		{OpRelease, StatusRunning, StatusFailed, true},
 		{OpComplete, StatusWaiting, StatusDone, false},
+		{OpTimeOut, StatusWaiting, StatusTimedOut, true},
+		{OpTimeOut, StatusDead, StatusTimedOut, false},
+		{OpCancel, StatusTimedOut, StatusCancelled, false},
 	} {
 		if got := Allowed(c.op, c.from, c.to); got != c.want {
 			t.Errorf("Allowed(%s, %s, %s) = %v, want %v", c.op, c.from, c.to, got, c.want)

@@ -15,6 +15,7 @@ import (
 //	failed  ──claim──▶ running          (a retry after backoff)
 //	dead    ──Retry──▶ waiting          (manual retry, journal kept)
 //	any unfinished ──Cancel──▶ cancelled
+//	any unfinished ──deadline──▶ timed_out (its children: cancelled)
 type Status string
 
 // The run statuses.
@@ -34,8 +35,12 @@ const (
 	// failed with a permanent error (a non-determinism error, say);
 	// LastError says why. Retry makes it due again.
 	StatusDead Status = "dead"
-	// StatusCancelled is a run stopped by Cancel.
+	// StatusCancelled is a run stopped by Cancel (or because its parent
+	// timed out).
 	StatusCancelled Status = "cancelled"
+	// StatusTimedOut is a run stopped because its deadline (StartWith)
+	// passed before it finished; it is never claimed again.
+	StatusTimedOut Status = "timed_out"
 )
 
 // Run is one durable run as stored, for inspection (Describe, List).
@@ -69,6 +74,9 @@ type Run struct {
 	// CompactedAt is when compaction deleted the run's journal and
 	// signals (zero when it has not).
 	CompactedAt time.Time
+	// Deadline is when the run ends timed_out unless it finished (zero:
+	// no deadline; see NewRun.Deadline).
+	Deadline time.Time
 }
 
 // EntryKind says what a journal entry records.

@@ -11,7 +11,7 @@ type Stats struct {
 	// workflow then status; pairs with no run are absent.
 	Counts []StatusCount
 	// Started and Finished count the runs created, and the runs that
-	// ended done, dead or cancelled, in each of the last len minutes:
+	// ended done, dead, cancelled or timed out, in each of the last len minutes:
 	// index 0 is the minute ending at Now, the last the oldest.
 	Started, Finished []int
 	// OldestDue is the run that has been due the longest without a worker

@@ -66,9 +66,22 @@ type Store interface {
 	// is known dead): due at once, in the status Release gives, the
 	// attempt still counted; false when the run is not running.
 	ReleaseRun(ctx context.Context, runID string, now time.Time) (bool, error)
-	// PutSignal stores a signal (replacing an undelivered one of the same
-	// name, ignoring a delivered one) and wakes the run if it waits for it.
+	// TimeOutRuns ends, in one transaction, up to limit unfinished
+	// (waiting, running, failed) runs whose deadline passed by now as
+	// timed_out, revoking any lease, and cancels their unfinished children
+	// (parent_id); it reports how many of each it changed. It reads the
+	// deadline index.
+	TimeOutRuns(ctx context.Context, now time.Time, limit int) (timedOut, cancelled int64, err error)
+	// PutSignal stores a signal and wakes the run if it waits for it. A
+	// signal is one-shot per (run, name): when one of that name was stored
+	// before, delivered or not, or the run is finished (done, cancelled,
+	// timed_out), it changes nothing and stored is false.
 	PutSignal(ctx context.Context, runID, name, payload string, now time.Time) (stored bool, err error)
+	// ReplaceSignal is the operator's correction: it replaces the payload
+	// of an undelivered signal (storing it when there is none) and wakes
+	// the run if it waits for it; replaced is false, and nothing changes,
+	// when the run already consumed that signal.
+	ReplaceSignal(ctx context.Context, runID, name, payload string, now time.Time) (replaced bool, err error)
 	// ListSignals reads a run's mailbox, oldest first.
 	ListSignals(ctx context.Context, runID string) ([]SignalInfo, error)
 	// ReadRun reads one run; a missing run is errRunNotFound.
@@ -134,6 +147,15 @@ type NewRun struct {
 	// TraceContext is the W3C traceparent of the span that started the
 	// run ("" for none), so every attempt's span joins that trace.
 	TraceContext string
+	// Deadline, when positive, is how long the run may take from its
+	// start, on the store's clock (deadline_at): past it no claim takes
+	// the run, its lease holder's next journal write or completion is
+	// refused, and TimeOutRuns ends it timed_out.
+	Deadline time.Duration
+	// Priority is the start option for the claim ordering of the
+	// flow-control work, which adds its column; until then the stores
+	// receive it and do not store it.
+	Priority int
 }
 
 // Claimed is what a claim returns: enough to run the body.

@@ -55,11 +55,12 @@ func TestActions(t *testing.T) {
 			{"/runs/broken-1/retry", nil, http.StatusSeeOther, "is+due+again", "broken-1", durable.StatusWaiting},
 			{"/runs/broken-1/retry", nil, http.StatusConflict, `cannot retry run "broken-1": it is waiting and only failed or dead runs can be retried`, "broken-1", durable.StatusWaiting},
 			{"/runs/order-2/cancel", nil, http.StatusConflict, `cannot cancel run "order-2": it is done and it has already finished`, "order-2", durable.StatusDone},
-			{"/runs/order-2/signal", url.Values{"name": {"go"}, "payload": {`"late"`}}, http.StatusConflict, `cannot signal run "order-2": it is done and will never consume a signal`, "order-2", durable.StatusDone},
+			{"/runs/order-2/signal", url.Values{"name": {"go"}, "payload": {`"late"`}}, http.StatusSeeOther, "ignored%3A+run+is+done", "order-2", durable.StatusDone},
 			{"/runs/order-1/signal", url.Values{"name": {"go"}, "payload": {`not json`}}, http.StatusBadRequest, "is not valid JSON", "order-1", durable.StatusWaiting},
 			{"/runs/order-1/signal", url.Values{"name": {""}, "payload": {`1`}}, http.StatusBadRequest, "a signal needs a name", "order-1", durable.StatusWaiting},
 			{"/runs/nope/retry", nil, http.StatusNotFound, `no run with id "nope"`, "order-1", durable.StatusWaiting},
 			{"/runs/order-1/signal", url.Values{"name": {"go"}, "payload": {`"` + xss + `"`}}, http.StatusSeeOther, "signal+go+delivered", "order-1", durable.StatusWaiting},
+			{"/runs/order-1/signal", url.Values{"name": {"go"}, "payload": {`"again"`}}, http.StatusSeeOther, "the+first+delivery+wins", "order-1", durable.StatusWaiting},
 			{"/runs/ghost-1/signal", url.Values{"name": {"go"}, "payload": {`1`}}, http.StatusSeeOther, "no+run+with+id", "order-1", durable.StatusWaiting},
 			{"/runs/order-1/cancel", nil, http.StatusSeeOther, "cancelled", "order-1", durable.StatusCancelled},
 		} {

@@ -154,7 +154,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 // the buttons; the engine is still the one that decides.
 func actionsFor(status durable.Status) []string {
 	var out []string
-	if status != durable.StatusDone && status != durable.StatusCancelled {
+	if status != durable.StatusDone && status != durable.StatusCancelled && status != durable.StatusTimedOut {
 		out = append(out, "signal")
 	}
 	if status == durable.StatusFailed || status == durable.StatusDead {
@@ -172,7 +172,7 @@ var actions = map[string]struct {
 }{
 	"retry":  {"Retry", "It becomes due now with its attempts reset; its journal is kept, so journalled steps do not run again."},
 	"cancel": {"Cancel", "It ends cancelled and is never claimed again; a worker holding it stops at its next step. This cannot be undone."},
-	"signal": {"Signal", "The signal waits in the run's mailbox until the run awaits it; sending it again before then replaces the payload."},
+	"signal": {"Signal", "The signal waits in the run's mailbox until the run awaits it. A signal is one-shot: once one of that name was sent, another is ignored (correct an unconsumed payload with sky durable signal --replace)."},
 }
 
 func (s *Server) confirm(w http.ResponseWriter, r *http.Request) {
@@ -227,14 +227,14 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request) {
 		done = fmt.Sprintf("run %s cancelled", id)
 	case "signal":
 		name, payload := strings.TrimSpace(r.PostFormValue("name")), r.PostFormValue("payload")
-		var exists bool
+		var outcome durable.SignalOutcome
 		if name == "" {
 			err = task.Errorf(task.InvalidInput, "a signal needs a name")
 		} else {
-			exists, err = s.e.SignalRun(r.Context(), id, name, payload)
+			outcome, err = s.e.SignalRun(r.Context(), id, name, payload)
 		}
-		done = fmt.Sprintf("signal %s delivered to run %s", name, id)
-		if err == nil && !exists {
+		done = outcome.Message(id, name)
+		if err == nil && outcome == durable.SignalNoRunYet {
 			done += fmt.Sprintf("; note: no run with id %q exists yet, the signal waits in its mailbox for a run with that id", id)
 		}
 	}

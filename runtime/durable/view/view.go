@@ -18,7 +18,7 @@ import (
 // WakeText says when a run is next due, in words.
 func WakeText(r store.Run, now time.Time) string {
 	switch {
-	case r.Status == store.StatusDone || r.Status == store.StatusDead || r.Status == store.StatusCancelled:
+	case r.Status == store.StatusDone || r.Status == store.StatusDead || r.Status == store.StatusCancelled || r.Status == store.StatusTimedOut:
 		return "-"
 	case r.Status == store.StatusRunning:
 		return "running"

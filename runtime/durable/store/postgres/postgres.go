@@ -91,13 +91,15 @@ func (s *Store) exec(ctx context.Context, q *db.DB, op, sql string, args ...any)
 }
 
 const pgInsertRun = pgClock + `
-INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context)
-SELECT ?, ?, ?, 'waiting', ?, 0, clock.now, '', clock.now, clock.now, NULLIF(?, '') FROM clock
+INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context, deadline_at)
+SELECT ?, ?, ?, 'waiting', ?, 0, clock.now, '', clock.now, clock.now, NULLIF(?, ''),
+       clock.now + CAST(? AS BIGINT) * INTERVAL '1 millisecond' FROM clock
 ON CONFLICT (id) DO NOTHING`
 
 func (s *Store) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (bool, string, error) {
 	// One round trip when the id is new.
-	n, err := s.exec(ctx, s.d, "start", pgInsertRun, clockArg(now), r.ID, r.Workflow, r.Version, r.Input, r.TraceContext)
+	// r.Priority is not stored here: the flow-control work adds its column.
+	n, err := s.exec(ctx, s.d, "start", pgInsertRun, clockArg(now), r.ID, r.Workflow, r.Version, r.Input, r.TraceContext, store.DeadlineMs(r.Deadline))
 	if err != nil || n == 1 {
 		return n == 1, "", err
 	}
@@ -202,7 +204,7 @@ claimed AS (
          wake_at = clock.now + lease.span,
          lease_token = ` + token + `, claimed_by = ?, waiting_signal = NULL
     FROM ` + from + `
-   WHERE r.id = ` + source + `.id
+   WHERE r.id = ` + source + `.id` + pgClaimBeforeDeadline + `
   RETURNING r.id, r.lease_token, r.workflow, r.version, r.input, r.attempts, r.last_error, clock.now, ` + source + `.locked,
             r.trace_context)
 SELECT 0 AS part, c.id, c.lease_token, c.workflow, c.version, c.input, c.attempts, c.last_error, c.now,
@@ -386,7 +388,7 @@ const pgAppend = pgClock + `,
 lease AS (
   UPDATE _sky_durable_runs r SET claimed_at = clock.now, updated_at = clock.now
     FROM clock
-   WHERE r.id = ? AND r.lease_token = ?
+   WHERE r.id = ? AND r.lease_token = ?` + pgBeforeDeadline + `
   RETURNING r.id)
 INSERT INTO _sky_durable_journal (run_id, seq, step_id, kind, result, created_at)
 SELECT lease.id, ?, ?, ?, ?, clock.now FROM lease, clock`
@@ -494,7 +496,7 @@ UPDATE _sky_durable_runs r
    SET status = 'done', output = ?, last_error = '', claimed_at = NULL, lease_token = NULL,
        waiting_signal = NULL, updated_at = clock.now
   FROM clock
- WHERE r.id = ? AND r.lease_token = ?`
+ WHERE r.id = ? AND r.lease_token = ?` + pgBeforeDeadline
 
 // pgDone is the CTE that completes a run (output, id, token) under its
 // fence, returning its id.
@@ -503,7 +505,7 @@ const pgDone = `done AS (
      SET status = 'done', output = ?, last_error = '', claimed_at = NULL, lease_token = NULL,
          waiting_signal = NULL, updated_at = clock.now
     FROM clock
-   WHERE r.id = ? AND r.lease_token = ?
+   WHERE r.id = ? AND r.lease_token = ?` + pgBeforeDeadline + `
   RETURNING r.id)`
 
 // pgCompleteWith is pgComplete that also journals the body's last step: the
@@ -555,11 +557,14 @@ func (s *Store) Release(ctx context.Context, f store.Fence, now time.Time) error
 
 const pgLockAnyRun = `SELECT id FROM _sky_durable_runs WHERE id = ? FOR UPDATE`
 
+// pgPutSignal keeps the first delivery of a signal (one-shot per run and
+// name): a repeat changes nothing, delivered or not, and so does a signal to
+// a finished run.
 const pgPutSignal = pgClock + `
 INSERT INTO _sky_durable_signals (run_id, name, payload, delivered, created_at)
 SELECT ?, ?, ?, FALSE, clock.now FROM clock
-ON CONFLICT (run_id, name) DO UPDATE SET payload = EXCLUDED.payload, created_at = EXCLUDED.created_at
- WHERE _sky_durable_signals.delivered = FALSE`
+ WHERE NOT EXISTS (SELECT 1 FROM _sky_durable_runs f WHERE f.id = ? AND f.status IN ('done','cancelled','timed_out'))
+ON CONFLICT (run_id, name) DO NOTHING`
 
 // pgWakeForSignal makes a run parked on the signal due now. It also
 // touches a run that is already due: a poll may have skipped it (SKIP
@@ -573,6 +578,12 @@ UPDATE _sky_durable_runs r
    AND (r.waiting_signal = CAST(? AS TEXT) OR r.wake_at <= clock.now)`
 
 func (s *Store) PutSignal(ctx context.Context, runID, name, payload string, now time.Time) (bool, error) {
+	return s.putSignal(ctx, pgPutSignal, runID, name, payload, now)
+}
+
+// putSignal stores a signal with sql (pgPutSignal, pgReplaceSignal: clock,
+// run id, name, payload, run id) and wakes the run when it stored one.
+func (s *Store) putSignal(ctx context.Context, sql, runID, name, payload string, now time.Time) (bool, error) {
 	stored := false
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		// Lock the run row (if it exists) so a concurrent suspend either
@@ -583,7 +594,7 @@ func (s *Store) PutSignal(ctx context.Context, runID, name, payload string, now 
 			return err
 		}
 		rs.Close()
-		n, err := s.exec(ctx, tx, "signal", pgPutSignal, clockArg(now), runID, name, payload)
+		n, err := s.exec(ctx, tx, "signal", sql, clockArg(now), runID, name, payload, runID)
 		if err != nil || n == 0 {
 			return err
 		}
@@ -597,7 +608,7 @@ func (s *Store) PutSignal(ctx context.Context, runID, name, payload string, now 
 // pgRunColumns reads a run; 'infinity' reads as NULL (no wake time).
 const pgRunColumns = `id, workflow, version, status, input, COALESCE(output, ''), attempts,
   CASE WHEN wake_at = 'infinity' THEN NULL ELSE wake_at END, COALESCE(waiting_signal, ''), last_error,
-  claimed_at, claimed_by, created_at, updated_at, compacted_at`
+  claimed_at, claimed_by, created_at, updated_at, compacted_at, deadline_at`
 
 const pgReadRun = `SELECT ` + pgRunColumns + ` FROM _sky_durable_runs WHERE id = ?`
 
@@ -622,9 +633,9 @@ func (s *Store) ListRuns(ctx context.Context, f store.ListFilter) ([]store.Run, 
 func pgRunScanner(scan func(...any) error) (store.Run, error) {
 	var r store.Run
 	var status string
-	var wake, claimedAt, compactedAt *time.Time
+	var wake, claimedAt, compactedAt, deadline *time.Time
 	err := scan(&r.ID, &r.Workflow, &r.Version, &status, &r.Input, &r.Output, &r.Attempts,
-		&wake, &r.WaitingSignal, &r.LastError, &claimedAt, &r.ClaimedBy, &r.CreatedAt, &r.UpdatedAt, &compactedAt)
+		&wake, &r.WaitingSignal, &r.LastError, &claimedAt, &r.ClaimedBy, &r.CreatedAt, &r.UpdatedAt, &compactedAt, &deadline)
 	r.Status = store.Status(status)
 	if wake != nil {
 		r.WakeAt = *wake
@@ -634,6 +645,9 @@ func pgRunScanner(scan func(...any) error) (store.Run, error) {
 	}
 	if compactedAt != nil {
 		r.CompactedAt = *compactedAt
+	}
+	if deadline != nil {
+		r.Deadline = *deadline
 	}
 	return r, err
 }

@@ -128,6 +128,7 @@ lease AS (
   UPDATE _sky_durable_runs r SET claimed_at = COALESCE(v.at, clock.now), updated_at = COALESCE(v.at, clock.now)
     FROM v, clock
    WHERE r.id = v.run_id AND r.lease_token = v.token
+     AND (r.deadline_at IS NULL OR r.deadline_at > COALESCE(v.at, clock.now))
   RETURNING v.run_id, v.token),
 ins AS (
   INSERT INTO _sky_durable_journal (run_id, seq, step_id, kind, result, created_at)
@@ -196,6 +197,7 @@ done AS (
          waiting_signal = NULL, updated_at = COALESCE(v.at, clock.now)
     FROM v, clock
    WHERE r.id = v.run_id AND r.lease_token = v.token
+     AND (r.deadline_at IS NULL OR r.deadline_at > COALESCE(v.at, clock.now))
   RETURNING v.run_id, v.token),
 ins AS (
   INSERT INTO _sky_durable_journal (run_id, seq, step_id, kind, result, created_at)

@@ -24,7 +24,7 @@ SELECT CAST(floor(extract(epoch FROM CAST(? AS TIMESTAMPTZ) - created_at) / 60) 
 const pgStatsFinished = `
 SELECT CAST(floor(extract(epoch FROM CAST(? AS TIMESTAMPTZ) - updated_at) / 60) AS INT), COUNT(*)
   FROM _sky_durable_runs
- WHERE status IN ('done','dead','cancelled') AND updated_at > ? AND updated_at <= ? GROUP BY 1`
+ WHERE status IN ('done','dead','cancelled','timed_out') AND updated_at > ? AND updated_at <= ? GROUP BY 1`
 
 // pgStatsDue and pgStatsStuck walk the due index (its predicate written as
 // the claim writes it, see pgClaimWhere) from the oldest wake time.

@@ -100,12 +100,14 @@ func (s *Store) exec(ctx context.Context, q *db.DB, op, sql string, args ...any)
 }
 
 const sqliteInsertRun = `
-INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context)
-VALUES (?, ?, ?, 'waiting', ?, 0, ?, '', ?, ?, NULLIF(?, ''))
+INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context, deadline_at)
+VALUES (?, ?, ?, 'waiting', ?, 0, ?, '', ?, ?, NULLIF(?, ''), ? + ?)
 ON CONFLICT (id) DO NOTHING`
 
 func (s *Store) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (bool, string, error) {
-	n, err := s.exec(ctx, s.d, "start", sqliteInsertRun, r.ID, r.Workflow, r.Version, r.Input, ms(now), ms(now), ms(now), r.TraceContext)
+	// r.Priority is not stored here: the flow-control work adds its column.
+	n, err := s.exec(ctx, s.d, "start", sqliteInsertRun, r.ID, r.Workflow, r.Version, r.Input, ms(now), ms(now), ms(now), r.TraceContext,
+		ms(now), store.DeadlineMs(r.Deadline))
 	if err != nil || n == 1 {
 		return n == 1, "", err
 	}
@@ -144,6 +146,7 @@ UPDATE _sky_durable_runs
     WHERE status IN ('waiting','running','failed')
       AND wake_at <= ?
       AND (claimed_at IS NULL OR claimed_at < ?)
+      AND (deadline_at IS NULL OR deadline_at > ?)
       AND ` + pick + `
     ORDER BY wake_at
     LIMIT 1)
@@ -172,7 +175,7 @@ func (s *Store) ClaimPinned(ctx context.Context, keys []store.VersionKey, now ti
 
 func (s *Store) claimWith(ctx context.Context, sql, pick string, now time.Time, lease time.Duration, token, worker string) (store.Claimed, bool, error) {
 	s.hook("claim", sql)
-	rs, err := s.d.Query(ctx, sql, ms(now), ms(now), ms(now.Add(lease)), token, worker, ms(now), ms(now.Add(-lease)), pick)
+	rs, err := s.d.Query(ctx, sql, ms(now), ms(now), ms(now.Add(lease)), token, worker, ms(now), ms(now.Add(-lease)), ms(now), pick)
 	if err != nil {
 		return store.Claimed{}, false, err
 	}
@@ -234,10 +237,10 @@ func (s *Store) LoadJournal(ctx context.Context, runID string) ([]store.JournalE
 // trigger renews the lease in the same statement.
 const sqliteAppend = `
 INSERT INTO _sky_durable_journal (run_id, seq, step_id, kind, result, created_at)
-SELECT id, ?, ?, ?, ?, ? FROM _sky_durable_runs WHERE id = ? AND lease_token = ? AND status = 'running'`
+SELECT id, ?, ?, ?, ?, ? FROM _sky_durable_runs WHERE id = ? AND lease_token = ? AND status = 'running'` + sqliteBeforeDeadline
 
 func (s *Store) AppendEntry(ctx context.Context, q *db.DB, f store.Fence, e store.JournalEntry, now time.Time) error {
-	n, err := s.exec(ctx, q, "append", sqliteAppend, e.Seq, e.StepID, string(e.Kind), e.Result, ms(now), f.RunID, f.Token)
+	n, err := s.exec(ctx, q, "append", sqliteAppend, e.Seq, e.StepID, string(e.Kind), e.Result, ms(now), f.RunID, f.Token, ms(now))
 	return store.LeaseChecked(n, err)
 }
 
@@ -298,18 +301,18 @@ const sqliteComplete = `
 UPDATE _sky_durable_runs
    SET status = 'done', output = ?, last_error = '', claimed_at = NULL, lease_token = NULL,
        waiting_signal = NULL, updated_at = ?
- WHERE id = ? AND lease_token = ? AND status = 'running'`
+ WHERE id = ? AND lease_token = ? AND status = 'running'` + sqliteBeforeDeadline
 
 func (s *Store) Complete(ctx context.Context, f store.Fence, last *store.JournalEntry, output string, now time.Time) error {
 	if last == nil {
-		n, err := s.exec(ctx, s.d, "complete", sqliteComplete, output, ms(now), f.RunID, f.Token)
+		n, err := s.exec(ctx, s.d, "complete", sqliteComplete, output, ms(now), f.RunID, f.Token, ms(now))
 		return store.LeaseChecked(n, err)
 	}
 	return s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		if err := s.AppendEntry(ctx, tx, f, *last, now); err != nil {
 			return err
 		}
-		n, err := s.exec(ctx, tx, "complete", sqliteComplete, output, ms(now), f.RunID, f.Token)
+		n, err := s.exec(ctx, tx, "complete", sqliteComplete, output, ms(now), f.RunID, f.Token, ms(now))
 		return store.LeaseChecked(n, err)
 	})
 }
@@ -358,20 +361,29 @@ func (s *Store) Release(ctx context.Context, f store.Fence, now time.Time) error
 	return store.LeaseChecked(n, err)
 }
 
+// sqlitePutSignal keeps the first delivery of a signal (one-shot per run
+// and name): a repeat changes nothing, delivered or not, and so does a
+// signal to a finished run.
 const sqlitePutSignal = `
 INSERT INTO _sky_durable_signals (run_id, name, payload, delivered, created_at)
-VALUES (?, ?, ?, FALSE, ?)
-ON CONFLICT (run_id, name) DO UPDATE SET payload = excluded.payload, created_at = excluded.created_at
- WHERE _sky_durable_signals.delivered = FALSE`
+SELECT ?, ?, ?, FALSE, ?
+ WHERE NOT EXISTS (SELECT 1 FROM _sky_durable_runs WHERE id = ? AND status IN ('done','cancelled','timed_out'))
+ON CONFLICT (run_id, name) DO NOTHING`
 
 const sqliteWakeForSignal = `
 UPDATE _sky_durable_runs SET wake_at = ?, updated_at = ?
  WHERE id = ? AND status = 'waiting' AND waiting_signal = ?`
 
 func (s *Store) PutSignal(ctx context.Context, runID, name, payload string, now time.Time) (bool, error) {
+	return s.putSignal(ctx, sqlitePutSignal, runID, name, payload, now)
+}
+
+// putSignal stores a signal with sql (sqlitePutSignal, sqliteReplaceSignal:
+// run id, name, payload, time, run id) and wakes the run when it stored one.
+func (s *Store) putSignal(ctx context.Context, sql, runID, name, payload string, now time.Time) (bool, error) {
 	stored := false
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
-		n, err := s.exec(ctx, tx, "signal", sqlitePutSignal, runID, name, payload, ms(now))
+		n, err := s.exec(ctx, tx, "signal", sql, runID, name, payload, ms(now), runID)
 		if err != nil || n == 0 {
 			return err
 		}
@@ -384,19 +396,19 @@ func (s *Store) PutSignal(ctx context.Context, runID, name, payload string, now 
 
 const sqliteRunColumns = `id, workflow, version, status, input, COALESCE(output, ''), attempts,
   wake_at, COALESCE(waiting_signal, ''), last_error, COALESCE(claimed_at, 0), claimed_by, created_at, updated_at,
-  COALESCE(compacted_at, 0)`
+  COALESCE(compacted_at, 0), COALESCE(deadline_at, 0)`
 
 const sqliteReadRun = `SELECT ` + sqliteRunColumns + ` FROM _sky_durable_runs WHERE id = ?`
 
 func sqliteRunScanner(scan func(...any) error) (store.Run, error) {
 	var r store.Run
 	var status string
-	var wake, claimedAt, created, updated, compacted int64
+	var wake, claimedAt, created, updated, compacted, deadline int64
 	err := scan(&r.ID, &r.Workflow, &r.Version, &status, &r.Input, &r.Output, &r.Attempts,
-		&wake, &r.WaitingSignal, &r.LastError, &claimedAt, &r.ClaimedBy, &created, &updated, &compacted)
+		&wake, &r.WaitingSignal, &r.LastError, &claimedAt, &r.ClaimedBy, &created, &updated, &compacted, &deadline)
 	r.Status = store.Status(status)
 	r.WakeAt, r.ClaimedAt, r.CreatedAt, r.UpdatedAt = store.FromMs(wake), store.FromMs(claimedAt), store.FromMs(created), store.FromMs(updated)
-	r.CompactedAt = store.FromMs(compacted)
+	r.CompactedAt, r.Deadline = store.FromMs(compacted), store.FromMs(deadline)
 	return r, err
 }
 

@@ -19,7 +19,7 @@ SELECT (? - created_at) / 60000, COUNT(*) FROM _sky_durable_runs INDEXED BY _sky
 // run is not updated again until compaction, so updated_at is its end.
 const sqliteStatsFinished = `
 SELECT (? - updated_at) / 60000, COUNT(*) FROM _sky_durable_runs
- WHERE status IN ('done','dead','cancelled') AND updated_at > ? AND updated_at <= ? GROUP BY 1`
+ WHERE status IN ('done','dead','cancelled','timed_out') AND updated_at > ? AND updated_at <= ? GROUP BY 1`
 
 // sqliteStatsDue reads the due index: the claimable runs due longest.
 const sqliteStatsDue = `

@@ -1,0 +1,142 @@
+package durable
+
+import (
+	"context"
+	"fmt"
+
+	"skydurable/runtime/durable/store"
+	"skydurable/runtime/task"
+)
+
+// A signal is one-shot per (run, name): the first delivery is kept and a
+// later one with that name is ignored, whether or not the first was
+// consumed, so a webhook its provider retries has one outcome however the
+// retry races the worker. Only an operator replaces a payload, and only
+// while it is not consumed (ReplaceSignal, `sky durable signal --replace`).
+
+// SignalOutcome is what an operator's signal did (SignalRun, ReplaceSignal).
+type SignalOutcome int
+
+// The signal outcomes.
+const (
+	// SignalStored: the signal is in the run's mailbox.
+	SignalStored SignalOutcome = iota
+	// SignalNoRunYet: stored, but no run with that id exists yet (a signal
+	// may beat Start; the id may also be a typo).
+	SignalNoRunYet
+	// SignalDuplicate: ignored, a signal of that name was delivered to the
+	// run before (the first delivery wins).
+	SignalDuplicate
+	// SignalRunFinished: ignored, the run is done, cancelled or timed out
+	// and will never consume a signal.
+	SignalRunFinished
+	// SignalReplaced: ReplaceSignal overwrote the unconsumed payload.
+	SignalReplaced
+)
+
+// finished reports whether a run in status s will never consume a signal.
+func finished(s Status) bool {
+	return s == StatusDone || s == StatusCancelled || s == StatusTimedOut
+}
+
+// putSignal checks and stores a signal, logging what it did; stored is false
+// when the signal was ignored (a repeat, or the run is finished).
+func (e *Engine) putSignal(ctx context.Context, runID, name, payload string) (bool, error) {
+	if runID == "" || name == "" {
+		return false, task.Errorf(task.InvalidInput, "durable: a signal needs a run id and a name (got run %q, name %q)", runID, name)
+	}
+	if err := e.checkJSON(fmt.Sprintf("the payload of signal %q to run %q", name, runID), payload); err != nil {
+		return false, err
+	}
+	stored, err := e.store.PutSignal(ctx, runID, name, payload, e.now())
+	if err != nil {
+		return false, err
+	}
+	if stored {
+		e.log.Info("durable signal stored", "run", runID, "signal", name)
+	} else {
+		e.log.Info("durable signal ignored: the first delivery of that name wins, or the run is finished", "run", runID, "signal", name)
+	}
+	return stored, nil
+}
+
+// SignalRun is Signal as an operator sends it (`sky durable signal`, the
+// dashboard), saying what happened: it reads the run first, so a finished
+// run is reported (SignalRunFinished, nothing stored) and an id with no run
+// yet too (SignalNoRunYet, stored: a signal may beat Start).
+func (e *Engine) SignalRun(ctx context.Context, runID, name, payload string) (SignalOutcome, error) {
+	r, err := e.store.ReadRun(ctx, runID)
+	exists := err == nil
+	switch {
+	case err == store.ErrRunNotFound:
+	case err != nil:
+		return 0, err
+	case finished(r.Status):
+		if err := e.checkJSON(fmt.Sprintf("the payload of signal %q to run %q", name, runID), payload); err != nil {
+			return 0, err
+		}
+		e.log.Info("durable signal ignored: the run is finished", "run", runID, "signal", name, "status", string(r.Status))
+		return SignalRunFinished, nil
+	}
+	stored, err := e.putSignal(ctx, runID, name, payload)
+	switch {
+	case err != nil:
+		return 0, err
+	case !stored:
+		return SignalDuplicate, nil
+	case !exists:
+		return SignalNoRunYet, nil
+	}
+	return SignalStored, nil
+}
+
+// ReplaceSignal is the operator's correction of a signal not yet consumed
+// (`sky durable signal --replace`): it overwrites the payload in the
+// mailbox, or stores it when none of that name was sent. It is refused
+// (Conflict, ErrRefused) when the run already consumed that signal (its
+// payload is journalled and cannot change) or the run is finished.
+func (e *Engine) ReplaceSignal(ctx context.Context, runID, name, payload string) (SignalOutcome, error) {
+	if runID == "" || name == "" {
+		return 0, task.Errorf(task.InvalidInput, "durable: a signal needs a run id and a name (got run %q, name %q)", runID, name)
+	}
+	if err := e.checkJSON(fmt.Sprintf("the payload of signal %q to run %q", name, runID), payload); err != nil {
+		return 0, err
+	}
+	r, err := e.store.ReadRun(ctx, runID)
+	exists := err == nil
+	switch {
+	case err == store.ErrRunNotFound:
+	case err != nil:
+		return 0, err
+	case finished(r.Status):
+		return 0, wrapping(task.Errorf(task.Conflict, "cannot replace signal %q of run %q: the run is %s and will never consume a signal", name, runID, r.Status), ErrRefused)
+	}
+	replaced, err := e.store.ReplaceSignal(ctx, runID, name, payload, e.now())
+	if err != nil {
+		return 0, err
+	}
+	if !replaced {
+		return 0, wrapping(task.Errorf(task.Conflict,
+			"cannot replace signal %q of run %q: the run already consumed it; hint: a consumed payload is in the run's journal (`sky durable show %s`) and cannot change",
+			name, runID, runID), ErrRefused)
+	}
+	e.log.Info("durable signal replaced by an operator", "run", runID, "signal", name)
+	if !exists {
+		return SignalNoRunYet, nil
+	}
+	return SignalReplaced, nil
+}
+
+// Message says what the signal did, for an operator (`sky durable signal`,
+// the dashboard).
+func (o SignalOutcome) Message(runID, name string) string {
+	switch o {
+	case SignalDuplicate:
+		return fmt.Sprintf("signal %s to run %s ignored: a signal %s was delivered before and the first delivery wins (correct an unconsumed payload with --replace)", name, runID, name)
+	case SignalRunFinished:
+		return fmt.Sprintf("signal %s to run %s ignored: run is done (finished, it will never consume a signal)", name, runID)
+	case SignalReplaced:
+		return fmt.Sprintf("signal %s of run %s replaced", name, runID)
+	}
+	return fmt.Sprintf("signal %s delivered to run %s", name, runID)
+}

@@ -1,0 +1,66 @@
+package postgres
+
+import (
+	"context"
+	"time"
+)
+
+// pgBeforeDeadline ends the fence of a journal write or a completion: a run
+// past its deadline (deadline_at, migration 0004) refuses them, so its lease
+// holder stops at its next step boundary (errLeaseLost) and TimeOutRuns ends
+// the run timed_out.
+const pgBeforeDeadline = `
+   AND (r.deadline_at IS NULL OR r.deadline_at > clock.now)`
+
+// pgClaimBeforeDeadline keeps a claim from leasing a run past its deadline.
+// It tests the row the claim locked, not the rows it scans: a test in the
+// scan lowered the planner's estimate of the due runs on a table without
+// statistics enough to make it sort the whole due index
+// (TestClaimPlanSurvivesABurstOnAFreshTable). So an overdue run the scan
+// picks is left as it is, the claim takes one run fewer, and the next sweep
+// (TimeOutRuns, at most DeadlineSweep later) ends it timed_out.
+const pgClaimBeforeDeadline = `
+     AND (r.deadline_at IS NULL OR r.deadline_at > clock.now)`
+
+// pgTimeOutRuns ends the overdue runs (on the deadline index, most overdue
+// first, skipping rows a lease holder's write is locking: the next sweep
+// takes them) and cancels their unfinished children, in one statement; the
+// ids go on as arrays, so the updates look them up by key and on the parent
+// index (a join with the CTEs was planned as a scan of the whole table;
+// the children's status test is NOT IN so that no status index is ANDed in,
+// which would read every unfinished run). A
+// timed-out run's wake_at becomes 'infinity': the due index keeps the rows
+// of statuses it does not name (see pgClaimWhere), and there it sorts after
+// every due run, so no claim scan reads it.
+const pgTimeOutRuns = pgClock + `,
+over AS (
+  SELECT r.id FROM _sky_durable_runs r
+   WHERE r.deadline_at IS NOT NULL AND r.status NOT IN ('done','dead','cancelled','timed_out')
+     AND r.deadline_at <= (SELECT now FROM clock)
+   ORDER BY r.deadline_at
+   LIMIT CAST(? AS INT)
+   FOR UPDATE OF r SKIP LOCKED),
+timed AS (
+  UPDATE _sky_durable_runs r
+     SET status = 'timed_out', wake_at = 'infinity', claimed_at = NULL, lease_token = NULL, waiting_signal = NULL,
+         last_error = 'the deadline passed at ' || to_char(r.deadline_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') ||
+                      CASE WHEN r.last_error <> '' THEN '; last error: ' || r.last_error ELSE '' END,
+         updated_at = clock.now
+    FROM clock
+   WHERE r.id = ANY (ARRAY(SELECT id FROM over))
+  RETURNING r.id),
+children AS (
+  UPDATE _sky_durable_runs c
+     SET status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = clock.now
+    FROM clock
+   WHERE c.parent_id IS NOT NULL AND c.parent_id = ANY (ARRAY(SELECT id FROM timed))
+     AND c.status NOT IN ('done','dead','cancelled','timed_out')
+  RETURNING c.id)
+SELECT (SELECT COUNT(*) FROM timed), (SELECT COUNT(*) FROM children)`
+
+func (s *Store) TimeOutRuns(ctx context.Context, now time.Time, limit int) (int64, int64, error) {
+	var timedOut, cancelled int64
+	s.hook("timeout", pgTimeOutRuns)
+	err := s.d.QueryRow(ctx, pgTimeOutRuns, clockArg(now), limit).Scan(&timedOut, &cancelled)
+	return timedOut, cancelled, err
+}

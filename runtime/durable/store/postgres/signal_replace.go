@@ -1,0 +1,21 @@
+package postgres
+
+import (
+	"context"
+	"time"
+)
+
+// pgReplaceSignal overwrites an undelivered signal's payload (the
+// operator's `sky durable signal --replace`); a delivered one is left as it
+// is. The last parameter (the run id again) keeps the parameters of
+// pgPutSignal.
+const pgReplaceSignal = pgClock + `
+INSERT INTO _sky_durable_signals (run_id, name, payload, delivered, created_at)
+SELECT ?, ?, ?, FALSE, clock.now FROM clock
+ WHERE CAST(? AS TEXT) IS NOT NULL
+ON CONFLICT (run_id, name) DO UPDATE SET payload = EXCLUDED.payload, created_at = EXCLUDED.created_at
+ WHERE _sky_durable_signals.delivered = FALSE`
+
+func (s *Store) ReplaceSignal(ctx context.Context, runID, name, payload string, now time.Time) (bool, error) {
+	return s.putSignal(ctx, pgReplaceSignal, runID, name, payload, now)
+}

@@ -1,0 +1,59 @@
+package sqlite
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"skydurable/runtime/db"
+	"skydurable/runtime/durable/store"
+)
+
+// sqliteBeforeDeadline ends the fence of a journal write or a completion
+// (its last parameter is the time): a run past its deadline (deadline_at,
+// migration 0004) refuses them, so its lease holder stops at its next step
+// boundary (errLeaseLost) and TimeOutRuns ends the run timed_out.
+const sqliteBeforeDeadline = `
+   AND (deadline_at IS NULL OR deadline_at > ?)`
+
+// sqliteTimeOutRuns ends the overdue runs, on the deadline index, most
+// overdue first; wake_at becomes infinity, like a run parked for ever.
+const sqliteTimeOutRuns = `
+UPDATE _sky_durable_runs
+   SET status = 'timed_out', wake_at = ?, claimed_at = NULL, lease_token = NULL, waiting_signal = NULL,
+       last_error = 'the deadline passed at ' || strftime('%Y-%m-%dT%H:%M:%fZ', deadline_at / 1000.0, 'unixepoch') ||
+                    CASE WHEN last_error <> '' THEN '; last error: ' || last_error ELSE '' END,
+       updated_at = ?
+ WHERE id IN (
+   SELECT id FROM _sky_durable_runs INDEXED BY _sky_durable_runs_deadline
+    WHERE deadline_at IS NOT NULL AND status IN ('waiting','running','failed') AND deadline_at <= ?
+    ORDER BY deadline_at
+    LIMIT ?)
+RETURNING id`
+
+// sqliteCancelChildren cancels the unfinished children of the runs of a
+// JSON array of ids, on the parent index.
+const sqliteCancelChildren = `
+UPDATE _sky_durable_runs INDEXED BY _sky_durable_runs_parent
+   SET status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = ?
+ WHERE parent_id IS NOT NULL AND parent_id IN (SELECT value FROM json_each(?)) AND status IN ('waiting','running','failed')`
+
+func (s *Store) TimeOutRuns(ctx context.Context, now time.Time, limit int) (int64, int64, error) {
+	var timedOut, cancelled int64
+	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+		s.hook("timeout", sqliteTimeOutRuns)
+		ids, err := store.QueryAll(ctx, tx, sqliteTimeOutRuns, []any{store.InfinityMs, ms(now), ms(now), limit},
+			func(scan func(...any) error) (string, error) {
+				var id string
+				return id, scan(&id)
+			})
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		timedOut = int64(len(ids))
+		js, _ := json.Marshal(ids)
+		cancelled, err = s.exec(ctx, tx, "timeout", sqliteCancelChildren, ms(now), string(js))
+		return err
+	})
+	return timedOut, cancelled, err
+}
