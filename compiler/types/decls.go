@@ -281,6 +281,9 @@ func (c *checker) lookupType(t *syntax.TypeCon) *TypeInfo {
 		if ti := builtinTypes[t.Name]; ti != nil {
 			return ti
 		}
+		if ti := c.mainType(t.Name); ti != nil {
+			return ti
+		}
 		c.unknownType(t)
 		return nil
 	}
@@ -298,6 +301,27 @@ func (c *checker) lookupType(t *syntax.TypeCon) *TypeInfo {
 		return ti // `Dict.Dict`, `Task.Task`: the builtin types
 	}
 	c.unknownType(t)
+	return nil
+}
+
+// mainType is real Sky's bare main type of an imported module: after
+// `import Std.Db as Db` the type `Db` means `Std.Db.Db`, the type a module
+// exports under its own last name segment. It is the last fallback of an
+// unqualified type name (a local, exposed or builtin type wins), and only
+// explicit imports count.
+func (c *checker) mainType(name string) *TypeInfo {
+	for _, q := range c.sc.sortedQuals() {
+		if c.sc.defaultQual[q] {
+			continue
+		}
+		for _, dm := range c.sc.quals[q] {
+			if dm.name == name || strings.HasSuffix(dm.name, "."+name) {
+				if ti := dm.expTypes[name]; ti != nil {
+					return ti
+				}
+			}
+		}
+	}
 	return nil
 }
 

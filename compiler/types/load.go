@@ -56,12 +56,17 @@ func LoadProgram(path, root string, stdlib map[string]string) (*Program, error) 
 // DefaultRoots are where user modules are looked up when no source root is
 // configured: the entry file's directory, a `src` directory beside it, and
 // a `src` directory beside that directory (so `tests/UserTest.sky` finds the
-// project's modules under src/). The evaluator's loader uses
-// the same list.
+// project's modules under src/). An entry file that is already in a `src`
+// directory is not looked for in src/src. The evaluator's loader uses the
+// same list.
 func DefaultRoots(entry string) []string {
 	dir := filepath.Dir(entry)
 	roots := []string{dir}
-	for _, r := range []string{filepath.Join(dir, "src"), filepath.Join(dir, "..", "src")} {
+	var extra []string
+	if filepath.Base(filepath.Clean(dir)) != "src" {
+		extra = append(extra, filepath.Join(dir, "src"))
+	}
+	for _, r := range append(extra, filepath.Join(dir, "..", "src")) {
 		if !slices.Contains(roots, filepath.Clean(r)) {
 			roots = append(roots, filepath.Clean(r))
 		}
