@@ -104,7 +104,7 @@ func KernelsWith(env Env) map[string]value.Kernel {
 	out := map[string]value.Kernel{}
 	for _, group := range [][]value.Kernel{
 		basicsKernels(), errorKernels(), taskKernels(), maybeKernels(),
-		listKernels(), stringKernels(), dictKernels(),
+		listKernels(), stringKernels(), stringParityKernels(), dictKernels(),
 		timeKernels(env), uuidKernels(env), charKernels(), debugKernels(env),
 		systemKernels(env.Process),
 	} {

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"net/http"
 	"time"
 
 	"skydurable/runtime/task"
@@ -9,7 +10,19 @@ import (
 )
 
 func timeKernels(env Env) []value.Kernel {
+	format := func(name, fn, layout string) value.Kernel {
+		return value.Kernel{Name: name, Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
+			ms, err := intArg(fn, a[0])
+			if err != nil {
+				return nil, err
+			}
+			return time.UnixMilli(ms).UTC().Format(layout), nil
+		}}
+	}
 	return []value.Kernel{
+		format("Time_formatISO8601", "Time.formatISO8601", "2006-01-02T15:04:05.000Z07:00"),
+		format("Time_formatRFC3339", "Time.formatRFC3339", time.RFC3339),
+		format("Time_formatHTTP", "Time.formatHTTP", http.TimeFormat),
 		{Name: "Time_now", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
 			return value.Task{T: task.From(func(context.Context) (value.Value, error) {
 				return env.Now().UnixMilli(), nil
