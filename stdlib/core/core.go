@@ -47,6 +47,7 @@ var moduleFiles = map[string]string{
 	"Sky.Core.Tuple":   "Tuple.sky",
 	"Sky.Core.Debug":   "Debug.sky",
 	"Sky.Core.System":  "System.sky",
+	"Sky.Core.Set":     "Set.sky",
 }
 
 // Modules returns the Sky source of every Sky.Core module, by module name.
