@@ -163,7 +163,7 @@ func (c *checker) convertType(t syntax.Type, vars map[string]*Var, mode varMode)
 		}
 		ti := c.lookupType(t)
 		if ti == nil {
-			return c.u.fresh()
+			return c.unknownTypeVar()
 		}
 		if len(args) != len(ti.Params) {
 			c.errorf(t, "TOO MANY ARGS", "The `"+ti.Name+"` type needs "+plural(len(ti.Params), "argument", "arguments")+
@@ -183,6 +183,16 @@ func (c *checker) convertType(t syntax.Type, vars map[string]*Var, mode varMode)
 		return &Con{Module: ti.Module, Name: ti.Name, Args: args}
 	}
 	return c.u.fresh()
+}
+
+// unknownTypeVar stands for a type that was reported (an unknown name, or
+// one from an import that does not exist): a flexible variable that is
+// never generalised, so an annotation using it is not checked as "any type"
+// and the code using its values reports nothing more.
+func (c *checker) unknownTypeVar() *Var {
+	v := c.u.fresh()
+	v.level = 0
+	return v
 }
 
 func typeArityHint(ti *TypeInfo) string {
