@@ -29,7 +29,7 @@ func runCheck(_ context.Context, args []string, s streams) int {
 	}
 	cfg, err := project.Load(".")
 	if err != nil {
-		fmt.Fprintln(s.stderr, "sky:", err)
+		report(s, err)
 		return exitFailure
 	}
 	file := "src/Main.sky"

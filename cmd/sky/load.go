@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 
+	"skydurable/compiler/diag"
 	"skydurable/compiler/eval"
 	"skydurable/compiler/syntax"
 	"skydurable/compiler/types"
@@ -47,7 +48,8 @@ func parseLoadFlags(args []string) (loadOptions, []string, error) {
 // program that does not check never runs.
 func loadProgram(file string, cfg project.File, o loadOptions, s streams) (*eval.Program, int) {
 	if _, err := os.Stat(file); err != nil {
-		fmt.Fprintf(s.stderr, "sky: no program at %s (%v); hint: pass the file, e.g. `sky run app.sky`, or set `entry` in sky.toml\n", file, errors.Unwrap(err))
+		report(s, diag.Diagnostic{Title: "LOAD ERROR", File: file, Message: fmt.Sprintf("There is no program at %s (%v).", file, errors.Unwrap(err)),
+			Hint: "pass the file, e.g. `sky run app.sky`, or set `entry` in sky.toml"})
 		return nil, exitFailure
 	}
 	lib := standardLibrary(o.programArgs)

@@ -27,7 +27,7 @@ func init() {
 func runMain(ctx context.Context, args []string, s streams) int {
 	cfg, err := project.Load(".")
 	if err != nil {
-		fmt.Fprintln(s.stderr, "sky:", err)
+		report(s, err)
 		return exitFailure
 	}
 	o, args, err := parseLoadFlags(args)
@@ -72,6 +72,9 @@ func failureStatus(s streams, err error) int {
 // compiler/diag; any other error (a Task's failure) as `Error: <Label>:
 // <message>`. It returns how many diagnostics it printed.
 func report(s streams, err error) int {
+	if d, ok := projectDiagnostic(err); ok {
+		err = d
+	}
 	ds, ok := eval.Diagnostics(err)
 	if !ok {
 		fmt.Fprintln(s.stderr, "Error: "+eval.FailureText(err))

@@ -26,7 +26,7 @@ func runTests(ctx context.Context, args []string, s streams) int {
 	}
 	cfg, err := project.Load(".")
 	if err != nil {
-		fmt.Fprintln(s.stderr, "sky:", err)
+		report(s, err)
 		return exitNoBuild
 	}
 	prog, _ := loadProgram(args[0], cfg, o, s)
