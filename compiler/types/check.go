@@ -243,8 +243,12 @@ func (c *checker) diagnostic(f *syntax.File, sp syntax.Span, title, msg, detail,
 	}
 }
 
-// warnf records a warning at n in the current module.
+// warnf records a warning at n in the current module (not in the standard
+// library's: those are not the user's to fix).
 func (c *checker) warnf(n syntax.Node, title, msg, detail, hint string) {
+	if isStdlibModule(c.mod.name) {
+		return
+	}
 	c.info.Warnings = append(c.info.Warnings, c.diagnostic(c.mod.file, n.Range(), title, msg, detail, hint))
 }
 
