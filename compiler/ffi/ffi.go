@@ -19,6 +19,7 @@ import (
 	"skydurable/stdlib/core"
 	skydb "skydurable/stdlib/db"
 	skydurable "skydurable/stdlib/durable"
+	skyjson "skydurable/stdlib/json"
 	"skydurable/stdlib/log"
 	skytest "skydurable/stdlib/test"
 )
@@ -57,6 +58,7 @@ func parts(env Env) []part {
 	return []part{
 		{"stdlib/core", core.Modules, func() map[string]value.Kernel { return core.KernelsWith(env.Core) }},
 		{"stdlib/codec", codec.Modules, codec.Kernels},
+		{"stdlib/json", skyjson.Modules, skyjson.Kernels},
 		{"stdlib/db", skydb.Modules, func() map[string]value.Kernel { return skydb.KernelsWith(env.Db) }},
 		{"stdlib/durable", skydurable.Modules, func() map[string]value.Kernel { return skydurable.KernelsWith(env.Durable) }},
 		{"stdlib/log", log.Modules, func() map[string]value.Kernel { return log.KernelsWith(env.Log) }},
