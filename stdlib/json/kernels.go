@@ -139,21 +139,13 @@ func decodeKernels() []value.Kernel {
 		}},
 		{Name: "JsonDec_field", Arity: 2, Fn: func(a []value.Value) (value.Value, error) {
 			name, _ := a[0].(string)
-			d, err := asDecoder("Decode.field", a[1])
-			if err != nil {
-				return nil, err
-			}
-			return decoder(func(j any, path string) (value.Value, error) {
+			return around("Decode.field", a[1], func(d decodeFn, j any, path string) (value.Value, error) {
 				return field(d, name, j, path)
-			}), nil
+			})
 		}},
 		{Name: "JsonDec_index", Arity: 2, Fn: func(a []value.Value) (value.Value, error) {
 			i, _ := a[0].(int64)
-			d, err := asDecoder("Decode.index", a[1])
-			if err != nil {
-				return nil, err
-			}
-			return decoder(func(j any, path string) (value.Value, error) {
+			return around("Decode.index", a[1], func(d decodeFn, j any, path string) (value.Value, error) {
 				arr, ok := j.([]any)
 				if !ok {
 					return nil, mismatch(path, "an array", j)
@@ -162,14 +154,10 @@ func decodeKernels() []value.Kernel {
 					return nil, &failure{path, fmt.Sprintf("expected an array with an element %d, found %d elements", i, len(arr))}
 				}
 				return d(arr[i], fmt.Sprintf("%s[%d]", path, i))
-			}), nil
+			})
 		}},
 		{Name: "JsonDec_list", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
-			d, err := asDecoder("Decode.list", a[0])
-			if err != nil {
-				return nil, err
-			}
-			return decoder(func(j any, path string) (value.Value, error) {
+			return around("Decode.list", a[0], func(d decodeFn, j any, path string) (value.Value, error) {
 				arr, ok := j.([]any)
 				if !ok {
 					return nil, mismatch(path, "an array", j)
@@ -183,14 +171,10 @@ func decodeKernels() []value.Kernel {
 					out[i] = v
 				}
 				return value.FromSlice(out), nil
-			}), nil
+			})
 		}},
 		{Name: "JsonDec_keyValuePairs", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
-			d, err := asDecoder("Decode.keyValuePairs", a[0])
-			if err != nil {
-				return nil, err
-			}
-			return decoder(func(j any, path string) (value.Value, error) {
+			return around("Decode.keyValuePairs", a[0], func(d decodeFn, j any, path string) (value.Value, error) {
 				m, ok := j.(map[string]any)
 				if !ok {
 					return nil, mismatch(path, "an object", j)
@@ -205,14 +189,10 @@ func decodeKernels() []value.Kernel {
 					out[i] = value.Tuple{k, v}
 				}
 				return value.FromSlice(out), nil
-			}), nil
+			})
 		}},
 		{Name: "JsonDec_nullable", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
-			d, err := asDecoder("Decode.nullable", a[0])
-			if err != nil {
-				return nil, err
-			}
-			return decoder(func(j any, path string) (value.Value, error) {
+			return around("Decode.nullable", a[0], func(d decodeFn, j any, path string) (value.Value, error) {
 				if j == nil {
 					return value.Nothing, nil
 				}
@@ -221,7 +201,7 @@ func decodeKernels() []value.Kernel {
 					return nil, err
 				}
 				return value.Just(v), nil
-			}), nil
+			})
 		}},
 		{Name: "JsonDec_succeed", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
 			v := a[0]
@@ -233,11 +213,7 @@ func decodeKernels() []value.Kernel {
 		}},
 		{Name: "JsonDec_andThen", Arity: 2, Fn: func(a []value.Value) (value.Value, error) {
 			f := a[0]
-			d, err := asDecoder("Decode.andThen", a[1])
-			if err != nil {
-				return nil, err
-			}
-			return decoder(func(j any, path string) (value.Value, error) {
+			return around("Decode.andThen", a[1], func(d decodeFn, j any, path string) (value.Value, error) {
 				v, err := d(j, path)
 				if err != nil {
 					return nil, err
@@ -251,7 +227,7 @@ func decodeKernels() []value.Kernel {
 					return nil, err
 				}
 				return nd(j, path)
-			}), nil
+			})
 		}},
 		{Name: "JsonDec_oneOf", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
 			l, _ := a[0].(*value.List)
@@ -324,4 +300,14 @@ func sortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// around is a decoder built on the decoder argument v: f gets it, and the
+// JSON and path it is run on.
+func around(fn string, v value.Value, f func(d decodeFn, j any, path string) (value.Value, error)) (value.Value, error) {
+	d, err := asDecoder(fn, v)
+	if err != nil {
+		return nil, err
+	}
+	return decoder(func(j any, path string) (value.Value, error) { return f(d, j, path) }), nil
 }
