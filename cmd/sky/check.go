@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"skydurable/compiler/diag"
 	"skydurable/compiler/ffi"
 	"skydurable/compiler/types"
 )
@@ -18,8 +19,8 @@ func init() {
 }
 
 // runCheck loads the program and its modules, type-checks them and prints
-// "No errors found" (exit 0), or every syntax, load and type error on stderr
-// and how many there are (exit 1).
+// "No errors found" (exit 0, after any warnings on stderr), or every syntax,
+// load and type error on stderr and how many there are (exit 1).
 func runCheck(_ context.Context, args []string, s streams) int {
 	if len(args) > 1 {
 		fmt.Fprintln(s.stderr, "usage: sky check [FILE]")
@@ -27,13 +28,17 @@ func runCheck(_ context.Context, args []string, s streams) int {
 	}
 	file, proj, err := findProgram(args)
 	if err != nil {
-		fmt.Fprintln(s.stderr, "sky:", err)
+		report(s, err)
 		return exitFailure
 	}
 	prog, err := types.LoadProgram(file, proj.File.SourceRoot, ffi.Modules())
 	if err == nil {
-		if _, errs := types.Check(prog); len(errs) > 0 {
+		info, errs := types.Check(prog)
+		if len(errs) > 0 {
 			err = errs
+		} else if len(info.Warnings) > 0 {
+			fmt.Fprint(s.stderr, diag.Render(info.Warnings))
+			fmt.Fprintln(s.stderr)
 		}
 	}
 	if err != nil {

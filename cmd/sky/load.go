@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 
+	"skydurable/compiler/diag"
 	"skydurable/compiler/eval"
 	"skydurable/compiler/syntax"
 	"skydurable/compiler/types"
@@ -71,7 +72,8 @@ func findProgram(args []string) (string, project.Project, error) {
 func loadProgram(file string, proj project.Project, o loadOptions, s streams) (prog *eval.Program, status int, exited bool) {
 	cfg := proj.File
 	if _, err := os.Stat(file); err != nil {
-		fmt.Fprintf(s.stderr, "sky: no program at %s (%v); hint: pass the file, e.g. `sky run app.sky`, or set `entry` in sky.toml\n", file, errors.Unwrap(err))
+		report(s, diag.Diagnostic{Title: "LOAD ERROR", File: file, Message: fmt.Sprintf("There is no program at %s (%v).", file, errors.Unwrap(err)),
+			Hint: "pass the file, e.g. `sky run app.sky`, or set `entry` in sky.toml"})
 		return nil, exitFailure, false
 	}
 	lib := standardLibrary(o, proj.Root)

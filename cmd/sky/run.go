@@ -32,7 +32,7 @@ func runMain(ctx context.Context, args []string, s streams) int {
 	}
 	file, proj, err := findProgram(args)
 	if err != nil {
-		fmt.Fprintln(s.stderr, "sky:", err)
+		report(s, err)
 		return exitFailure
 	}
 	tel, err := telemetryFromEnv(ctx, os.Getenv, proj.File.Name, s.stdout)
@@ -78,6 +78,9 @@ func failureStatus(s streams, err error) int {
 // compiler/diag; any other error (a Task's failure) as `Error: <Label>:
 // <message>`. It returns how many diagnostics it printed.
 func report(s streams, err error) int {
+	if d, ok := projectDiagnostic(err); ok {
+		err = d
+	}
 	ds, ok := eval.Diagnostics(err)
 	if !ok {
 		fmt.Fprintln(s.stderr, "Error: "+eval.FailureText(err))

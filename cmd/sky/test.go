@@ -25,7 +25,7 @@ func runTests(ctx context.Context, args []string, s streams) int {
 	}
 	_, proj, err := findProgram(args)
 	if err != nil {
-		fmt.Fprintln(s.stderr, "sky:", err)
+		report(s, err)
 		return exitNoBuild
 	}
 	prog, status, exited := loadProgram(args[0], proj, o, s)

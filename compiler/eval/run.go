@@ -40,6 +40,12 @@ func (p *Program) RunMain(ctx context.Context) error {
 	}
 	p.ctx = ctx
 	_, err = task.Run(ctx, t.T)
+	// A kernel called by another kernel (`Task.andThen System.exit`) knows
+	// no position: the report then points at `main`, not at no file.
+	var re *value.RuntimeError
+	if errors.As(err, &re) && re.Line == 0 {
+		return p.entry.src.wrapAt(p.entry.values["main"].pos, err)
+	}
 	return err
 }
 

@@ -20,6 +20,7 @@ import (
 	skydb "skydurable/stdlib/db"
 	skydurable "skydurable/stdlib/durable"
 	"skydurable/stdlib/httpserver"
+	skyjson "skydurable/stdlib/json"
 	"skydurable/stdlib/log"
 	skytest "skydurable/stdlib/test"
 )
@@ -60,6 +61,7 @@ func parts(env Env) []part {
 	return []part{
 		{"stdlib/core", core.Modules, func() map[string]value.Kernel { return core.KernelsWith(env.Core) }},
 		{"stdlib/codec", codec.Modules, codec.Kernels},
+		{"stdlib/json", skyjson.Modules, skyjson.Kernels},
 		{"stdlib/db", skydb.Modules, func() map[string]value.Kernel { return skydb.KernelsWith(env.Db) }},
 		{"stdlib/durable", skydurable.Modules, func() map[string]value.Kernel { return skydurable.KernelsWith(env.Durable) }},
 		{"stdlib/log", log.Modules, func() map[string]value.Kernel { return log.KernelsWith(env.Log) }},

@@ -255,10 +255,6 @@ func (p *parser) parseParen() Expr {
 	if len(elems) == 1 {
 		return elems[0]
 	}
-	if len(elems) > 3 {
-		p.errs.errorAt(open.pos, p.prevEnd(), fmt.Sprintf("a tuple of %d elements is too large", len(elems)),
-			"tuples have 2 or 3 elements; use a record for more")
-	}
 	return &Tuple{Span: p.span(open.pos), Elems: elems}
 }
 

@@ -136,7 +136,6 @@ func TestParseExprErrors(t *testing.T) {
 		{"mixed compose", "f >> g << h", "cannot be mixed"},
 		{"missing else", "if a then b", "unexpected"},
 		{"unclosed list", "[ 1, 2", "ended unexpectedly"},
-		{"tuple of four", "(1, 2, 3, 4)", "too large"},
 		{"empty lambda", "\\ -> 1", "unexpected"},
 		{"spaced negation", "- x", "unexpected `-`"},
 		{"record colon", "{ a : 1 }", "unexpected `:`"},

@@ -166,9 +166,5 @@ func (p *parser) parseParenPattern() Pattern {
 	if len(elems) == 1 {
 		return elems[0]
 	}
-	if len(elems) > 3 {
-		p.errs.errorAt(open.pos, p.prevEnd(), fmt.Sprintf("a tuple pattern of %d elements is too large", len(elems)),
-			"tuples have 2 or 3 elements; use a record for more")
-	}
 	return &TuplePat{Span: p.span(open.pos), Elems: elems}
 }

@@ -78,10 +78,6 @@ func (p *parser) parseTypeAtom() Type {
 		if len(elems) == 1 {
 			return elems[0]
 		}
-		if len(elems) > 3 {
-			p.errs.errorAt(t.pos, p.prevEnd(), fmt.Sprintf("a tuple type of %d elements is too large", len(elems)),
-				"tuples have 2 or 3 elements; use a record for more")
-		}
 		return &TupleType{Span: p.span(t.pos), Elems: elems}
 	case tLBrace:
 		return p.parseRecordType()

@@ -49,6 +49,9 @@ type Info struct {
 	// Kernels maps "Module.name" of every `Ffi.kernel` binding to its kernel
 	// name.
 	Kernels map[string]string
+	// Warnings are problems that do not stop the program (a final `_`
+	// branch after the others cover every value), in position order.
+	Warnings diag.List
 }
 
 // TypeOf returns the inferred type of an expression with its variables
@@ -126,6 +129,7 @@ func Check(prog *Program) (*Info, diag.List) {
 	}
 	c.errs = append(c.errs, workflowEffects(prog, c.info)...)
 	c.errs.Sort()
+	c.info.Warnings.Sort()
 	return c.info, c.errs
 }
 
@@ -230,10 +234,23 @@ func (c *checker) checkModule(m *moduleInfo) {
 }
 
 func (c *checker) errorIn(f *syntax.File, sp syntax.Span, title, msg, detail, hint string) {
-	c.errs = append(c.errs, diag.Diagnostic{
+	c.errs = append(c.errs, c.diagnostic(f, sp, title, msg, detail, hint))
+}
+
+func (c *checker) diagnostic(f *syntax.File, sp syntax.Span, title, msg, detail, hint string) diag.Diagnostic {
+	return diag.Diagnostic{
 		Title: title, File: f.Name, Start: diagPos(sp.Start), End: diagPos(sp.End),
 		Message: msg, Detail: detail, Hint: hint, SourceLine: diag.Line(c.prog.Sources[f.Name], sp.Start.Line),
-	})
+	}
+}
+
+// warnf records a warning at n in the current module (not in the standard
+// library's: those are not the user's to fix).
+func (c *checker) warnf(n syntax.Node, title, msg, detail, hint string) {
+	if isStdlibModule(c.mod.name) {
+		return
+	}
+	c.info.Warnings = append(c.info.Warnings, c.diagnostic(c.mod.file, n.Range(), title, msg, detail, hint))
 }
 
 // diagPos is p as a diagnostic's position.

@@ -163,7 +163,7 @@ func (c *checker) convertType(t syntax.Type, vars map[string]*Var, mode varMode)
 		}
 		ti := c.lookupType(t)
 		if ti == nil {
-			return c.u.fresh()
+			return c.unknownTypeVar()
 		}
 		if len(args) != len(ti.Params) {
 			c.errorf(t, "TOO MANY ARGS", "The `"+ti.Name+"` type needs "+plural(len(ti.Params), "argument", "arguments")+
@@ -183,6 +183,16 @@ func (c *checker) convertType(t syntax.Type, vars map[string]*Var, mode varMode)
 		return &Con{Module: ti.Module, Name: ti.Name, Args: args}
 	}
 	return c.u.fresh()
+}
+
+// unknownTypeVar stands for a type that was reported (an unknown name, or
+// one from an import that does not exist): a flexible variable that is
+// never generalised, so an annotation using it is not checked as "any type"
+// and the code using its values reports nothing more.
+func (c *checker) unknownTypeVar() *Var {
+	v := c.u.fresh()
+	v.level = 0
+	return v
 }
 
 func typeArityHint(ti *TypeInfo) string {
@@ -281,6 +291,9 @@ func (c *checker) lookupType(t *syntax.TypeCon) *TypeInfo {
 		if ti := builtinTypes[t.Name]; ti != nil {
 			return ti
 		}
+		if ti := c.mainType(t.Name); ti != nil {
+			return ti
+		}
 		c.unknownType(t)
 		return nil
 	}
@@ -298,6 +311,27 @@ func (c *checker) lookupType(t *syntax.TypeCon) *TypeInfo {
 		return ti // `Dict.Dict`, `Task.Task`: the builtin types
 	}
 	c.unknownType(t)
+	return nil
+}
+
+// mainType is real Sky's bare main type of an imported module: after
+// `import Std.Db as Db` the type `Db` means `Std.Db.Db`, the type a module
+// exports under its own last name segment. It is the last fallback of an
+// unqualified type name (a local, exposed or builtin type wins), and only
+// explicit imports count.
+func (c *checker) mainType(name string) *TypeInfo {
+	for _, q := range c.sc.sortedQuals() {
+		if c.sc.defaultQual[q] {
+			continue
+		}
+		for _, dm := range c.sc.quals[q] {
+			if dm.name == name || strings.HasSuffix(dm.name, "."+name) {
+				if ti := dm.expTypes[name]; ti != nil {
+					return ti
+				}
+			}
+		}
+	}
 	return nil
 }
 

@@ -328,6 +328,13 @@ func (c *checker) checkCase(x *syntax.Case) {
 	for i, br := range x.Branches {
 		row := []*spat{c.simplify(br.Pattern, cs)}
 		if !useful(rows, row) {
+			if _, wild := br.Pattern.(*syntax.WildcardPat); wild && i == len(x.Branches)-1 {
+				// Real Sky accepts a catch-all after complete branches.
+				c.warnf(br.Pattern, "WARNING: UNREACHABLE BRANCH", "The final `_` branch of this `case` can never run:",
+					"The branches above it already handle every possible value.",
+					"Remove the `_` branch, so that a constructor added later is reported where it is not handled.")
+				continue
+			}
 			c.errorf(br.Pattern, "REDUNDANT PATTERN", "The "+ordinal(i+1)+" pattern of this `case` is redundant:",
 				"Any value with this shape is already handled by an earlier pattern, so this branch can never run.",
 				"Remove this branch, or move it above the branch that already covers it.")

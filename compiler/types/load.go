@@ -56,12 +56,17 @@ func LoadProgram(path, root string, stdlib map[string]string) (*Program, error) 
 // DefaultRoots are where user modules are looked up when no source root is
 // configured: the entry file's directory, a `src` directory beside it, and
 // a `src` directory beside that directory (so `tests/UserTest.sky` finds the
-// project's modules under src/). The evaluator's loader uses
-// the same list.
+// project's modules under src/). An entry file that is already in a `src`
+// directory is not looked for in src/src. The evaluator's loader uses the
+// same list.
 func DefaultRoots(entry string) []string {
 	dir := filepath.Dir(entry)
 	roots := []string{dir}
-	for _, r := range []string{filepath.Join(dir, "src"), filepath.Join(dir, "..", "src")} {
+	var extra []string
+	if filepath.Base(filepath.Clean(dir)) != "src" {
+		extra = append(extra, filepath.Join(dir, "src"))
+	}
+	for _, r := range append(extra, filepath.Join(dir, "..", "src")) {
 		if !slices.Contains(roots, filepath.Clean(r)) {
 			roots = append(roots, filepath.Clean(r))
 		}
@@ -70,27 +75,25 @@ func DefaultRoots(entry string) []string {
 }
 
 // ResolveElmImports lets Elm's module names stand for the stdlib's, as an
-// Elm programmer writes them: a one-word import (`import Dict exposing
-// (Dict)`) that names no user module under roots but a `Sky.Core` module is
-// rewritten to that module (`Sky.Core.Dict`). The evaluator's loader does
-// the same, so both see one program.
+// Elm programmer writes them: an import (`import Dict exposing (Dict)`,
+// `import Json.Decode as Decode`) that names no user module under roots but
+// a `Sky.Core` module is rewritten to that module (`Sky.Core.Dict`,
+// `Sky.Core.Json.Decode`). The evaluator's loader does the same, so both see
+// one program.
 func ResolveElmImports(f *syntax.File, roots []string, isStdlib func(string) bool) {
 	for _, imp := range f.Imports {
-		if len(imp.Module.Parts) != 1 {
-			continue
-		}
-		short := imp.Module.Parts[0]
-		if !isStdlib("Sky.Core." + short) {
+		short := strings.Join(imp.Module.Parts, ".")
+		if imp.Module.Parts[0] == "Sky" || !isStdlib("Sky.Core."+short) {
 			continue
 		}
 		user := false
 		for _, root := range roots {
-			if _, err := os.Stat(filepath.Join(root, short+".sky")); err == nil {
+			if _, err := os.Stat(filepath.Join(root, filepath.Join(imp.Module.Parts...)+".sky")); err == nil {
 				user = true
 			}
 		}
 		if !user {
-			imp.Module.Parts = []string{"Sky", "Core", short}
+			imp.Module.Parts = append([]string{"Sky", "Core"}, imp.Module.Parts...)
 		}
 	}
 }

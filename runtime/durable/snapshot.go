@@ -88,12 +88,32 @@ func (s *SnapshotStore) Load(ctx context.Context, id string) (seq int64, data st
 // SaveSnapshot encodes a with cd and stores it under id, replacing the
 // current snapshot (Sky's Durable.saveSnapshot).
 func SaveSnapshot[A any](ctx context.Context, s *SnapshotStore, id string, cd codec.Codec[A], a A) error {
-	js, err := cd.Encode(a)
+	js, err := encodeSnapshot(id, cd, a)
 	if err != nil {
-		return task.Errorf(task.InvalidInput, "durable: snapshot %q does not encode: %s", id, errText(err))
+		return err
 	}
 	_, err = s.SaveNext(ctx, id, js)
 	return err
+}
+
+// encodeSnapshot is a's JSON, or an InvalidInput error naming the snapshot.
+func encodeSnapshot[A any](id string, cd codec.Codec[A], a A) (string, error) {
+	js, err := cd.Encode(a)
+	if err != nil {
+		return "", task.Errorf(task.InvalidInput, "durable: snapshot %q does not encode: %s", id, errText(err))
+	}
+	return js, nil
+}
+
+// SaveSnapshotSeq encodes a with cd and stores it under id with sequence
+// seq when seq is newer than the stored one (Sky's Durable.saveSnapshotSeq);
+// wrote is false when a newer or equal snapshot is kept.
+func SaveSnapshotSeq[A any](ctx context.Context, s *SnapshotStore, id string, seq int64, cd codec.Codec[A], a A) (wrote bool, err error) {
+	js, err := encodeSnapshot(id, cd, a)
+	if err != nil {
+		return false, err
+	}
+	return s.Save(ctx, id, seq, js)
 }
 
 // LoadSnapshot reads the snapshot under id and decodes it with cd (Sky's

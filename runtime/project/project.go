@@ -27,6 +27,26 @@ type File struct {
 	DatabasePath   string // [database] path: a SQLite file or a PostgreSQL URL
 }
 
+// Error is a sky.toml that cannot be used: where (Line and Col are 1-based,
+// 0 when the problem has no one place; Len is the length of the offending
+// text), what is wrong and a hint. The CLI shows it with the source line.
+type Error struct {
+	Path          string
+	Line, Col     int
+	Len           int
+	Message, Hint string
+}
+
+// Error is "path:line:col: message; hint: hint" (without the position when
+// there is none).
+func (e *Error) Error() string {
+	loc := e.Path
+	if e.Line > 0 {
+		loc = fmt.Sprintf("%s:%d:%d", e.Path, e.Line, e.Col)
+	}
+	return loc + ": " + e.Message + "; hint: " + e.Hint
+}
+
 // Load reads the sky.toml in dir ("" is the working directory); a missing
 // file is an empty File.
 func Load(dir string) (File, error) {
@@ -53,7 +73,8 @@ func Parse(path, text string) (File, error) {
 		if perr.LastKey != "" {
 			msg = fmt.Sprintf("%s (at key %s)", msg, perr.LastKey)
 		}
-		return File{}, fmt.Errorf("%s:%d:%d: %s; hint: sky.toml is TOML, see https://toml.io", path, perr.Position.Line, perr.Position.Col, msg)
+		return File{}, &Error{Path: path, Line: perr.Position.Line, Col: perr.Position.Col, Len: perr.Position.Len,
+			Message: msg, Hint: "sky.toml is TOML, see https://toml.io"}
 	}
 	if err != nil {
 		return File{}, fmt.Errorf("%s: %w", path, err)
@@ -73,7 +94,8 @@ func Parse(path, text string) (File, error) {
 		}
 		s, ok := v.(string)
 		if !ok {
-			return File{}, fmt.Errorf("%s: %s must be a string, found %s %v; hint: write the value in double quotes", path, fl.key, tomlKind(v), v)
+			return File{}, &Error{Path: path, Message: fmt.Sprintf("%s must be a string, found %s %v", fl.key, tomlKind(v), v),
+				Hint: "write the value in double quotes"}
 		}
 		*fl.dst = s
 	}

@@ -10,17 +10,14 @@
 //
 // App.withDurable keeps the model in the database's _sky_durable_snapshot
 // table through stdlib/durable's SnapshotStore; its default snapshot id is
-// "app:" followed by the program's .sky file as given on the command line
-// (`app:src/Main.sky` when none is given). Use App.withDurableId when two
-// programs share a file name or a database.
+// "default", as in real Sky. Use App.withDurableId when two programs share a
+// database.
 package app
 
 import (
 	"embed"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -58,30 +55,20 @@ type Env struct {
 	NewTicker func(d time.Duration) rapp.Ticker
 	// StopSignals end an App cleanly.
 	StopSignals []os.Signal
-	// Args are the command-line arguments; the default snapshot id is
-	// made from the first one ending in ".sky".
-	Args []string
 	// Getenv reads the NOTIFY hint settings (durable.HintSettingsFromEnv);
 	// nil means no hints.
 	Getenv func(string) string
 }
 
 // DefaultEnv is the process's stdin, stdout, stderr, real tickers, SIGINT
-// and SIGTERM, os.Args and os.Getenv.
+// and SIGTERM and os.Getenv.
 func DefaultEnv() Env {
 	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		StopSignals: []os.Signal{os.Interrupt, syscall.SIGTERM}, Args: os.Args, Getenv: os.Getenv}
+		StopSignals: []os.Signal{os.Interrupt, syscall.SIGTERM}, Getenv: os.Getenv}
 }
 
-// defaultSnapshotID is "app:" + the program's .sky file from args.
-func defaultSnapshotID(args []string) string {
-	for _, a := range args {
-		if strings.HasSuffix(a, ".sky") {
-			return "app:" + filepath.ToSlash(filepath.Clean(a))
-		}
-	}
-	return "app:src/Main.sky"
-}
+// DefaultSnapshotID is App.withDurable's snapshot id, as in real Sky.
+const DefaultSnapshotID = "default"
 
 // Kernels returns the Std.App, Std.Cmd and Std.Sub kernels with DefaultEnv.
 func Kernels() map[string]value.Kernel { return KernelsWith(DefaultEnv()) }

@@ -204,17 +204,6 @@ func TestModulesDeclareEveryKernel(t *testing.T) {
 	}
 }
 
-func TestDefaultSnapshotID(t *testing.T) {
-	for args, want := range map[string]string{
-		"sky run ./examples/counter/Main.sky": "app:examples/counter/Main.sky",
-		"sky run":                             "app:src/Main.sky",
-	} {
-		if got := defaultSnapshotID(strings.Fields(args)); got != want {
-			t.Errorf("%s: %s, want %s", args, got, want)
-		}
-	}
-}
-
 func TestUnreadableSnapshotStoreFailsTheRun(t *testing.T) {
 	d := dbtest.Open(t, "sqlite")
 	d.Close()
@@ -227,16 +216,16 @@ func TestUnreadableSnapshotStoreFailsTheRun(t *testing.T) {
 	}
 }
 
-func TestWithDurableDefaultIDIsTheProgramFile(t *testing.T) {
+func TestWithDurableDefaultIDIsDefault(t *testing.T) {
 	d := dbtest.Open(t, "sqlite")
-	ks := KernelsWith(Env{Stdin: strings.NewReader("inc\n"), Stdout: &lockedBuffer{}, Stderr: &lockedBuffer{}, Args: []string{"sky", "run", "./shop/Main.sky"}})
+	ks := KernelsWith(Env{Stdin: strings.NewReader("inc\n"), Stdout: &lockedBuffer{}, Stderr: &lockedBuffer{}})
 	intCodec, _ := skycodec.Kernels()["Codec_int"].Fn(nil)
 	app := call(t, ks, "App_withDurable", value.Opaque{Kind: "Db", V: d}, intCodec, counterApp(t, ks))
 	if _, err := task.Run(context.Background(), call(t, ks, "App_run", app).(value.Task).T); err != nil {
 		t.Fatal(err)
 	}
-	_, data, found, err := durable.NewSnapshotStore(durable.New(d, durable.Options{})).Load(context.Background(), "app:shop/Main.sky")
+	_, data, found, err := durable.NewSnapshotStore(durable.New(d, durable.Options{})).Load(context.Background(), "default")
 	if err != nil || !found || data != "1" {
-		t.Fatalf("snapshot under app:shop/Main.sky: found=%v data=%q err=%v", found, data, err)
+		t.Fatalf("snapshot under default: found=%v data=%q err=%v", found, data, err)
 	}
 }

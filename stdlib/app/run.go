@@ -85,7 +85,7 @@ func appKernels(env Env) []value.Kernel {
 			return c.value(), nil
 		}},
 		{Name: "App_withDurable", Arity: 3, Fn: func(a []value.Value) (value.Value, error) {
-			return withDurable("App.withDurable", defaultSnapshotID(env.Args), a)
+			return withDurable("App.withDurable", DefaultSnapshotID, a)
 		}},
 		{Name: "App_withDurableId", Arity: 4, Fn: func(a []value.Value) (value.Value, error) {
 			return withDurable("App.withDurableId", a[0], a[1:])

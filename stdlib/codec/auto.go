@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
+	"unicode"
 
 	rc "skydurable/runtime/codec"
 	"skydurable/runtime/value"
@@ -14,17 +16,57 @@ import (
 // the field names, a missing key decodes as the witness's value, and each
 // field's codec is inferred from the witness's value (see inferCodec).
 func Auto(witness value.Value) (Codec, error) {
-	r, ok := witness.(*value.Record)
-	if !ok {
-		return Codec{}, fmt.Errorf("Codec.auto needs a record witness such as { name = \"\", age = 0 }, but got %s (%s)", value.Show(witness), value.KindName(witness))
-	}
-	return autoRecord(r, "")
+	return AutoWith(AutoOptions{}, "Codec.auto", witness)
 }
 
-func autoRecord(w *value.Record, at string) (Codec, error) {
+// AutoOptions are Codec.autoWith's: SnakeCase writes and reads each field
+// under its snake_case key (userName as "user_name"), RequireFields makes a
+// missing key a decode error naming it (a Maybe field may still be
+// missing: it is Nothing), as real Sky's Codec.auto does.
+type AutoOptions struct {
+	SnakeCase, RequireFields bool
+}
+
+// AutoWith is Auto with options; fn names the Sky function for errors.
+func AutoWith(o AutoOptions, fn string, witness value.Value) (Codec, error) {
+	r, ok := witness.(*value.Record)
+	if !ok {
+		return Codec{}, fmt.Errorf("%s needs a record witness such as { name = \"\", age = 0 }, but got %s (%s)", fn, value.Show(witness), value.KindName(witness))
+	}
+	return o.record(r, "")
+}
+
+// autoWith is the kernel of Codec.autoWith: the options record, then the
+// witness.
+func autoWith(a []value.Value) (value.Value, error) {
+	const fn = "Codec.autoWith"
+	r, ok := a[0].(*value.Record)
+	if !ok {
+		return nil, value.BadArg(fn, "options { snakeCase : Bool, requireFields : Bool }", a[0])
+	}
+	snake, ok1 := r.Get("snakeCase")
+	req, ok2 := r.Get("requireFields")
+	s, ok3 := snake.(bool)
+	q, ok4 := req.(bool)
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return nil, value.BadArg(fn, "options { snakeCase : Bool, requireFields : Bool }", a[0])
+	}
+	c, err := AutoWith(AutoOptions{SnakeCase: s, RequireFields: q}, fn, a[1])
+	if err != nil {
+		return nil, err
+	}
+	return ToValue(c), nil
+}
+
+func (o AutoOptions) record(w *value.Record, at string) (Codec, error) {
 	codecs := make([]Codec, len(w.Names))
+	keys := make([]string, len(w.Names))
 	for i, name := range w.Names {
-		c, err := inferCodec(w.Values[i], at+"."+name)
+		keys[i] = name
+		if o.SnakeCase {
+			keys[i] = snakeCase(name)
+		}
+		c, err := o.infer(w.Values[i], at+"."+name)
 		if err != nil {
 			return Codec{}, err
 		}
@@ -54,7 +96,7 @@ func autoRecord(w *value.Record, at string) (Codec, error) {
 				if k > 0 {
 					buf.WriteByte(',')
 				}
-				rc.WriteString(buf, name)
+				rc.WriteString(buf, keys[i])
 				buf.WriteByte(':')
 				if err := codecs[i].EncodeTo(buf, fv); err != nil {
 					return err
@@ -69,13 +111,16 @@ func autoRecord(w *value.Record, at string) (Codec, error) {
 				return nil, rc.Mismatch(p, "an object", j)
 			}
 			vals := make([]value.Value, len(names))
-			for i, name := range names {
-				fj, present := obj[name]
+			for i, key := range keys {
+				fj, present := obj[key]
 				if !present {
+					if o.RequireFields && !isMaybe(w.Values[i]) {
+						return nil, rc.DecodeError(p, fmt.Sprintf("missing field %q", key))
+					}
 					vals[i] = w.Values[i]
 					continue
 				}
-				v, err := codecs[i].DecodeValue(fj, p.Field(name))
+				v, err := codecs[i].DecodeValue(fj, p.Field(key))
 				if err != nil {
 					return nil, err
 				}
@@ -89,6 +134,10 @@ func autoRecord(w *value.Record, at string) (Codec, error) {
 // inferCodec picks the codec of a witness value; at names the field for the
 // error when nothing fits.
 func inferCodec(v value.Value, at string) (Codec, error) {
+	return AutoOptions{}.infer(v, at)
+}
+
+func (o AutoOptions) infer(v value.Value, at string) (Codec, error) {
 	switch x := v.(type) {
 	case int64:
 		return Int, nil
@@ -103,12 +152,12 @@ func inferCodec(v value.Value, at string) (Codec, error) {
 	case value.Unit:
 		return Unit, nil
 	case *value.Record:
-		return autoRecord(x, at)
+		return o.record(x, at)
 	case *value.List:
 		if x == nil {
 			return List(Dynamic), nil
 		}
-		c, err := inferCodec(x.Head, at+"[0]")
+		c, err := o.infer(x.Head, at+"[0]")
 		if err != nil {
 			return Codec{}, err
 		}
@@ -117,11 +166,11 @@ func inferCodec(v value.Value, at string) (Codec, error) {
 		if len(x) != 2 {
 			break
 		}
-		a, err := inferCodec(x[0], at+"[0]")
+		a, err := o.infer(x[0], at+"[0]")
 		if err != nil {
 			return Codec{}, err
 		}
-		b, err := inferCodec(x[1], at+"[1]")
+		b, err := o.infer(x[1], at+"[1]")
 		if err != nil {
 			return Codec{}, err
 		}
@@ -131,7 +180,7 @@ func inferCodec(v value.Value, at string) (Codec, error) {
 			return Dict(Dynamic), nil
 		}
 		_, first := x.Entry(0)
-		c, err := inferCodec(first, at+"[key]")
+		c, err := o.infer(first, at+"[key]")
 		if err != nil {
 			return Codec{}, err
 		}
@@ -141,7 +190,7 @@ func inferCodec(v value.Value, at string) (Codec, error) {
 		case x.Name == "Nothing" && len(x.Args) == 0:
 			return Maybe(Dynamic), nil
 		case x.Name == "Just" && len(x.Args) == 1:
-			c, err := inferCodec(x.Args[0], at)
+			c, err := o.infer(x.Args[0], at)
 			if err != nil {
 				return Codec{}, err
 			}
@@ -234,4 +283,30 @@ func decodeDynamic(j any, p rc.Path) (value.Value, error) {
 		return &value.Record{Names: keys, Values: vals}, nil
 	}
 	return nil, rc.Mismatch(p, "a JSON value", j)
+}
+
+// isMaybe reports whether a witness value is a Maybe (its field may be
+// missing even when fields are required).
+func isMaybe(v value.Value) bool {
+	c, ok := v.(value.Ctor)
+	return ok && (c.Name == "Nothing" && len(c.Args) == 0 || c.Name == "Just" && len(c.Args) == 1)
+}
+
+// snakeCase spells a camelCase field name in snake_case: userName is
+// user_name, userID is user_id, httpServer2 is http_server2.
+func snakeCase(name string) string {
+	r := []rune(name)
+	var b strings.Builder
+	for i, c := range r {
+		if unicode.IsUpper(c) {
+			prevLower := i > 0 && (unicode.IsLower(r[i-1]) || unicode.IsDigit(r[i-1]))
+			nextLower := i > 0 && i+1 < len(r) && unicode.IsUpper(r[i-1]) && unicode.IsLower(r[i+1])
+			if prevLower || nextLower {
+				b.WriteByte('_')
+			}
+			c = unicode.ToLower(c)
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }

@@ -69,6 +69,7 @@ func Kernels() map[string]value.Kernel {
 			}
 			return ToValue(c), nil
 		}},
+		{Name: "Codec_autoWith", Arity: 2, Fn: autoWith},
 		{Name: "Codec_toJson", Arity: 2, Fn: toJSON},
 		{Name: "Codec_fromJson", Arity: 2, Fn: fromJSON},
 	}} {

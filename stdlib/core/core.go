@@ -48,6 +48,7 @@ var moduleFiles = map[string]string{
 	"Sky.Core.Debug":   "Debug.sky",
 	"Sky.Core.System":  "System.sky",
 	"Std.Env":          "Env.sky",
+	"Sky.Core.Set":     "Set.sky",
 }
 
 // Modules returns the Sky source of every Sky.Core module, by module name.
@@ -105,7 +106,7 @@ func KernelsWith(env Env) map[string]value.Kernel {
 	out := map[string]value.Kernel{}
 	for _, group := range [][]value.Kernel{
 		basicsKernels(), errorKernels(), taskKernels(), maybeKernels(),
-		listKernels(), stringKernels(), dictKernels(),
+		listKernels(), stringKernels(), stringParityKernels(), dictKernels(),
 		timeKernels(env), uuidKernels(env), charKernels(), debugKernels(env),
 		systemKernels(env.Process),
 	} {

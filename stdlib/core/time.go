@@ -2,6 +2,9 @@ package core
 
 import (
 	"context"
+	"encoding/binary"
+	"io"
+	"net/http"
 	"time"
 
 	"skydurable/runtime/task"
@@ -9,7 +12,33 @@ import (
 )
 
 func timeKernels(env Env) []value.Kernel {
+	format := func(name, fn, layout string) value.Kernel {
+		return value.Kernel{Name: name, Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
+			ms, err := intArg(fn, a[0])
+			if err != nil {
+				return nil, err
+			}
+			return time.UnixMilli(ms).UTC().Format(layout), nil
+		}}
+	}
 	return []value.Kernel{
+		// Task.retryWith's jitter: ms spread uniformly over [ms/2, 3ms/2].
+		{Name: "Task_jitter", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
+			ms, err := intArg("Task.jitter", a[0])
+			if err != nil {
+				return nil, err
+			}
+			return value.Task{T: task.From(func(context.Context) (value.Value, error) {
+				var b [8]byte
+				if _, err := io.ReadFull(env.Random, b[:]); err != nil || ms <= 0 {
+					return ms, nil
+				}
+				return ms/2 + int64(binary.LittleEndian.Uint64(b[:])%uint64(ms+1)), nil
+			})}, nil
+		}},
+		format("Time_formatISO8601", "Time.formatISO8601", "2006-01-02T15:04:05.000Z07:00"),
+		format("Time_formatRFC3339", "Time.formatRFC3339", time.RFC3339),
+		format("Time_formatHTTP", "Time.formatHTTP", http.TimeFormat),
 		{Name: "Time_now", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
 			return value.Task{T: task.From(func(context.Context) (value.Value, error) {
 				return env.Now().UnixMilli(), nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"io"
+	"strings"
 	"sync"
 
 	"skydurable/runtime/task"
@@ -14,6 +15,12 @@ import (
 func uuidKernels(env Env) []value.Kernel {
 	gen := &uuidGen{env: env}
 	return []value.Kernel{
+		str1("Uuid_parse", "Uuid.parse", func(s string) value.Value {
+			if id, ok := parseUUID(s); ok {
+				return value.Just(id)
+			}
+			return value.Nothing
+		}),
 		{Name: "Uuid_v4", Arity: 0, Fn: func([]value.Value) (value.Value, error) {
 			return value.Task{T: task.From(func(context.Context) (value.Value, error) { return gen.v4() })}, nil
 		}},
@@ -105,4 +112,24 @@ func formatUUID(u [16]byte) string {
 	b[23] = '-'
 	hex.Encode(b[24:36], u[10:16])
 	return string(b[:])
+}
+
+// parseUUID accepts the 8-4-4-4-12 hex form in either case and returns it
+// in lower case.
+func parseUUID(s string) (string, bool) {
+	if len(s) != 36 {
+		return "", false
+	}
+	for i, c := range s {
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return "", false
+			}
+		case '0' <= c && c <= '9', 'a' <= c && c <= 'f', 'A' <= c && c <= 'F':
+		default:
+			return "", false
+		}
+	}
+	return strings.ToLower(s), true
 }

@@ -56,7 +56,7 @@ func Kernels() map[string]value.Kernel { return KernelsWith(DefaultEnv()) }
 func KernelsWith(env Env) map[string]value.Kernel {
 	c := &connector{env: env, pools: map[Config]*sqldb.DB{}}
 	out := map[string]value.Kernel{}
-	for _, k := range []value.Kernel{
+	for _, k := range append([]value.Kernel{
 		{Name: "Db_open", Arity: 2, Fn: dbOpen},
 		{Name: "Db_connect", Arity: 1, Fn: func([]value.Value) (value.Value, error) {
 			return value.Task{T: task.From(c.connect)}, nil
@@ -66,7 +66,8 @@ func KernelsWith(env Env) map[string]value.Kernel {
 		{Name: "Db_query", Arity: 3, Fn: dbQuery},
 		{Name: "Db_withTransaction", Arity: 2, Fn: dbWithTransaction},
 		{Name: "Store_selectRaw", Arity: 4, Fn: storeSelectRaw},
-	} {
+		{Name: "Db_close", Arity: 1, Fn: c.close},
+	}, parityKernels()...) {
 		out[k.Name] = k
 	}
 	return out
@@ -113,34 +114,6 @@ func (c *connector) connect(ctx context.Context) (value.Value, error) {
 	}
 	c.pools[cfg] = d
 	return ToValue(d), nil
-}
-
-// args reads a Sky `List SqlValue` into driver arguments.
-func args(fn string, v value.Value) ([]any, error) {
-	l, ok := v.(*value.List)
-	if !ok {
-		return nil, value.BadArg(fn, "a List SqlValue", v)
-	}
-	var out []any
-	for ; l != nil; l = l.Tail {
-		c, ok := l.Head.(value.Ctor)
-		var arg any
-		switch {
-		case ok && c.Name == "SqlNull" && len(c.Args) == 0:
-			arg = nil
-		case ok && len(c.Args) == 1 && (c.Name == "SqlString" || c.Name == "SqlInt" || c.Name == "SqlFloat" || c.Name == "SqlBool"):
-			arg = c.Args[0]
-			if c.Name == "SqlFloat" {
-				if f, ok := value.AsFloat(arg); ok {
-					arg = f
-				}
-			}
-		default:
-			return nil, value.BadArg(fn, "a SqlValue (SqlString, SqlInt, SqlFloat, SqlBool or SqlNull)", l.Head)
-		}
-		out = append(out, arg)
-	}
-	return out, nil
 }
 
 // statement reads the common `db sql params` arguments.

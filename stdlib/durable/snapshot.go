@@ -11,13 +11,16 @@ import (
 	skydb "skydurable/stdlib/db"
 )
 
-// SnapshotKernels returns the Sky kernels of Durable.saveSnapshot and
-// Durable.loadSnapshot:
+// SnapshotKernels returns the Sky kernels of Durable.saveSnapshot,
+// Durable.loadSnapshot and (real Sky's) Durable.saveSnapshotSeq, which
+// writes only when its sequence number is newer and says whether it did:
 //
 //	saveSnapshot : Db -> String -> Codec a -> a -> Task Error ()
 //	saveSnapshot = Ffi.kernel "Durable_saveSnapshot"
 //	loadSnapshot : Db -> String -> Codec a -> Task Error (Maybe a)
 //	loadSnapshot = Ffi.kernel "Durable_loadSnapshot"
+//	saveSnapshotSeq : Db -> String -> Int -> Codec a -> a -> Task Error Bool
+//	saveSnapshotSeq = Ffi.kernel "Durable_saveSnapshotSeq"
 func SnapshotKernels() []value.Kernel {
 	stores := durable.NewSnapshotStores()
 	return []value.Kernel{
@@ -48,6 +51,24 @@ func SnapshotKernels() []value.Kernel {
 					return value.Nothing, nil
 				}
 				return value.Just(m), nil
+			})}, nil
+		}},
+		{Name: "Durable_saveSnapshotSeq", Arity: 5, Fn: func(a []value.Value) (value.Value, error) {
+			d, id, cd, err := snapshotArgs("Durable.saveSnapshotSeq", []value.Value{a[0], a[1], a[3]})
+			if err != nil {
+				return nil, err
+			}
+			seq, ok := a[2].(int64)
+			if !ok || seq < 1 {
+				return nil, value.BadArg("Durable.saveSnapshotSeq", "a sequence number of 1 or more (Int)", a[2])
+			}
+			model := a[4]
+			return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
+				wrote, err := durable.SaveSnapshotSeq(ctx, stores.For(d), id, seq, cd, model)
+				if err != nil {
+					return nil, err
+				}
+				return wrote, nil
 			})}, nil
 		}},
 	}

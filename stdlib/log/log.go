@@ -6,6 +6,7 @@
 // `[WARN] `, `[ERROR] ` or `[DEBUG] `; debug lines are dropped unless the
 // environment variable SKY_LOG_DEBUG is non-empty. Each call writes its line
 // with one Write under a lock, so lines from parallel Tasks never interleave.
+// The `*With` variants (real Sky's) add key=value attributes to the line.
 package log
 
 import (
@@ -44,6 +45,14 @@ func Kernels() map[string]value.Kernel { return KernelsWith(DefaultEnv()) }
 // KernelsWith returns the Std.Log kernels writing to env.
 func KernelsWith(env Env) map[string]value.Kernel {
 	var mu sync.Mutex
+	write := func(w io.Writer, text string) (value.Value, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if _, err := io.WriteString(w, text); err != nil {
+			return nil, task.Errorf(task.Io, "writing a log line: %w", err)
+		}
+		return value.Unit{}, nil
+	}
 	line := func(name string, w io.Writer, prefix string, enabled bool) value.Kernel {
 		return value.Kernel{Name: name, Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
 			s, ok := a[0].(string)
@@ -54,12 +63,7 @@ func KernelsWith(env Env) map[string]value.Kernel {
 				if !enabled {
 					return value.Unit{}, nil
 				}
-				mu.Lock()
-				defer mu.Unlock()
-				if _, err := io.WriteString(w, prefix+s+"\n"); err != nil {
-					return nil, task.Errorf(task.Io, "writing a log line: %w", err)
-				}
-				return value.Unit{}, nil
+				return write(w, prefix+s+"\n")
 			})}, nil
 		}}
 	}
@@ -70,6 +74,10 @@ func KernelsWith(env Env) map[string]value.Kernel {
 		line("Log_warn", env.Stderr, "[WARN] ", true),
 		line("Log_error", env.Stderr, "[ERROR] ", true),
 		line("Log_debug", env.Stderr, "[DEBUG] ", env.Debug),
+		withAttrs("Log_infoWith", env.Stderr, "[INFO] ", true, write),
+		withAttrs("Log_warnWith", env.Stderr, "[WARN] ", true, write),
+		withAttrs("Log_errorWith", env.Stderr, "[ERROR] ", true, write),
+		withAttrs("Log_debugWith", env.Stderr, "[DEBUG] ", env.Debug, write),
 	} {
 		out[k.Name] = k
 	}

@@ -1,0 +1,199 @@
+// Package json is Sky.Core.Json.Encode and Sky.Core.Json.Decode (Elm's and
+// real Sky's JSON modules): JSON values built in Sky and written out, and
+// decoders that read JSON text into Sky values, reporting the JSON path of
+// what did not fit.
+//
+// A Sky `Value` is value.Opaque{Kind: "JsonValue"} holding what
+// encoding/json decodes (json.Number for numbers) or an ordered object built
+// by Encode.object; a `Decoder a` is value.Opaque{Kind: "JsonDecoder"}
+// holding a decode function.
+package json
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"skydurable/runtime/task"
+	"skydurable/runtime/value"
+)
+
+//go:embed Encode.sky
+var encodeSource string
+
+//go:embed Decode.sky
+var decodeSource string
+
+// Modules returns the Sky sources of Sky.Core.Json.Encode and Decode.
+func Modules() map[string]string {
+	return map[string]string{"Sky.Core.Json.Encode": encodeSource, "Sky.Core.Json.Decode": decodeSource}
+}
+
+const (
+	valueKind   = "JsonValue"
+	decoderKind = "JsonDecoder"
+)
+
+// object is an object built by Encode.object: its keys in the order given.
+type object []pair
+
+type pair struct {
+	key string
+	val any
+}
+
+func wrap(j any) value.Value { return value.Opaque{Kind: valueKind, V: j} }
+
+func unwrap(fn string, v value.Value) (any, error) {
+	if o, ok := v.(value.Opaque); ok && o.Kind == valueKind {
+		return o.V, nil
+	}
+	return nil, value.BadArg(fn, "a Json Value", v)
+}
+
+// write renders j compactly, or indented by indent spaces when indent > 0.
+func write(j any, indent int) (string, error) {
+	var buf bytes.Buffer
+	if err := writeTo(&buf, j); err != nil {
+		return "", err
+	}
+	if indent <= 0 {
+		return buf.String(), nil
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, buf.Bytes(), "", strings.Repeat(" ", indent)); err != nil {
+		return "", err
+	}
+	return out.String(), nil
+}
+
+func writeTo(buf *bytes.Buffer, j any) error {
+	switch x := j.(type) {
+	case object:
+		buf.WriteByte('{')
+		for i, p := range x {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			k, _ := json.Marshal(p.key)
+			buf.Write(k)
+			buf.WriteByte(':')
+			if err := writeTo(buf, p.val); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+	case []any:
+		buf.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := writeTo(buf, e); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+	case map[string]any:
+		keys := sortedKeys(x)
+		o := make(object, len(keys))
+		for i, k := range keys {
+			o[i] = pair{k, x[k]}
+		}
+		return writeTo(buf, o)
+	default:
+		b, err := json.Marshal(x)
+		if err != nil {
+			return fmt.Errorf("Json.Encode: %v cannot be written as JSON: %w", x, err)
+		}
+		buf.Write(b)
+	}
+	return nil
+}
+
+// describe names a JSON value in a decode error: its kind and a short text.
+func describe(j any) string {
+	s, err := write(j, 0)
+	if err != nil {
+		s = fmt.Sprint(j)
+	}
+	if len(s) > 40 {
+		s = s[:37] + "..."
+	}
+	return s
+}
+
+// decodeFn decodes the JSON j found at path.
+type decodeFn func(j any, path string) (value.Value, error)
+
+func decoder(f decodeFn) value.Value { return value.Opaque{Kind: decoderKind, V: f} }
+
+func asDecoder(fn string, v value.Value) (decodeFn, error) {
+	if o, ok := v.(value.Opaque); ok && o.Kind == decoderKind {
+		if f, ok := o.V.(decodeFn); ok {
+			return f, nil
+		}
+	}
+	return nil, value.BadArg(fn, "a Decoder", v)
+}
+
+// failure is a decode error at path.
+type failure struct{ path, msg string }
+
+func (f *failure) Error() string { return f.path + ": " + f.msg }
+
+func mismatch(path, want string, j any) error {
+	return &failure{path, fmt.Sprintf("expected %s, found %s", want, describe(j))}
+}
+
+// parse reads JSON text, numbers as json.Number.
+func parse(text string) (any, error) {
+	d := json.NewDecoder(strings.NewReader(text))
+	d.UseNumber()
+	var j any
+	if err := d.Decode(&j); err != nil {
+		return nil, err
+	}
+	if d.More() {
+		return nil, fmt.Errorf("more than one JSON value")
+	}
+	return j, nil
+}
+
+func number(j any) (json.Number, bool) {
+	n, ok := j.(json.Number)
+	return n, ok
+}
+
+func intOf(j any) (int64, bool) {
+	n, ok := number(j)
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.ParseInt(n.String(), 10, 64)
+	return i, err == nil
+}
+
+// runDecoder runs d on JSON text; a failure is a Decode Error naming the
+// path (`$.items[2].sku`), a runtime error in a Sky function it calls stays
+// one.
+func runDecoder(d decodeFn, text string) (value.Value, error) {
+	j, err := parse(text)
+	if err != nil {
+		return value.Err(value.FromError(task.Errorf(task.Decode, "this is not JSON: %v", err))), nil
+	}
+	return result(d(j, "$"))
+}
+
+func result(v value.Value, err error) (value.Value, error) {
+	switch {
+	case err == nil:
+		return value.Ok(v), nil
+	case value.IsRuntimeError(err):
+		return nil, err
+	}
+	return value.Err(value.FromError(task.New(task.Decode, err.Error()))), nil
+}

@@ -1,0 +1,31 @@
+package json
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"skydurable/runtime/value"
+)
+
+// Decoded objects are written with sorted keys, built ones in their order,
+// and a Float that JSON cannot hold is refused naming it.
+func TestWrite(t *testing.T) {
+	j, err := parse(`{"z":1,"a":[true,null,"s"]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := write(j, 0); got != `{"a":[true,null,"s"],"z":1}` {
+		t.Errorf("decoded: %s", got)
+	}
+	if got, _ := write(object{{"z", "1"}, {"a", nil}}, 0); got != `{"z":"1","a":null}` {
+		t.Errorf("built: %s", got)
+	}
+	_, err = Kernels()["JsonEnc_float"].Fn([]value.Value{math.NaN()})
+	if err == nil || !strings.Contains(err.Error(), "a finite Float") {
+		t.Errorf("NaN: %v", err)
+	}
+	if _, err := parse(`1 2`); err == nil {
+		t.Error("two values parsed as one")
+	}
+}
