@@ -67,6 +67,9 @@ type Run struct {
 	// CompactedAt is when compaction deleted the run's journal and
 	// signals (zero when it has not).
 	CompactedAt time.Time
+	// ParentID is the run that started this one as a child
+	// (Durable.startChild, Durable.all), or "".
+	ParentID string
 }
 
 // EntryKind says what a journal entry records.
@@ -135,6 +138,8 @@ type ListFilter struct {
 	Limit int
 	// IDPrefix keeps only runs whose id starts with it (case-sensitive).
 	IDPrefix string
+	// Parent keeps only the children of this run (on the parent index).
+	Parent string
 	// Before, when set, keeps only runs listed after it: older, or as old
 	// with a smaller id. Passing the last run of a page (CursorOf) reads the
 	// next page by keyset, from the index, however deep the page.
