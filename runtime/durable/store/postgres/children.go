@@ -33,7 +33,7 @@ func (s *Store) ReadChildren(ctx context.Context, ids []string) ([]store.ChildSt
 	if err != nil {
 		return nil, err
 	}
-	s.hook("children", pgReadChildren)
+	s.hook("children.read", pgReadChildren)
 	return store.QueryAll(ctx, s.d, pgReadChildren, []any{string(list)}, store.ScanChild)
 }
 

@@ -35,7 +35,7 @@ func (s *Store) ReadChildren(ctx context.Context, ids []string) ([]store.ChildSt
 	if err != nil {
 		return nil, err
 	}
-	s.hook("children", sqliteReadChildren)
+	s.hook("children.read", sqliteReadChildren)
 	return store.QueryAll(ctx, s.d, sqliteReadChildren, []any{string(list)}, store.ScanChild)
 }
 
