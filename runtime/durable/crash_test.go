@@ -36,6 +36,9 @@ type crashSetup struct {
 	d           *db.DB
 	e           *durable.Engine
 	children    int // children started so far; each runs 2 leases later
+	// childTest is the test a child process runs (default
+	// TestCrashChildProcess).
+	childTest string
 }
 
 // newCrashSetup creates a fresh database of driver with the durable tables,
@@ -77,7 +80,11 @@ func (s *crashSetup) child(t *testing.T, pauseAt string) *crashChild {
 	t.Helper()
 	offset := time.Duration(s.children) * 2 * crashLease
 	s.children++
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChildProcess$", "-test.count=1", "-test.timeout=5m")
+	test := s.childTest
+	if test == "" {
+		test = "TestCrashChildProcess"
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1", "-test.timeout=5m")
 	cmd.Env = append(os.Environ(),
 		crashEnvChild+"=1",
 		crashEnvDriver+"="+s.driver,
