@@ -35,7 +35,7 @@ func init() {
 }
 
 const durableUsage = `Usage:
-  sky durable ls [--status S] [--workflow W] [--limit N] [--json]
+  sky durable ls [--status S] [--workflow W] [--parent ID] [--limit N] [--json]
   sky durable show ID [--json]
   sky durable signal ID NAME JSON
   sky durable cancel ID
@@ -86,6 +86,7 @@ type durableFlags struct {
 	dsn       string
 	status    string
 	workflow  string
+	parent    string
 	limit     int
 	json      bool
 	olderThan string
@@ -117,6 +118,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 		fs.StringVar(&f.status, "status", "", "only runs in this status (running, waiting, done, failed, dead, cancelled)")
 		fs.StringVar(&f.workflow, "workflow", "", "only runs of this workflow")
 		fs.IntVar(&f.limit, "limit", 50, "at most this many runs, newest first")
+		fs.StringVar(&f.parent, "parent", "", "only the children of this run (Durable.startChild, Durable.all)")
 	}
 	if args[0] == "replay" {
 		fs.StringVar(&f.workflow, "workflow", "", "only runs of this workflow")
@@ -241,7 +243,7 @@ func durableSignal(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 }
 
 func durableLs(ctx context.Context, e *durable.Engine, f *durableFlags, _ []string, out io.Writer) error {
-	runs, err := e.ListRuns(ctx, durable.ListFilter{Status: durable.Status(f.status), Workflow: f.workflow, Limit: f.limit})
+	runs, err := e.ListRuns(ctx, durable.ListFilter{Status: durable.Status(f.status), Workflow: f.workflow, Parent: f.parent, Limit: f.limit})
 	if err != nil {
 		return err
 	}
@@ -293,11 +295,16 @@ func durableShow(ctx context.Context, e *durable.Engine, f *durableFlags, a []st
 	if err != nil {
 		return err
 	}
+	children, err := e.ListRuns(ctx, durable.ListFilter{Parent: r.ID, Limit: showChildren})
+	if err != nil {
+		return err
+	}
 	if f.json {
-		return writeJSON(out, map[string]any{"run": runJSON(r), "journal": journalJSON(journal), "signals": signalsJSON(signals)})
+		return writeJSON(out, map[string]any{"run": runJSON(r), "journal": journalJSON(journal), "signals": signalsJSON(signals), "children": runsJSON(children)})
 	}
 	printRun(out, r, journal, time.Now())
 	printSignals(out, signals)
+	printChildren(out, r.ID, children, time.Now())
 	return nil
 }
 

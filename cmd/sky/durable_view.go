@@ -38,6 +38,9 @@ func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, now 
 	}
 	field("workflow", fmt.Sprintf("%s (version %d)", r.Workflow, r.Version))
 	field("status", string(r.Status))
+	if r.ParentID != "" {
+		field("parent", r.ParentID)
+	}
 	field("attempts", fmt.Sprint(r.Attempts))
 	field("wake", view.WakeText(r, now))
 	if r.LastError != "" {
@@ -98,12 +101,13 @@ type runOut struct {
 	CreatedAt     time.Time       `json:"created_at"`
 	UpdatedAt     time.Time       `json:"updated_at"`
 	CompactedAt   *time.Time      `json:"compacted_at"`
+	ParentID      string          `json:"parent_id,omitempty"`
 }
 
 func runJSON(r durable.Run) runOut {
 	o := runOut{ID: r.ID, Workflow: r.Workflow, Version: r.Version, Status: string(r.Status), Attempts: r.Attempts,
 		WaitingSignal: r.WaitingSignal, LastError: r.LastError, ClaimedBy: r.ClaimedBy,
-		Input: raw(r.Input), Output: raw(r.Output), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		Input: raw(r.Input), Output: raw(r.Output), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ParentID: r.ParentID}
 	if !r.WakeAt.IsZero() {
 		o.WakeAt = &r.WakeAt
 	}
