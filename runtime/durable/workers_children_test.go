@@ -28,10 +28,13 @@ type fanOutResult struct {
 	parentPolls int64         // attempts of the parent (claims of it)
 }
 
-// runFanOut starts parent "fan" of n children on a fresh PostgreSQL database
-// and lets workers drain it; it fails tb unless the parent is done with the
-// children's outputs in order and every child's effect ran once.
-func runFanOut(tb testing.TB, n, workers int) fanOutResult {
+// runFanOut starts parents "fan", "fan-2", ... (parents of them) of n
+// children each on a fresh PostgreSQL database and lets workers drain them;
+// it fails tb unless every parent is done with its children's outputs in
+// order and every child's effect ran once. Each worker is an Engine with
+// its own pool, polling from pollers goroutines (whose statements its group
+// commit batches).
+func runFanOut(tb testing.TB, parents, n, workers, pollers int) fanOutResult {
 	ctx := context.Background()
 	dsn := withParam(dbtest.URL(tb, "fanout"), "synchronous_commit", "off")
 	admin := openPG(tb, dsn, 4)
@@ -74,23 +77,37 @@ func runFanOut(tb testing.TB, n, workers int) fanOutResult {
 	var wg sync.WaitGroup
 	for w := range workers {
 		name := fmt.Sprintf("w%d", w)
-		e := durable.New(openPG(tb, dsn, 3), durable.Options{WorkerID: name, OnStatement: func(op, _ string) {
+		e := durable.New(openPG(tb, dsn, 2+pollers), durable.Options{WorkerID: name, OnStatement: func(op, _ string) {
 			if op == "children" {
 				inserts.Add(1)
 			}
 		}})
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			pollLoop(runCtx, e, defs(name), errs)
-		}()
+		for range pollers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				pollLoop(runCtx, e, defs(name), errs)
+			}()
+		}
 	}
 	began := time.Now()
 	parentDef := durable.Register("fan.parent", codec.Int, codec.String, nil)
-	if err := durable.Start(ctx, ae, parentDef, "fan", int64(n)); err != nil {
-		tb.Fatal(err)
+	ids := []string{"fan"}
+	for i := 2; i <= parents; i++ {
+		ids = append(ids, fmt.Sprintf("fan-%d", i))
 	}
-	out, err := durable.AwaitResult(ctx, ae, parentDef, "fan", 3*time.Minute)
+	for _, id := range ids {
+		if err := durable.Start(ctx, ae, parentDef, id, int64(n)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for _, id := range ids {
+		out, err := durable.AwaitResult(ctx, ae, parentDef, id, 3*time.Minute)
+		if err != nil || out == nil || *out != fmt.Sprintf("%d outputs;", n) {
+			r, _, _ := ae.Describe(ctx, id)
+			tb.Errorf("parent %s result %v, %v (run %s, last error %q); want %d outputs in order", id, out, err, r.Status, r.LastError, n)
+		}
+	}
 	elapsed := time.Since(began)
 	stop()
 	wg.Wait()
@@ -98,21 +115,17 @@ func runFanOut(tb testing.TB, n, workers int) fanOutResult {
 	for err := range errs {
 		tb.Errorf("engine error: %v", err)
 	}
-	if err != nil || out == nil || *out != fmt.Sprintf("%d outputs;", n) {
-		r, _, _ := ae.Describe(ctx, "fan")
-		tb.Fatalf("parent result %v, %v (run %s, last error %q); want %d outputs in order", out, err, r.Status, r.LastError, n)
+	if c := count(tb, admin, `SELECT COUNT(*) FROM fan_effects`); c != int64(parents*n) {
+		tb.Errorf("%d child effects, want %d (each once)", c, parents*n)
 	}
-	if c := count(tb, admin, `SELECT COUNT(*) FROM fan_effects`); c != int64(n) {
-		tb.Errorf("%d child effects, want %d (each once)", c, n)
-	}
-	if c := count(tb, admin, `SELECT COUNT(*) FROM _sky_durable_runs WHERE parent_id = 'fan' AND status = 'done' AND attempts = 1`); c != int64(n) {
-		tb.Errorf("%d children done in one attempt, want %d", c, n)
+	if c := count(tb, admin, `SELECT COUNT(*) FROM _sky_durable_runs WHERE parent_id IS NOT NULL AND status = 'done' AND attempts = 1`); c != int64(parents*n) {
+		tb.Errorf("%d children done in one attempt, want %d", c, parents*n)
 	}
 	return fanOutResult{elapsed: elapsed, inserts: inserts.Load(), parentPolls: parentPolls.Load()}
 }
 
 func TestFanOutOf1000ChildrenWith4Workers(t *testing.T) {
-	res := runFanOut(t, 1000, 4)
+	res := runFanOut(t, 1, 1000, 4, 1)
 	if res.inserts != 1 {
 		t.Errorf("the children were inserted by %d statements, want 1", res.inserts)
 	}
@@ -121,9 +134,21 @@ func TestFanOutOf1000ChildrenWith4Workers(t *testing.T) {
 
 func BenchmarkFanOut1000(b *testing.B) {
 	for range b.N {
-		res := runFanOut(b, 1000, 4)
+		res := runFanOut(b, 1, 1000, 4, 1)
 		b.ReportMetric(float64(res.elapsed.Milliseconds()), "ms/fan-out")
 		b.ReportMetric(1000/res.elapsed.Seconds(), "children/s")
 		b.ReportMetric(float64(res.parentPolls), "parent-attempts")
 	}
+}
+
+// TestManyParentsFanOutAtOnce: 20 parents of 50 children each, on 4
+// workers of 4 pollers each, whose completions of children of different parents share
+// statements (group commit) and lock their parents' rows in their triggers:
+// every parent fans in, no engine error (a deadlock would be one).
+func TestManyParentsFanOutAtOnce(t *testing.T) {
+	res := runFanOut(t, 20, 50, 4, 4)
+	if res.inserts != 20 {
+		t.Errorf("%d child insert statements, want 20 (one per parent)", res.inserts)
+	}
+	t.Logf("20 parents of 50 children fanned out and in by 4 workers of 4 pollers in %s; the parents ran %d attempts", res.elapsed, res.parentPolls)
 }
