@@ -255,6 +255,13 @@ func TestResultAndAwaitResult(t *testing.T) {
 		if out, err := Result(h.ctx, h.e, w, "r1"); err != nil || out == nil || *out != "ab" {
 			t.Fatalf("Result of a done run = %v, %v", out, err)
 		}
+		if driver == "postgres" {
+			// The first AwaitResult installed the trigger that notifies it.
+			var n int64
+			if err := d.QueryRow(h.ctx, pgHasDoneHint).Scan(&n); err != nil || n != 1 {
+				t.Errorf("done-hint triggers: %d, %v; want 1", n, err)
+			}
+		}
 		_, err := Result(h.ctx, h.e, w, "nope")
 		wantErrContains(t, err, task.NotFound, `"nope"`)
 		other := Register("other", str, str, nil)

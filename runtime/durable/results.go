@@ -122,31 +122,46 @@ func awaitNotice(ctx context.Context, l *db.Listener, runID string, d time.Durat
 	}
 }
 
-// pgDoneHint notifies DoneChannel when a run finishes.
-const pgDoneHint = `
+// pgDoneHintFunction notifies DoneChannel when a run finishes;
+// pgDoneHintTrigger attaches it (plain CREATE TRIGGER, which every
+// supported PostgreSQL has; installDoneHint checks first).
+const (
+	pgDoneHintFunction = `
 CREATE OR REPLACE FUNCTION _sky_durable_done_hint() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM pg_notify('` + DoneChannel + `', NEW.id);
   RETURN NULL;
-END $$;
-CREATE OR REPLACE TRIGGER _sky_durable_done_hint AFTER UPDATE OF status ON _sky_durable_runs
+END $$;`
+	pgDoneHintTrigger = `
+CREATE TRIGGER _sky_durable_done_hint AFTER UPDATE OF status ON _sky_durable_runs
   FOR EACH ROW WHEN (NEW.status IN ('done','dead','cancelled') AND OLD.status NOT IN ('done','dead','cancelled'))
   EXECUTE FUNCTION _sky_durable_done_hint();`
+	pgHasDoneHint = `SELECT count(*) FROM pg_trigger WHERE tgname = '_sky_durable_done_hint' AND tgrelid = to_regclass('_sky_durable_runs')`
+)
 
-const pgHasDoneHint = `SELECT count(*) FROM pg_trigger WHERE tgname = '_sky_durable_done_hint' AND tgrelid = to_regclass('_sky_durable_runs')`
-
-// installDoneHint creates the trigger of DoneChannel once (serialised by
-// the hint lock of notify.go).
+// installDoneHint creates the trigger of DoneChannel once: a first check
+// without a lock (the common case: it is there), then, serialised by the
+// hint lock of notify.go, again before creating it.
 func installDoneHint(ctx context.Context, d *db.DB) error {
-	var n int64
-	if err := d.QueryRow(ctx, pgHasDoneHint).Scan(&n); err != nil || n > 0 {
+	there := func(q *db.DB, ctx context.Context) (bool, error) {
+		var n int64
+		err := q.QueryRow(ctx, pgHasDoneHint).Scan(&n)
+		return n > 0, err
+	}
+	if ok, err := there(d, ctx); err != nil || ok {
 		return err
 	}
 	return d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(pgHintLock)); err != nil {
 			return err
 		}
-		_, err := tx.ExecRaw(ctx, pgDoneHint)
+		if ok, err := there(tx, ctx); err != nil || ok {
+			return err
+		}
+		if _, err := tx.ExecRaw(ctx, pgDoneHintFunction); err != nil {
+			return err
+		}
+		_, err := tx.ExecRaw(ctx, pgDoneHintTrigger)
 		return err
 	})
 }
