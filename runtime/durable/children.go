@@ -37,7 +37,7 @@ type Child[I any] struct {
 // there is kept when it is of def's workflow and a child of this run;
 // otherwise StartChild fails with a Conflict naming it.
 func StartChild[I, O any](c *Ctx, def Def[I, O], key string, input I) task.Task[struct{}] {
-	return task.Map(startChildren(c, def, "child:"+key, "", []Child[I]{{Key: key, Input: input}}), func(int64) struct{} { return struct{}{} })
+	return task.Map(startChildren(c, def, "child:"+key, "", []Child[I]{{Key: key, Input: input}}, func(int64) {}), func(int64) struct{} { return struct{}{} })
 }
 
 // AwaitChild waits for the child started under key and yields its output
@@ -98,13 +98,18 @@ func All[I, O any](c *Ctx, def Def[I, O], children []Child[I]) task.Task[[]O] {
 		return task.Succeed([]O{})
 	}
 	group := children[0].Key
-	return task.AndThen(startChildren(c, def, "all:"+group, group, children), func(int64) task.Task[[]O] {
-		return awaitGroup(c, def, group, children)
+	// started is set when this attempt inserted every child just now: they
+	// are all unfinished, so the wait need not read them first.
+	started := false
+	start := startChildren(c, def, "all:"+group, group, children, func(inserted int64) { started = inserted == int64(len(children)) })
+	return task.AndThen(start, func(int64) task.Task[[]O] {
+		return awaitGroup(c, def, group, children, started)
 	})
 }
 
-// startChildren journals step id, inserting the children in its transaction.
-func startChildren[I, O any](c *Ctx, def Def[I, O], id, group string, children []Child[I]) task.Task[int64] {
+// startChildren journals step id, inserting the children in its transaction;
+// fresh is told how many it inserted when the step was not replayed.
+func startChildren[I, O any](c *Ctx, def Def[I, O], id, group string, children []Child[I], fresh func(inserted int64)) task.Task[int64] {
 	return task.From(func(ctx context.Context) (int64, error) {
 		keys := make([]string, len(children))
 		for i, ch := range children {
@@ -140,6 +145,7 @@ func startChildren[I, O any](c *Ctx, def Def[I, O], id, group string, children [
 				}
 			}
 			c.e.log.Info("durable children started", "run", c.RunID(), "workflow", def.name, "children", len(news), "new", n)
+			fresh(n)
 			return int64(len(news)), nil
 		}))
 	})
@@ -166,8 +172,9 @@ func checkExisting(ctx context.Context, c *Ctx, workflow string, news []store.Ne
 	return nil
 }
 
-// awaitGroup waits for the children of one All.
-func awaitGroup[I, O any](c *Ctx, def Def[I, O], group string, children []Child[I]) task.Task[[]O] {
+// awaitGroup waits for the children of one All; justStarted says they were
+// all inserted by this attempt (so none is finished yet).
+func awaitGroup[I, O any](c *Ctx, def Def[I, O], group string, children []Child[I], justStarted bool) task.Task[[]O] {
 	return task.From(func(ctx context.Context) ([]O, error) {
 		id := "all-done:" + group
 		prev, err := c.enter(ctx, id, KindStep)
@@ -182,6 +189,10 @@ func awaitGroup[I, O any](c *Ctx, def Def[I, O], group string, children []Child[
 			return outs, nil
 		}
 		defer c.finish()
+		w := store.ChildWait{Group: group}
+		if justStarted {
+			return nil, c.awaitChildren(ctx, w, fmt.Sprintf("awaiting the %d children of Durable.all %q", len(children), group))
+		}
 		ids := make([]string, len(children))
 		for i, ch := range children {
 			ids[i] = ChildID(c.RunID(), ch.Key)
@@ -210,8 +221,7 @@ func awaitGroup[I, O any](c *Ctx, def Def[I, O], group string, children []Child[
 			texts[i] = st.Output
 		}
 		if unfinished > 0 {
-			return nil, c.awaitChildren(ctx, store.ChildWait{Group: group},
-				fmt.Sprintf("awaiting %d of %d children of Durable.all %q", unfinished, len(ids), group))
+			return nil, c.awaitChildren(ctx, w, fmt.Sprintf("awaiting %d of %d children of Durable.all %q", unfinished, len(ids), group))
 		}
 		outs := make([]O, len(ids))
 		for i, t := range texts {

@@ -357,3 +357,40 @@ func TestSignalWithStart(t *testing.T) {
 		}
 	})
 }
+
+// TestChildRoundTrips counts the statements of composed workflows (the
+// costs docs/durable.md lists): starting children is one insert in the
+// step's transaction, whatever their number; a parent that just started a
+// fan-out suspends without reading its children; a child's completion is
+// its usual statements (the parent's wake-up is its trigger); the resumed
+// parent reads its children once and journals their outputs with its
+// completion.
+func TestChildRoundTrips(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		ship := shipWorkflow(newCounter())
+		fan := fanOut(ship)
+		h.start(fan, "f1", "a,b,c")
+		h.takeOps()
+		h.poll(h.e, fan.Erase())
+		suspend := []string{"await"}
+		if driver == "postgres" {
+			suspend = []string{"lock", "await", "await"} // the run, its unfinished children FOR SHARE, the suspension
+		}
+		want := append([]string{"claim", "children", "append"}, suspend...)
+		if diff := cmp.Diff(want, h.takeOps()); diff != "" {
+			t.Errorf("first attempt of a fan-out of 3 (-want +got):\n%s", diff)
+		}
+		h.drain(h.e, ship.Erase())
+		h.takeOps()
+		h.poll(h.e, fan.Erase())
+		want = []string{"claim", "children.read", "complete"}
+		if driver == "sqlite" {
+			want = []string{"claim", "children.read", "append", "complete"} // SQLite: one transaction
+		}
+		if diff := cmp.Diff(want, h.takeOps()); diff != "" {
+			t.Errorf("the woken parent (-want +got):\n%s", diff)
+		}
+		h.wantStatus("f1", StatusDone)
+	})
+}

@@ -60,18 +60,37 @@ var (
      WHERE c.parent_id = r.id AND c.child_group = CAST(? AS TEXT) AND c.status IN ('dead','cancelled')))`)
 )
 
+// The unfinished children a parent awaits, locked FOR SHARE: a child
+// finishing in a transaction still in flight is waited for.
+const (
+	pgLockUnfinishedChild = `SELECT 1 FROM _sky_durable_runs c
+ WHERE c.id = ? AND c.status NOT IN ('done','dead','cancelled') FOR SHARE`
+	pgLockUnfinishedGroup = `SELECT 1 FROM _sky_durable_runs c
+ WHERE c.parent_id = ? AND c.child_group = ? AND c.status NOT IN ('done','dead','cancelled') FOR SHARE`
+)
+
 func (s *Store) AwaitChildren(ctx context.Context, f store.Fence, w store.ChildWait, now time.Time) error {
 	sql, args := pgAwaitChild, []any{clockArg(now), w.Marker(), w.ChildID}
+	lock, lockArgs := pgLockUnfinishedChild, []any{w.ChildID}
 	if w.Group != "" {
 		sql, args = pgAwaitGroup, []any{clockArg(now), w.Marker(), w.Group, w.Group}
+		lock, lockArgs = pgLockUnfinishedGroup, []any{f.RunID, w.Group}
 	}
-	// Lock the parent's row first: a child finishing concurrently (its
-	// trigger locks this row too) is then either seen finished by the
-	// check or finds the parent parked.
+	// The fence first (the run row), then the unfinished children FOR
+	// SHARE, so the check below (a statement of its own, with a snapshot
+	// taken after the locks) sees every child that finished before; the
+	// trigger of migration 0004 wakes the parent for those that finish
+	// after. See that migration for why nothing here can deadlock.
 	return s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		if err := s.lockRun(ctx, tx, f); err != nil {
 			return err
 		}
+		s.hook("await", lock)
+		rs, err := tx.Query(ctx, lock, lockArgs...)
+		if err != nil {
+			return err
+		}
+		rs.Close()
 		n, err := s.exec(ctx, tx, "await", sql, append(args, f.RunID, f.Token)...)
 		return store.LeaseChecked(n, err)
 	})

@@ -17,22 +17,56 @@ CREATE TABLE _sky_durable_events (
 );
 
 -- A parent parked on its children has waiting_signal 'sky:child:<child id>'
--- (awaitChild) or 'sky:all:<group>' (all). The parent's row is locked
--- first: a parent suspending at the same time holds that lock while it
--- checks its children, so either it sees this child finished or this
--- update, run after its commit, sees it parked. Each statement of the
--- function reads a fresh snapshot, taken after the lock.
+-- (awaitChild) or 'sky:all:<group>' (all). The trigger never waits long for
+-- a lock, so completions of the children of many parents in one statement
+-- (group commit) cannot deadlock:
+--
+--  * It locks the parent only if it is parked on this child (or its
+--    group), waiting at most 100ms (lock_timeout). A lock it cannot get
+--    is held by a claim of the parent, by the parent's own suspension (see
+--    below), by a sibling's trigger, which wakes it, or by a signal: the
+--    first three make the parent look at its children again.
+--  * A parent suspending on its children (AwaitChildren) locks the
+--    unfinished ones FOR SHARE first: it waits for a child finishing in a
+--    transaction not yet committed, so it sees it finished; a child
+--    finishing after that waits for the parent to be parked.
+--  * For a group, the parent is woken when no sibling is left unfinished.
+--    A sibling locked by a transaction in flight (finishing, or being
+--    claimed) counts as finished (SKIP LOCKED): two last siblings finishing
+--    at once then both wake the parent rather than neither; an early wake
+--    only makes the parent look again. An unfinished sibling it finds
+--    stays share-locked until this transaction commits, so that sibling's
+--    own finish comes after this one and sees it.
 CREATE FUNCTION _sky_durable_child_finished() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  saved_timeout TEXT := current_setting('lock_timeout');
+  marker TEXT;
 BEGIN
-  PERFORM 1 FROM _sky_durable_runs WHERE id = NEW.parent_id FOR UPDATE;
+  PERFORM set_config('lock_timeout', '100ms', true);
+  BEGIN
+    SELECT p.waiting_signal INTO marker FROM _sky_durable_runs p
+     WHERE p.id = NEW.parent_id AND p.status = 'waiting'
+       AND (p.waiting_signal = 'sky:child:' || NEW.id
+            OR (NEW.child_group IS NOT NULL AND p.waiting_signal = 'sky:all:' || NEW.child_group))
+       FOR UPDATE;
+  EXCEPTION WHEN lock_not_available THEN
+    marker := NULL;
+  END;
+  PERFORM set_config('lock_timeout', saved_timeout, true);
+  IF marker IS NULL THEN
+    RETURN NULL;
+  END IF;
+  IF marker <> 'sky:child:' || NEW.id AND NEW.status = 'done' THEN
+    PERFORM 1 FROM _sky_durable_runs s
+     WHERE s.parent_id = NEW.parent_id AND s.child_group = NEW.child_group AND s.id <> NEW.id
+       AND s.status NOT IN ('done','dead','cancelled')
+     LIMIT 1 FOR SHARE SKIP LOCKED;
+    IF FOUND THEN
+      RETURN NULL;
+    END IF;
+  END IF;
   UPDATE _sky_durable_runs p SET wake_at = NEW.updated_at, updated_at = NEW.updated_at
-   WHERE p.id = NEW.parent_id AND p.status = 'waiting'
-     AND (p.waiting_signal = 'sky:child:' || NEW.id
-          OR (NEW.child_group IS NOT NULL AND p.waiting_signal = 'sky:all:' || NEW.child_group
-              AND (NEW.status <> 'done' OR NOT EXISTS (
-                SELECT 1 FROM _sky_durable_runs s
-                 WHERE s.parent_id = NEW.parent_id AND s.child_group = NEW.child_group AND s.id <> NEW.id
-                   AND s.status NOT IN ('done','dead','cancelled')))));
+   WHERE p.id = NEW.parent_id;
   RETURN NULL;
 END $$;
 
