@@ -82,7 +82,9 @@ func TestAParentSuspendingWhileItsChildFinishesIsDue(t *testing.T) {
 		if err := s.Complete(txCtx, store.Fence{RunID: "p/a", Token: "Ca"}, nil, `"x"`, at.Add(-time.Second)); err != nil {
 			return err
 		}
-		go func() { done <- s.AwaitChildren(ctx, store.Fence{RunID: "p", Token: "P"}, store.ChildWait{ChildID: "p/a"}, at) }()
+		go func() {
+			done <- s.AwaitChildren(ctx, store.Fence{RunID: "p", Token: "P"}, store.ChildWait{ChildID: "p/a"}, at)
+		}()
 		blockedOn(t, d, "FOR SHARE")
 		return nil
 	})
