@@ -140,7 +140,7 @@ func startChildren[I, O any](c *Ctx, def Def[I, O], id, group string, children [
 				return 0, err
 			}
 			if int(n) < len(news) {
-				if err := checkExisting(ctx, c, def.name, news); err != nil {
+				if err := checkExisting(ctx, c, def.name, group, news); err != nil {
 					return 0, err
 				}
 			}
@@ -152,8 +152,9 @@ func startChildren[I, O any](c *Ctx, def Def[I, O], id, group string, children [
 }
 
 // checkExisting accepts children that were already there only when they are
-// this run's children of the same workflow.
-func checkExisting(ctx context.Context, c *Ctx, workflow string, news []store.NewChild) error {
+// this run's children of the same workflow, started by the same call (a key
+// of a startChild reused in an all would never wake it).
+func checkExisting(ctx context.Context, c *Ctx, workflow, group string, news []store.NewChild) error {
 	ids := make([]string, len(news))
 	for i, n := range news {
 		ids[i] = n.ID
@@ -163,10 +164,10 @@ func checkExisting(ctx context.Context, c *Ctx, workflow string, news []store.Ne
 		return err
 	}
 	for _, st := range states {
-		if st.ParentID != c.RunID() || st.Workflow != workflow {
+		if st.ParentID != c.RunID() || st.Workflow != workflow || st.Group != group {
 			return task.Errorf(task.Conflict,
-				"durable run %q: cannot start child %q of workflow %q: a run with that id already exists (workflow %q, parent %q); hint: use another child key",
-				c.RunID(), st.ID, workflow, st.Workflow, st.ParentID)
+				"durable run %q: cannot start child %q of workflow %q: a run with that id already exists (workflow %q, parent %q%s); hint: use another child key",
+				c.RunID(), st.ID, workflow, st.Workflow, st.ParentID, startedBy(st.Group))
 		}
 	}
 	return nil
@@ -273,6 +274,14 @@ func childUsable(c *Ctx, workflow string, st store.ChildState) error {
 			c.RunID(), st.ID, st.Workflow, last)
 	}
 	return nil
+}
+
+// startedBy says which call started a child of group.
+func startedBy(group string) string {
+	if group == "" {
+		return ", started by Durable.startChild"
+	}
+	return fmt.Sprintf(", started by Durable.all %q", group)
 }
 
 func childOutputError(c *Ctx, st store.ChildState, err error) error {

@@ -213,12 +213,19 @@ func TestChildBadInput(t *testing.T) {
 			return task.Map(StartChild(c, ship, "x", in), func(struct{}) string { return "" })
 		})
 		h.start(taker, "taken", "")
+		reuse := Register("reuse", str, str, func(c *Ctx, in string) task.Task[string] {
+			return task.AndThen(StartChild(c, ship, "x", in), func(struct{}) task.Task[string] {
+				return task.Map(All(c, ship, []Child[string]{{Key: "y", Input: in}, {Key: "x", Input: in}}), func([]string) string { return "" })
+			})
+		})
+		h.start(reuse, "reuse", "")
 		aw := Register("awaits-nothing", str, str, func(c *Ctx, in string) task.Task[string] { return AwaitChild(c, ship, "never") })
 		h.start(aw, "aw", "")
-		h.drain(h.e, fan.Erase(), taker.Erase(), aw.Erase())
+		h.drain(h.e, fan.Erase(), taker.Erase(), aw.Erase(), reuse.Erase())
 		wantContains(t, h.wantStatus("dup", StatusFailed).LastError, `the child key "a" is given twice`)
 		wantContains(t, h.wantStatus("empty", StatusFailed).LastError, "empty child key")
 		wantContains(t, h.wantStatus("taken", StatusFailed).LastError, `cannot start child "taken/x"`, `workflow "other"`, "use another child key")
+		wantContains(t, h.wantStatus("reuse", StatusFailed).LastError, `cannot start child "reuse/x"`, "started by Durable.startChild")
 		wantContains(t, h.wantStatus("aw", StatusFailed).LastError, `found no child "never"`, "Durable.startChild")
 		if kids, _ := h.e.ListRuns(h.ctx, ListFilter{Parent: "dup"}); len(kids) != 0 {
 			t.Errorf("a refused fan-out started %d children", len(kids))

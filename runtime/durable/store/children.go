@@ -42,9 +42,11 @@ type NewChild struct {
 
 // ChildState is what a parent reads of its children.
 type ChildState struct {
-	ID        string
-	Workflow  string
-	ParentID  string
+	ID       string
+	Workflow string
+	ParentID string
+	// Group is the Durable.all it belongs to ("" for a startChild).
+	Group     string
 	Status    Status
 	Output    string
 	LastError string
@@ -72,11 +74,11 @@ func (w ChildWait) Marker() string {
 }
 
 // ScanChild reads one row of a ReadChildren statement: id, workflow,
-// parent id, status, output, last error.
+// parent id, group, status, output, last error.
 func ScanChild(scan func(...any) error) (ChildState, error) {
 	var c ChildState
 	var status string
-	err := scan(&c.ID, &c.Workflow, &c.ParentID, &status, &c.Output, &c.LastError)
+	err := scan(&c.ID, &c.Workflow, &c.ParentID, &c.Group, &status, &c.Output, &c.LastError)
 	c.Status = Status(status)
 	return c, err
 }

@@ -25,7 +25,7 @@ func (s *Store) InsertChildren(ctx context.Context, q *db.DB, parentID, group, w
 	return s.exec(ctx, q, "children", pgInsertChildren, clockArg(now), workflow, version, parentID, group, string(list))
 }
 
-const pgReadChildren = `SELECT id, workflow, COALESCE(parent_id, ''), status, COALESCE(output, ''), last_error
+const pgReadChildren = `SELECT id, workflow, COALESCE(parent_id, ''), COALESCE(child_group, ''), status, COALESCE(output, ''), last_error
   FROM _sky_durable_runs WHERE id IN (SELECT jsonb_array_elements_text(CAST(? AS JSONB)))`
 
 func (s *Store) ReadChildren(ctx context.Context, ids []string) ([]store.ChildState, error) {

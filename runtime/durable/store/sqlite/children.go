@@ -27,7 +27,7 @@ func (s *Store) InsertChildren(ctx context.Context, q *db.DB, parentID, group, w
 	return s.exec(ctx, q, "children", sqliteInsertChildren, workflow, version, at, at, at, parentID, group, string(list))
 }
 
-const sqliteReadChildren = `SELECT id, workflow, COALESCE(parent_id, ''), status, COALESCE(output, ''), last_error
+const sqliteReadChildren = `SELECT id, workflow, COALESCE(parent_id, ''), COALESCE(child_group, ''), status, COALESCE(output, ''), last_error
   FROM _sky_durable_runs WHERE id IN (SELECT value FROM json_each(?))`
 
 func (s *Store) ReadChildren(ctx context.Context, ids []string) ([]store.ChildState, error) {
