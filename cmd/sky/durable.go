@@ -36,7 +36,7 @@ func init() {
 }
 
 const durableUsage = `Usage:
-  sky durable ls [--status S] [--workflow W] [--limit N] [--before ID] [--json]
+  sky durable ls [--status S] [--workflow W] [--parent ID] [--limit N] [--before ID] [--json]
   sky durable show ID [--json]
   sky durable signal [--replace] ID NAME JSON   (--replace: correct a payload not yet consumed)
   sky durable cancel ID
@@ -92,6 +92,7 @@ type durableFlags struct {
 	dsn       string
 	status    string
 	workflow  string
+	parent    string
 	limit     int
 	before    string
 	json      bool
@@ -129,6 +130,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 		fs.StringVar(&f.workflow, "workflow", "", "only runs of this workflow")
 		fs.IntVar(&f.limit, "limit", defaultLsLimit, "at most this many runs, newest first (1 or more)")
 		fs.StringVar(&f.before, "before", "", "only runs listed after the run with this id (the next page)")
+		fs.StringVar(&f.parent, "parent", "", "only the children of this run (Durable.startChild, Durable.all)")
 	}
 	if args[0] == "signal" {
 		fs.BoolVar(&f.replace, "replace", false, "replace the payload of a signal the run has not consumed yet (a repeat without it is ignored)")
@@ -316,11 +318,16 @@ func durableShow(ctx context.Context, e *durable.Engine, f *durableFlags, a []st
 	if err != nil {
 		return err
 	}
+	children, err := e.ListRuns(ctx, durable.ListFilter{Parent: r.ID, Limit: showChildren})
+	if err != nil {
+		return err
+	}
 	if f.json {
-		return writeJSON(out, map[string]any{"run": runJSON(r), "journal": journalJSON(journal), "signals": signalsJSON(signals)})
+		return writeJSON(out, map[string]any{"run": runJSON(r), "journal": journalJSON(journal), "signals": signalsJSON(signals), "children": runsJSON(children)})
 	}
 	printRun(out, r, journal, time.Now())
 	printSignals(out, signals)
+	printChildren(out, r.ID, children, time.Now())
 	return nil
 }
 

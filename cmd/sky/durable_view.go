@@ -38,6 +38,9 @@ func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, now 
 	}
 	field("workflow", fmt.Sprintf("%s (version %d)", r.Workflow, r.Version))
 	field("status", string(r.Status))
+	if r.ParentID != "" {
+		field("parent", r.ParentID)
+	}
 	field("attempts", fmt.Sprint(r.Attempts))
 	field("wake", view.WakeText(r, now))
 	if !r.Deadline.IsZero() {
@@ -111,6 +114,7 @@ type runOut struct {
 	// LeaseExpiresAt is when a running run's lease ends (its wake_at).
 	LeaseExpiresAt *time.Time `json:"lease_expires_at"`
 	DeadlineAt     *time.Time `json:"deadline_at"`
+	ParentID       string     `json:"parent_id,omitempty"`
 }
 
 // leaseExpiry says when a running run's lease ends (its WakeAt, which the
@@ -125,7 +129,7 @@ func leaseExpiry(r durable.Run, now time.Time) string {
 func runJSON(r durable.Run) runOut {
 	o := runOut{ID: r.ID, Workflow: r.Workflow, Version: r.Version, Status: string(r.Status), Attempts: r.Attempts,
 		WaitingSignal: r.WaitingSignal, LastError: r.LastError, ClaimedBy: r.ClaimedBy,
-		Input: raw(r.Input), Output: raw(r.Output), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		Input: raw(r.Input), Output: raw(r.Output), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ParentID: r.ParentID}
 	if !r.WakeAt.IsZero() {
 		o.WakeAt = &r.WakeAt
 	}

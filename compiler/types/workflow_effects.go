@@ -33,6 +33,7 @@ var workflowNameArg = map[string]int{"register": 0, "registerWith": 1, "register
 var durableOps = map[string]bool{
 	"step": true, "stepValue": true, "transaction": true, "sleep": true, "sleepAs": true,
 	"awaitSignal": true, "awaitSignalFor": true,
+	"startChild": true, "awaitChild": true, "all": true, "setEvent": true,
 }
 
 // allowedEffectModules are standard-library modules whose Tasks a workflow

@@ -120,6 +120,8 @@ type Store interface {
 	// one; loadSnapshot reads it back.
 	SaveSnapshot(ctx context.Context, id string, seq int64, data string, now time.Time) (bool, error)
 	LoadSnapshot(ctx context.Context, id string) (seq int64, data string, found bool, err error)
+	// Composer: child runs and events (children.go).
+	Composer
 }
 
 // NextClaim is the claim completeAndClaim makes: by workflow names, or by

@@ -69,6 +69,7 @@ func TestMigrations(t *testing.T) {
 		{From: 1, Seed: pgSeedBaseline},
 		{From: 2, Seed: pgSeedBaseline},                                          // 0002 added only a NULL column
 		{From: 3, Seed: pgSeedBaseline, Check: storetest.CheckDeadlineMigration}, // 0003 added only a NULL column
+		{From: 4, Seed: pgSeedBaseline, Check: storetest.CheckDeadlineMigration}, // 0004 added deadline_at and timed_out
 	})
 }
 

@@ -60,6 +60,7 @@ func TestMigrations(t *testing.T) {
 		{From: 1, Seed: sqliteSeedBaseline, Check: storetest.CheckDeadlineMigration},
 		{From: 2, Seed: sqliteSeedBaseline, Check: storetest.CheckDeadlineMigration}, // 0002 added only a NULL column
 		{From: 3, Seed: sqliteSeedBaseline, Check: storetest.CheckDeadlineMigration}, // 0003 added only a NULL column
+		{From: 4, Seed: sqliteSeedBaseline, Check: storetest.CheckDeadlineMigration}, // 0004 added deadline_at and timed_out
 	})
 }
 
