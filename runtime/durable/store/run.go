@@ -67,6 +67,10 @@ type Run struct {
 	// CompactedAt is when compaction deleted the run's journal and
 	// signals (zero when it has not).
 	CompactedAt time.Time
+	// Priority is the run's claim priority (higher first); LimitKey its
+	// perKey key ("" when its workflow has no perKey limit).
+	Priority int
+	LimitKey string
 }
 
 // EntryKind says what a journal entry records.

@@ -104,6 +104,8 @@ type Store interface {
 	// one; loadSnapshot reads it back.
 	SaveSnapshot(ctx context.Context, id string, seq int64, data string, now time.Time) (bool, error)
 	LoadSnapshot(ctx context.Context, id string) (seq int64, data string, found bool, err error)
+	// FlowStore holds the limits and schedules (flow.go).
+	FlowStore
 }
 
 // NextClaim is the claim completeAndClaim makes: by workflow names, or by
@@ -131,6 +133,11 @@ type NewRun struct {
 	// TraceContext is the W3C traceparent of the span that started the
 	// run ("" for none), so every attempt's span joins that trace.
 	TraceContext string
+	// Priority orders the claim: higher first, then due time (default 0).
+	Priority int
+	// LimitKey is the run's perKey key (flow.go); nil when its workflow
+	// has no perKey limit.
+	LimitKey *string
 }
 
 // Claimed is what a claim returns: enough to run the body.

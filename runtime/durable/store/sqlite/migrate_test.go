@@ -57,6 +57,7 @@ func TestMigrations(t *testing.T) {
 		{From: 0, Seed: sqliteSeedUnversioned},
 		{From: 1, Seed: sqliteSeedBaseline},
 		{From: 2, Seed: sqliteSeedBaseline}, // 0002 added only a NULL column
+		{From: 3, Seed: sqliteSeedBaseline, Check: storetest.CheckFlowMigrated}, // 0004: priority, limit key, flow, schedules
 	})
 }
 
