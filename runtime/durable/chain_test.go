@@ -40,9 +40,10 @@ func TestPollWithChainsCompletionAndClaim(t *testing.T) {
 				t.Errorf("%s: %s %s journal %v; want done %q, [a]", id, r.Status, r.Output, stepIDs(j), id+"A")
 			}
 		}
-		want := []string{"claim", "complete+claim", "complete+claim", "complete+claim"}
+		// (The first poll also looks for due schedule ticks.)
+		want := []string{"schedule", "claim", "complete+claim", "complete+claim", "complete+claim"}
 		if driver == "sqlite" {
-			want = []string{"claim", "append", "complete", "claim", "append", "complete", "claim", "append", "complete", "claim"}
+			want = []string{"schedule", "claim", "append", "complete", "claim", "append", "complete", "claim", "append", "complete", "claim"}
 		}
 		if diff := cmp.Diff(want, ops); diff != "" {
 			t.Errorf("statements (-want +got):\n%s", diff)

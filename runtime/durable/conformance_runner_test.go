@@ -79,7 +79,8 @@ func TestRetriesWithBackoff(t *testing.T) {
 
 // TestRoundTrips counts the statements the engine sends: an empty poll is
 // one, a fresh plain step one (the last one shares the completion's), a
-// replayed step none.
+// replayed step none; and a worker's first poll in each second (its clock's)
+// also looks for due schedule ticks, one indexed query ("schedule").
 func TestRoundTrips(t *testing.T) {
 	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
 		h := newHarness(t, d)
@@ -97,7 +98,7 @@ func TestRoundTrips(t *testing.T) {
 		if h.poll(h.e, wf) {
 			t.Fatal("work before start")
 		}
-		if diff := cmp.Diff([]string{"claim"}, h.takeOps()); diff != "" {
+		if diff := cmp.Diff([]string{"schedule", "claim"}, h.takeOps()); diff != "" {
 			t.Errorf("empty poll (-want +got):\n%s", diff)
 		}
 		h.start(def, "r1", "x")
@@ -114,9 +115,9 @@ func TestRoundTrips(t *testing.T) {
 		// Replaying a and the sleep costs nothing; b one statement; c's row
 		// is written with the completion: in its statement on PostgreSQL,
 		// in its transaction on SQLite.
-		want := []string{"claim", "append", "complete"}
+		want := []string{"schedule", "claim", "append", "complete"}
 		if driver == "sqlite" {
-			want = []string{"claim", "append", "append", "complete"}
+			want = []string{"schedule", "claim", "append", "append", "complete"}
 		}
 		if diff := cmp.Diff(want, h.takeOps()); diff != "" {
 			t.Errorf("resuming poll (-want +got):\n%s", diff)

@@ -32,16 +32,21 @@ type FlowStore interface {
 	DeleteSchedule(ctx context.Context, id string) (bool, error)
 	// ListSchedules reads every schedule, by id.
 	ListSchedules(ctx context.Context) ([]Schedule, error)
-	// FireSchedules starts, in one transaction per batch, the runs of the
-	// due schedules of workflows (ticks gives the tick times to start and
-	// the next one; each run's id is RunIDOf(schedule, tick), so a tick
-	// starts one run however many workers fire it) and reports how many
-	// runs it inserted. Another worker's schedule locked mid-fire is
-	// skipped. A zero workflows list fires nothing.
-	FireSchedules(ctx context.Context, workflows []string, now time.Time, ticks func(Schedule, time.Time) ([]time.Time, time.Time)) (int, error)
-	// NextScheduleAt is the earliest pending tick of the schedules of
-	// workflows (zero when there is none).
-	NextScheduleAt(ctx context.Context, workflows []string) (time.Time, error)
+	// FireSchedules starts, in one transaction, the runs of up to 16 due
+	// schedules of workflows (plan says, for a schedule at a time, which
+	// ticks to start and the next one; each run's id is RunIDOf(schedule,
+	// tick), so a tick starts one run however many workers fire it) and
+	// reports how many runs it inserted. A schedule another worker is
+	// firing is skipped. An empty workflows list fires nothing.
+	FireSchedules(ctx context.Context, workflows []string, now time.Time, plan func(Schedule, time.Time) SchedulePlan) (int, error)
+}
+
+// SchedulePlan is what firing a due schedule does: start a run for each of
+// Ticks (with LimitKey, the perKey key of its input) and wait for Next.
+type SchedulePlan struct {
+	Ticks    []time.Time
+	Next     time.Time
+	LimitKey *string
 }
 
 // Limits are a workflow's flow-control limits; a zero field is no limit.

@@ -57,17 +57,6 @@ func (s *Store) ListSchedules(ctx context.Context) ([]store.Schedule, error) {
 	return store.QueryAll(ctx, s.d, pgListSchedules, nil, pgScheduleScanner)
 }
 
-const pgNextScheduleAt = `SELECT min(next_at) FROM _sky_durable_schedules WHERE workflow IN (SELECT jsonb_array_elements_text(CAST(? AS JSONB)))`
-
-func (s *Store) NextScheduleAt(ctx context.Context, workflows []string) (time.Time, error) {
-	var at *time.Time
-	s.hook("schedule", pgNextScheduleAt)
-	if err := s.d.QueryRow(ctx, pgNextScheduleAt, jsonText(workflows)).Scan(&at); err != nil || at == nil {
-		return time.Time{}, err
-	}
-	return *at, nil
-}
-
 // pgDueSchedules locks the due schedules of the workflows (up to 16 per
 // transaction), on the due index, skipping those another worker is firing.
 const pgDueSchedules = pgClock + `
@@ -82,11 +71,23 @@ const pgScheduleFired = pgClock + `
 UPDATE _sky_durable_schedules s SET next_at = ?, last_run_id = COALESCE(CAST(? AS TEXT), s.last_run_id), updated_at = clock.now
   FROM clock WHERE s.id = ?`
 
-// FireSchedules costs one indexed query when nothing is due; each due
-// schedule adds one insert per tick started and one update.
-func (s *Store) FireSchedules(ctx context.Context, workflows []string, now time.Time, ticks func(store.Schedule, time.Time) ([]time.Time, time.Time)) (int, error) {
+// pgAnyScheduleDue is the read FireSchedules starts with, outside a
+// transaction.
+const pgAnyScheduleDue = pgClock + `
+SELECT EXISTS (SELECT 1 FROM _sky_durable_schedules
+                WHERE next_at <= (SELECT now FROM clock) AND workflow IN (SELECT jsonb_array_elements_text(CAST(? AS JSONB))))`
+
+// FireSchedules costs one indexed query (one round trip) when nothing is
+// due; otherwise a transaction that locks the due schedules and adds one
+// insert per tick started and one update per schedule.
+func (s *Store) FireSchedules(ctx context.Context, workflows []string, now time.Time, plan func(store.Schedule, time.Time) store.SchedulePlan) (int, error) {
 	if len(workflows) == 0 {
 		return 0, nil
+	}
+	var due bool
+	s.hook("schedule", pgAnyScheduleDue)
+	if err := s.d.QueryRow(ctx, pgAnyScheduleDue, clockArg(now), jsonText(workflows)).Scan(&due); err != nil || !due {
+		return 0, err
 	}
 	started := 0
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
@@ -102,18 +103,18 @@ func (s *Store) FireSchedules(ctx context.Context, workflows []string, now time.
 			return err
 		}
 		for _, sc := range due {
-			times, next := ticks(sc, at)
+			p := plan(sc, at)
 			var last any
-			for _, tick := range times {
-				id := store.RunIDOf(sc.ID, tick)
-				n, err := s.exec(ctx, tx, "schedule", pgInsertRun, clockArg(now), id, sc.Workflow, sc.Version, sc.Input, "", 0, nil)
+			for _, tick := range p.Ticks {
+				r := store.NewRun{ID: store.RunIDOf(sc.ID, tick), LimitKey: p.LimitKey}
+				n, err := s.exec(ctx, tx, "schedule", pgInsertRun, clockArg(now), r.ID, sc.Workflow, sc.Version, sc.Input, "", 0, r.LimitKeyArg())
 				if err != nil {
 					return err
 				}
 				started += int(n)
-				last = id
+				last = r.ID
 			}
-			if _, err := s.exec(ctx, tx, "schedule", pgScheduleFired, clockArg(now), next, last, sc.ID); err != nil {
+			if _, err := s.exec(ctx, tx, "schedule", pgScheduleFired, clockArg(now), p.Next, last, sc.ID); err != nil {
 				return err
 			}
 		}

@@ -53,18 +53,6 @@ func (s *Store) ListSchedules(ctx context.Context) ([]store.Schedule, error) {
 	return store.QueryAll(ctx, s.d, sqliteListSchedules, nil, sqliteScheduleScanner)
 }
 
-const sqliteNextScheduleAt = `SELECT COALESCE(min(next_at), 0) FROM _sky_durable_schedules WHERE workflow IN (SELECT value FROM json_each(?))`
-
-func (s *Store) NextScheduleAt(ctx context.Context, workflows []string) (time.Time, error) {
-	names, _ := json.Marshal(workflows)
-	var at int64
-	s.hook("schedule", sqliteNextScheduleAt)
-	if err := s.d.QueryRow(ctx, sqliteNextScheduleAt, string(names)).Scan(&at); err != nil || at == 0 {
-		return time.Time{}, err
-	}
-	return store.FromMs(at), nil
-}
-
 const sqliteDueSchedules = `SELECT ` + sqliteScheduleColumns + ` FROM _sky_durable_schedules
  WHERE next_at <= ? AND workflow IN (SELECT value FROM json_each(?)) ORDER BY next_at LIMIT 16`
 
@@ -74,7 +62,7 @@ UPDATE _sky_durable_schedules SET next_at = ?, last_run_id = COALESCE(?, last_ru
 // FireSchedules reads the due schedules first without the writer lock (one
 // indexed read when nothing is due), then fires them in one transaction,
 // reading them again there: another worker may have fired them meanwhile.
-func (s *Store) FireSchedules(ctx context.Context, workflows []string, now time.Time, ticks func(store.Schedule, time.Time) ([]time.Time, time.Time)) (int, error) {
+func (s *Store) FireSchedules(ctx context.Context, workflows []string, now time.Time, plan func(store.Schedule, time.Time) store.SchedulePlan) (int, error) {
 	if len(workflows) == 0 {
 		return 0, nil
 	}
@@ -94,18 +82,18 @@ func (s *Store) FireSchedules(ctx context.Context, workflows []string, now time.
 			return err
 		}
 		for _, sc := range due {
-			times, next := ticks(sc, now)
+			p := plan(sc, now)
 			var last any
-			for _, tick := range times {
-				id := store.RunIDOf(sc.ID, tick)
-				n, err := s.exec(ctx, tx, "schedule", sqliteInsertRun, id, sc.Workflow, sc.Version, sc.Input, ms(now), ms(now), ms(now), "", 0, nil)
+			for _, tick := range p.Ticks {
+				r := store.NewRun{ID: store.RunIDOf(sc.ID, tick), LimitKey: p.LimitKey}
+				n, err := s.exec(ctx, tx, "schedule", sqliteInsertRun, r.ID, sc.Workflow, sc.Version, sc.Input, ms(now), ms(now), ms(now), "", 0, r.LimitKeyArg())
 				if err != nil {
 					return err
 				}
 				started += int(n)
-				last = id
+				last = r.ID
 			}
-			if _, err := s.exec(ctx, tx, "schedule", sqliteScheduleFired, ms(next), last, ms(now), sc.ID); err != nil {
+			if _, err := s.exec(ctx, tx, "schedule", sqliteScheduleFired, ms(p.Next), last, ms(now), sc.ID); err != nil {
 				return err
 			}
 		}
