@@ -100,7 +100,9 @@ func (e *Engine) Unschedule(ctx context.Context, id string) (found bool, err err
 }
 
 // Schedules reads every schedule, by id, with its next tick.
-func (e *Engine) Schedules(ctx context.Context) ([]Schedule, error) { return e.store.ListSchedules(ctx) }
+func (e *Engine) Schedules(ctx context.Context) ([]Schedule, error) {
+	return e.store.ListSchedules(ctx)
+}
 
 // fireSchedules starts the runs of the due ticks of the schedules of reg's
 // workflows, looking at most once per ScheduleCheckInterval of this engine's

@@ -67,7 +67,7 @@ func TestMigrations(t *testing.T) {
 			}
 		}},
 		{From: 1, Seed: pgSeedBaseline},
-		{From: 2, Seed: pgSeedBaseline}, // 0002 added only a NULL column
+		{From: 2, Seed: pgSeedBaseline},                                     // 0002 added only a NULL column
 		{From: 3, Seed: pgSeedBaseline, Check: storetest.CheckFlowMigrated}, // 0004: priority, limit key, flow, schedules
 	})
 }

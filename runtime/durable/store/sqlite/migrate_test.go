@@ -56,7 +56,7 @@ func TestMigrations(t *testing.T) {
 	storetest.RunMigrations(t, open, []storetest.MigrationStep{
 		{From: 0, Seed: sqliteSeedUnversioned},
 		{From: 1, Seed: sqliteSeedBaseline},
-		{From: 2, Seed: sqliteSeedBaseline}, // 0002 added only a NULL column
+		{From: 2, Seed: sqliteSeedBaseline},                                     // 0002 added only a NULL column
 		{From: 3, Seed: sqliteSeedBaseline, Check: storetest.CheckFlowMigrated}, // 0004: priority, limit key, flow, schedules
 	})
 }
