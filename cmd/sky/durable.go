@@ -28,7 +28,7 @@ import (
 func init() {
 	register(&command{
 		name:    "durable",
-		usage:   "sky durable ls|show|signal|cancel|retry|compact|replay|stats|ui",
+		usage:   "sky durable ls|show|signal|cancel|retry|compact|replay|stats|ui|schedules|schedule",
 		summary: "inspect and operate durable runs (sky durable help)",
 		run:     runDurable,
 	})
@@ -43,6 +43,8 @@ const durableUsage = `Usage:
   sky durable compact --older-than DURATION   (e.g. 720h, 30d, 90m)
   sky durable replay [--workflow W] FILE      (pre-deploy check: replay unfinished runs against FILE)
   sky durable stats [--json]
+  sky durable schedules [--json]             (the schedules, with their next tick)
+  sky durable schedule rm ID
   sky durable ui [--addr 127.0.0.1:8080] [--token T] [--read-only]
 
 Every subcommand takes --db DSN (a postgres:// URL or a SQLite file path);
@@ -126,7 +128,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 		fs.StringVar(&f.token, "token", "", "token every request must carry (default $"+uiTokenEnv+")")
 		fs.BoolVar(&f.readOnly, "read-only", false, "show runs, refuse signal/cancel/retry")
 	}
-	if args[0] == "ls" || args[0] == "show" || args[0] == "stats" {
+	if args[0] == "ls" || args[0] == "show" || args[0] == "stats" || args[0] == "schedules" {
 		fs.BoolVar(&f.json, "json", false, "print JSON for scripts")
 	}
 	if args[0] == "compact" {
@@ -176,7 +178,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	}
 	if err := op.run(ctx, e, &f, pos, s.stdout); err != nil {
 		fmt.Fprintf(s.stderr, "sky durable %s: %v\n", args[0], err)
-		if te := task.As(err); te.Kind == task.InvalidInput && (args[0] == "signal" || args[0] == "compact" || args[0] == "ui") {
+		if te := task.As(err); te.Kind == task.InvalidInput && (args[0] == "signal" || args[0] == "compact" || args[0] == "ui" || args[0] == "schedule") {
 			return exitNoBuild
 		}
 		return exitFailure
@@ -248,7 +250,11 @@ func durableLs(ctx context.Context, e *durable.Engine, f *durableFlags, _ []stri
 	if f.json {
 		return writeJSON(out, runsJSON(runs))
 	}
-	printRunTable(out, runs, time.Now())
+	held, err := e.HeldBy(ctx, runs)
+	if err != nil {
+		return err
+	}
+	printRunTable(out, runs, held, time.Now())
 	return nil
 }
 

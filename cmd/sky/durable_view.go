@@ -15,8 +15,9 @@ import (
 // This file renders runs for `sky durable ls` and `show`, as text for people
 // and as JSON for scripts.
 
-// printRunTable prints one line per run.
-func printRunTable(out io.Writer, runs []durable.Run, now time.Time) {
+// printRunTable prints one line per run; a due run a limit holds back says
+// so in WAKE (held, from Engine.HeldBy).
+func printRunTable(out io.Writer, runs []durable.Run, held map[string]string, now time.Time) {
 	if len(runs) == 0 {
 		fmt.Fprintln(out, "no runs")
 		return
@@ -24,8 +25,12 @@ func printRunTable(out io.Writer, runs []durable.Run, now time.Time) {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tWORKFLOW\tVERSION\tSTATUS\tATTEMPTS\tWAKE\tUPDATED\tLAST ERROR")
 	for _, r := range runs {
+		wake := view.WakeText(r, now)
+		if h, ok := held[r.ID]; ok {
+			wake = h
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Workflow, r.Version, r.Status, r.Attempts,
-			view.WakeText(r, now), view.Ago(r.UpdatedAt, now), view.Elide(view.OneLine(r.LastError), 60))
+			wake, view.Ago(r.UpdatedAt, now), view.Elide(view.OneLine(r.LastError), 60))
 	}
 	tw.Flush()
 }

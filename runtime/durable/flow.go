@@ -63,15 +63,20 @@ func (l *Limits) stored(workflow string) store.Limits {
 // RegisterWithLimits defines a workflow with limits and a retry policy
 // (Sky's Durable.registerWithLimits); key (nil: none) computes the perKey
 // key from the input.
-func RegisterWithLimits[I, O any](limits Limits, key func(I) string, policy RetryPolicy, name string, in codec.Codec[I], out codec.Codec[O], body func(*Ctx, I) task.Task[O]) Def[I, O] {
-	d := RegisterWith(policy, name, in, out, body)
+func RegisterWithLimits[I, O any](limits Limits, key func(I) (string, error), policy RetryPolicy, name string, in codec.Codec[I], out codec.Codec[O], body func(*Ctx, I) task.Task[O]) Def[I, O] {
+	return RegisterWith(policy, name, in, out, body).WithLimits(limits, key)
+}
+
+// WithLimits returns d with limits; key (nil: none) computes the perKey key
+// from a run's input, once, at start.
+func (d Def[I, O]) WithLimits(limits Limits, key func(I) (string, error)) Def[I, O] {
 	if key != nil {
 		limits.Key = func(input string) (string, error) {
-			v, err := in.Decode(input)
+			v, err := d.in.Decode(input)
 			if err != nil {
 				return "", err
 			}
-			return key(v), nil
+			return key(v)
 		}
 	}
 	d.limits = &limits

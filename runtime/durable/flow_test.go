@@ -41,9 +41,9 @@ var spanCodec = codec.Map(func(js string) span {
 // spanned is a workflow whose one step journals its span, taking work
 // (real work, not synchronisation: it keeps runs overlapping).
 func spanned(name string, limits Limits, perKey bool, work time.Duration) Def[string, string] {
-	var key func(string) string
+	var key func(string) (string, error)
 	if perKey {
-		key = func(in string) string { return strings.SplitN(in, "-", 2)[0] }
+		key = func(in string) (string, error) { return strings.SplitN(in, "-", 2)[0], nil }
 	}
 	return RegisterWithLimits(limits, key, DefaultRetryPolicy, name, str, str, func(c *Ctx, in string) task.Task[string] {
 		step := task.From(func(ctx context.Context) (span, error) {
@@ -184,7 +184,7 @@ func TestPerKeyLimitSerialisesAKey(t *testing.T) {
 		// First, step by step: a1 holds key a, so the next claim is b1.
 		release := make(chan struct{})
 		entered := make(chan string, 4)
-		blocking := RegisterWithLimits(Limits{PerKey: 1}, func(in string) string { return in[:1] }, DefaultRetryPolicy, "blocking", str, str,
+		blocking := RegisterWithLimits(Limits{PerKey: 1}, func(in string) (string, error) { return in[:1], nil }, DefaultRetryPolicy, "blocking", str, str,
 			func(c *Ctx, in string) task.Task[string] {
 				return Step(c, str, "work", task.From(func(ctx context.Context) (string, error) {
 					entered <- in

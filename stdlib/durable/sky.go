@@ -286,6 +286,7 @@ func KernelsWith(opts durable.Options) map[string]value.Kernel {
 			return value.Unit{}, e.Retry(ctx, id)
 		})},
 	}
+	ks = append(ks, b.flowKernels()...)
 	ks = append(ks, SnapshotKernels()...)
 	ks = append(ks, TestKernels()...)
 	out := make(map[string]value.Kernel, len(ks))
