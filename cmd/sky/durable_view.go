@@ -45,6 +45,12 @@ func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, now 
 	field("status", string(r.Status))
 	field("attempts", fmt.Sprint(r.Attempts))
 	field("wake", view.WakeText(r, now))
+	if r.Priority != 0 {
+		field("priority", fmt.Sprint(r.Priority))
+	}
+	if r.LimitKey != "" {
+		field("limit key", r.LimitKey)
+	}
 	if r.LastError != "" {
 		field("error", r.LastError)
 	}
@@ -103,12 +109,16 @@ type runOut struct {
 	CreatedAt     time.Time       `json:"created_at"`
 	UpdatedAt     time.Time       `json:"updated_at"`
 	CompactedAt   *time.Time      `json:"compacted_at"`
+	// Priority and LimitKey (flow control) are left out when unset.
+	Priority int    `json:"priority,omitempty"`
+	LimitKey string `json:"limit_key,omitempty"`
 }
 
 func runJSON(r durable.Run) runOut {
 	o := runOut{ID: r.ID, Workflow: r.Workflow, Version: r.Version, Status: string(r.Status), Attempts: r.Attempts,
 		WaitingSignal: r.WaitingSignal, LastError: r.LastError, ClaimedBy: r.ClaimedBy,
-		Input: raw(r.Input), Output: raw(r.Output), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		Input: raw(r.Input), Output: raw(r.Output), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		Priority: r.Priority, LimitKey: r.LimitKey}
 	if !r.WakeAt.IsZero() {
 		o.WakeAt = &r.WakeAt
 	}
