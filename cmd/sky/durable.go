@@ -29,7 +29,7 @@ import (
 func init() {
 	register(&command{
 		name:    "durable",
-		usage:   "sky durable ls|show|signal|cancel|retry|release|compact|replay|stats|ui|worker",
+		usage:   "sky durable ls|show|signal|cancel|retry|release|compact|replay|stats|ui|worker|schedules|schedule",
 		summary: "inspect and operate durable runs (sky durable help)",
 		run:     runDurable,
 	})
@@ -47,6 +47,8 @@ const durableUsage = `Usage:
   sky durable stats [--json]
   sky durable worker [--concurrency N] [--tick 1s] [--stop-timeout 10s] FILE
                                               (run the workflows FILE defines until SIGTERM)
+  sky durable schedules [--json]             (the schedules, with their next tick)
+  sky durable schedule rm ID
   sky durable ui [--addr 127.0.0.1:8080] [--token T] [--read-only]
 
 Every subcommand takes --db DSN (a postgres:// URL or a SQLite file path);
@@ -143,7 +145,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 		fs.StringVar(&f.token, "token", "", "token every request must carry (default $"+uiTokenEnv+")")
 		fs.BoolVar(&f.readOnly, "read-only", false, "show runs, refuse signal/cancel/retry")
 	}
-	if args[0] == "ls" || args[0] == "show" || args[0] == "stats" {
+	if args[0] == "ls" || args[0] == "show" || args[0] == "stats" || args[0] == "schedules" {
 		fs.BoolVar(&f.json, "json", false, "print JSON for scripts")
 	}
 	if args[0] == "worker" {
@@ -202,7 +204,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	}
 	if err := op.run(ctx, e, &f, pos, s.stdout); err != nil {
 		fmt.Fprintf(s.stderr, "sky durable %s: %v\n", args[0], err)
-		if te := task.As(err); te.Kind == task.InvalidInput && (args[0] == "signal" || args[0] == "compact" || args[0] == "ui") {
+		if te := task.As(err); te.Kind == task.InvalidInput && (args[0] == "signal" || args[0] == "compact" || args[0] == "ui" || args[0] == "schedule") {
 			return exitNoBuild
 		}
 		return exitFailure

@@ -49,7 +49,11 @@ func durableLs(ctx context.Context, e *durable.Engine, f *durableFlags, _ []stri
 	if f.json {
 		err = writeJSON(out, runsJSON(runs))
 	} else {
-		printRunTable(out, runs, time.Now())
+		held, herr := e.HeldBy(ctx, runs)
+		if herr != nil {
+			return herr
+		}
+		printRunTable(out, runs, held, time.Now())
 	}
 	if truncated {
 		fmt.Fprintf(f.warn, "note: showing %d runs of more; use --limit N for more, or --before %s for the next page\n", f.limit, runs[len(runs)-1].ID)

@@ -20,7 +20,7 @@ import (
 // of the parent whose transaction also inserts the child, so a replay (or a
 // parent killed and resumed) never starts it twice. Waiting suspends the
 // parent; the child's finishing transaction makes it due (the trigger of
-// store migration 0004), so nothing polls the child.
+// store migration 0005), so nothing polls the child.
 
 // ChildID is the id of the child that run parentID started under key.
 func ChildID(parentID, key string) string { return parentID + "/" + key }

@@ -222,11 +222,11 @@ func TestChildBadInput(t *testing.T) {
 		aw := Register("awaits-nothing", str, str, func(c *Ctx, in string) task.Task[string] { return AwaitChild(c, ship, "never") })
 		h.start(aw, "aw", "")
 		h.drain(h.e, fan.Erase(), taker.Erase(), aw.Erase(), reuse.Erase())
-		wantContains(t, h.wantStatus("dup", StatusFailed).LastError, `the child key "a" is given twice`)
-		wantContains(t, h.wantStatus("empty", StatusFailed).LastError, "empty child key")
+		wantContains(t, h.wantStatus("dup", StatusDead).LastError, `the child key "a" is given twice`, "a permanent error")
+		wantContains(t, h.wantStatus("empty", StatusDead).LastError, "empty child key")
 		wantContains(t, h.wantStatus("taken", StatusFailed).LastError, `cannot start child "taken/x"`, `workflow "other"`, "use another child key")
 		wantContains(t, h.wantStatus("reuse", StatusFailed).LastError, `cannot start child "reuse/x"`, "started by Durable.startChild")
-		wantContains(t, h.wantStatus("aw", StatusFailed).LastError, `found no child "never"`, "Durable.startChild")
+		wantContains(t, h.wantStatus("aw", StatusDead).LastError, `found no child "never"`, "Durable.startChild")
 		if kids, _ := h.e.ListRuns(h.ctx, ListFilter{Parent: "dup"}); len(kids) != 0 {
 			t.Errorf("a refused fan-out started %d children", len(kids))
 		}
@@ -384,7 +384,9 @@ func TestChildRoundTrips(t *testing.T) {
 		if driver == "postgres" {
 			suspend = []string{"lock", "await", "await"} // the run, its unfinished children FOR SHARE, the suspension
 		}
-		want := append([]string{"claim", "children", "append"}, suspend...)
+		// The first poll of the engine also sweeps for deadlines and looks
+		// for due schedule ticks.
+		want := append([]string{"timeout", "schedule", "claim", "children", "append"}, suspend...)
 		if diff := cmp.Diff(want, h.takeOps()); diff != "" {
 			t.Errorf("first attempt of a fan-out of 3 (-want +got):\n%s", diff)
 		}

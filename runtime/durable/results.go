@@ -237,7 +237,7 @@ func SignalWithStart[I, O, A any](ctx context.Context, e *Engine, def Def[I, O],
 		return task.Errorf(task.InvalidInput, "durable: Durable.signalWithStart to run %q with an empty signal name; hint: name the signal the workflow awaits, e.g. \"approved\"", runID)
 	}
 	return e.db.WithTransaction(ctx, func(ctx context.Context, _ *db.DB) error {
-		if err := e.start(ctx, def.name, def.version, runID, in, StartOptions{}); err != nil {
+		if err := e.start(ctx, def.name, def.version, runID, in, runOptions{limits: def.limits}); err != nil {
 			return err
 		}
 		return e.Signal(ctx, runID, name, payload)

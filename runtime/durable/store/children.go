@@ -65,7 +65,7 @@ type ChildWait struct {
 }
 
 // Marker is the waiting_signal a parent parked on w has; the trigger of
-// migration 0004 matches it.
+// migration 0005 matches it.
 func (w ChildWait) Marker() string {
 	if w.Group != "" {
 		return "sky:all:" + w.Group

@@ -80,6 +80,10 @@ type Run struct {
 	// ParentID is the run that started this one as a child
 	// (Durable.startChild, Durable.all), or "".
 	ParentID string
+	// Priority is the run's claim priority (higher first); LimitKey its
+	// perKey key ("" when its workflow has no perKey limit).
+	Priority int
+	LimitKey string
 }
 
 // EntryKind says what a journal entry records.

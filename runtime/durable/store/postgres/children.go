@@ -79,7 +79,7 @@ func (s *Store) AwaitChildren(ctx context.Context, f store.Fence, w store.ChildW
 	// The fence first (the run row), then the unfinished children FOR
 	// SHARE, so the check below (a statement of its own, with a snapshot
 	// taken after the locks) sees every child that finished before; the
-	// trigger of migration 0004 wakes the parent for those that finish
+	// trigger of migration 0005 wakes the parent for those that finish
 	// after. See that migration for why nothing here can deadlock.
 	return s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		if err := s.lockRun(ctx, tx, f); err != nil {

@@ -1,4 +1,4 @@
--- 0004 children: composing workflows (Durable.startChild, awaitChild, all,
+-- 0005 children: composing workflows (Durable.startChild, awaitChild, all,
 -- setEvent). A child run of Durable.all records its group (the key of the
 -- first child of that call), the events table keeps the latest value of
 -- each (run, key), and a trigger wakes a parent the moment a child it
