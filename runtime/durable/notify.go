@@ -106,9 +106,13 @@ type HintSettings struct {
 	// Off turns listening off (SKY_DURABLE_NOTIFY=off, 0 or false).
 	Off bool
 	// URL is the PostgreSQL URL of the dedicated listening connection:
-	// SKY_DURABLE_NOTIFY_URL, else DATABASE_URL, else SKY_DB_PATH when
-	// SKY_DB_DRIVER is postgres.
+	// SKY_DURABLE_LISTEN_URL (or its older name SKY_DURABLE_NOTIFY_URL),
+	// else the database's URL (DATABASE_URL, else SKY_DB_PATH when
+	// SKY_DB_DRIVER is postgres) unless that goes through a transaction
+	// pooler (SKY_DB_POOLER), which cannot carry LISTEN.
 	URL string
+	// NoURL says why URL is empty, for the worker's report.
+	NoURL string
 	// Report receives the listener's problems (nil: dropped).
 	Report func(string)
 }
@@ -120,12 +124,20 @@ func HintSettingsFromEnv(getenv func(string) string) HintSettings {
 	case "off", "0", "false", "no":
 		return HintSettings{Off: true}
 	}
-	url := getenv("SKY_DURABLE_NOTIFY_URL")
-	if url == "" {
-		url = getenv("DATABASE_URL")
+	for _, name := range []string{"SKY_DURABLE_LISTEN_URL", "SKY_DURABLE_NOTIFY_URL"} {
+		if url := getenv(name); url != "" {
+			return HintSettings{URL: url}
+		}
 	}
+	url := getenv("DATABASE_URL")
 	if url == "" && strings.HasPrefix(strings.ToLower(getenv("SKY_DB_DRIVER")), "postgres") {
 		url = getenv("SKY_DB_PATH")
+	}
+	if url == "" {
+		return HintSettings{NoURL: "no PostgreSQL URL to listen on (set DATABASE_URL or SKY_DURABLE_LISTEN_URL, or SKY_DURABLE_NOTIFY=off)"}
+	}
+	if pooler, err := db.ParsePooler(getenv(db.EnvPooler)); err != nil || pooler.Resolve(url) == db.PoolerTransaction {
+		return HintSettings{NoURL: "the database URL goes through a transaction pooler, which cannot carry LISTEN (set SKY_DURABLE_LISTEN_URL to a direct URL of the database, or SKY_DURABLE_NOTIFY=off)"}
 	}
 	return HintSettings{URL: url}
 }

@@ -107,7 +107,7 @@ func (c *connector) connect(ctx context.Context) (value.Value, error) {
 	if d, ok := c.pools[cfg]; ok {
 		return ToValue(d), nil
 	}
-	d, err := sqldb.Open(ctx, cfg.Driver, cfg.DSN)
+	d, err := sqldb.OpenWith(ctx, cfg.Driver, cfg.DSN, sqldb.Options{Pooler: cfg.Pooler})
 	if err != nil {
 		return nil, err
 	}
