@@ -3,14 +3,17 @@
 #   make test   every test (SQLite and PostgreSQL; PostgreSQL must be reachable or installed)
 #   make bench  the Go benchmarks, then the load run (bin/skybench load); prints figures (docs/benchmarks.md)
 #   make check  go vet + gofmt + staticcheck (also run by make test)
+#   make chaos  the chaos run: sky workers SIGKILLed at random, a database restart (CHAOS=4m; make test runs 30s)
 
 GO ?= go
 BIN := bin
 # Flags of the load run, e.g. make bench LOADFLAGS='-rounds 1 -runs 200'
 # (bin/skybench load -h lists them).
 LOADFLAGS ?=
+# How long make chaos starts runs and kills workers (a Go duration).
+CHAOS ?= 4m
 
-.PHONY: run test bench check sky skybench
+.PHONY: run test bench check chaos sky skybench
 
 sky:
 	$(GO) build -o $(BIN)/sky ./cmd/sky
@@ -30,6 +33,9 @@ test: check
 bench: skybench
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./...
 	$(BIN)/skybench load $(LOADFLAGS)
+
+chaos:
+	$(GO) test -count=1 -timeout 30m -run '^TestChaos$$' -v ./examples/worker -args -chaos $(CHAOS)
 
 check:
 	$(GO) vet ./...
