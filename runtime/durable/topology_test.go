@@ -285,13 +285,22 @@ func TestWorkersThroughPgBouncer(t *testing.T) {
 	var hints atomic.Int64
 	ctx, stopListening := context.WithCancel(context.Background())
 	listened := make(chan error, 1)
+	listening := make(chan struct{})
+	var once sync.Once
 	go func() {
 		listened <- durable.ListenForHints(ctx, l.d, direct, func(id string) {
-			if id != "" {
-				hints.Add(1)
+			if id == "" { // LISTEN is in place
+				once.Do(func() { close(listening) })
+				return
 			}
+			hints.Add(1)
 		}, func(string) {})
 	}()
+	select {
+	case <-listening:
+	case err := <-listened:
+		t.Fatalf("listener: %v", err)
+	}
 	l.startWorkers(bouncer.Route(t, direct), db.Options{Pooler: db.PoolerTransaction}, 3)
 	<-l.sendLateSignals()
 	l.check()
