@@ -22,6 +22,7 @@ import (
 // after a step's result has been committed.
 func scriptCommands(t *testing.T) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"pgbouncer": pgbouncerCommand(t),
 		"pgdb": func(ts *testscript.TestScript, neg bool, args []string) {
 			if neg || len(args) != 0 {
 				ts.Fatalf("usage: pgdb")
