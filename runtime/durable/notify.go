@@ -159,7 +159,7 @@ func ListenForHints(ctx context.Context, d *db.DB, url string, onHint func(runID
 	}
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
-		return fmt.Errorf("durable hints: cannot parse the listening URL: %w; hint: set SKY_DURABLE_NOTIFY_URL to the PostgreSQL URL of the database, or SKY_DURABLE_NOTIFY=off", err)
+		return fmt.Errorf("durable hints: cannot parse the listening URL: %w; hint: set SKY_DURABLE_LISTEN_URL to the PostgreSQL URL of the database, or SKY_DURABLE_NOTIFY=off", err)
 	}
 	want, err := databaseIdentity(d.QueryRow(ctx, sqlDatabaseIdentity))
 	if err != nil {
@@ -289,5 +289,5 @@ func databaseIdentity(row scanner) (string, error) {
 type hintMismatch struct{ want, got string }
 
 func (m *hintMismatch) Error() string {
-	return fmt.Sprintf("durable hints: the listening URL reaches %q, but the worker polls %q, so hints would never arrive; hint: set SKY_DURABLE_NOTIFY_URL to the URL of the polled database, or SKY_DURABLE_NOTIFY=off", m.got, m.want)
+	return fmt.Sprintf("durable hints: the listening URL reaches %q, but the worker polls %q, so hints would never arrive; hint: set SKY_DURABLE_LISTEN_URL to the URL of the polled database, or SKY_DURABLE_NOTIFY=off", m.got, m.want)
 }
