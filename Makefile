@@ -10,8 +10,10 @@ BIN := bin
 # Flags of the load run, e.g. make bench LOADFLAGS='-rounds 1 -runs 200'
 # (bin/skybench load -h lists them).
 LOADFLAGS ?=
-# How long make chaos starts runs and kills workers (a Go duration).
+# How long make chaos starts runs and kills workers (a Go duration), and how
+# many sky workers it keeps running.
 CHAOS ?= 4m
+CHAOS_WORKERS ?= 3
 
 .PHONY: run test bench check chaos sky skybench
 
@@ -35,7 +37,7 @@ bench: skybench
 	$(BIN)/skybench load $(LOADFLAGS)
 
 chaos:
-	$(GO) test -count=1 -timeout 30m -run '^TestChaos$$' -v ./examples/worker -args -chaos $(CHAOS)
+	$(GO) test -count=1 -timeout 30m -run '^TestChaos$$' -v ./examples/worker -args -chaos $(CHAOS) -chaos-workers $(CHAOS_WORKERS)
 
 check:
 	$(GO) vet ./...

@@ -1,6 +1,6 @@
 package worker_test
 
-// The chaos run: three examples/worker processes (real `sky run`) on a
+// The chaos run: three (-chaos-workers) examples/worker processes (real `sky run`) on a
 // private crash-safe PostgreSQL, SIGKILLed at random and restarted, while
 // runs of Jobs.order are started and signalled (half the signals before
 // the run waits for them), and the database itself is restarted with
@@ -11,7 +11,7 @@ package worker_test
 //
 // make test runs it for 30 s; make chaos for 4 minutes:
 //
-//	go test ./examples/worker -run '^TestChaos$' -v -args -chaos 4m
+//	go test ./examples/worker -run '^TestChaos$' -v -args -chaos 4m -chaos-workers 3
 
 import (
 	"context"
@@ -35,7 +35,10 @@ import (
 	"skydurable/runtime/task"
 )
 
-var chaosFor = flag.Duration("chaos", 30*time.Second, "how long TestChaos starts runs and kills workers")
+var (
+	chaosFor     = flag.Duration("chaos", 30*time.Second, "how long TestChaos starts runs and kills workers")
+	chaosWorkers = flag.Int("chaos-workers", 3, "how many sky worker processes TestChaos keeps running")
+)
 
 // chaosLease is the workers' lease (SKY_DURABLE_LEASE): a killed worker's
 // runs are claimable again this long after its last renewal.
@@ -73,7 +76,10 @@ func TestChaos(t *testing.T) {
 		return task.Fail[string](fmt.Errorf("the chaos test's admin engine never runs order"))
 	})
 
-	workers := make([]*process, 3)
+	if *chaosWorkers < 1 {
+		t.Fatalf("-chaos-workers %d: want at least 1", *chaosWorkers)
+	}
+	workers := make([]*process, *chaosWorkers)
 	for i := range workers {
 		workers[i] = c.worker()
 	}
@@ -302,11 +308,11 @@ func (c *chaos) report(runs, kills int, recoveries []time.Duration, dbRecovery t
 		}
 		return recoveries[min(len(recoveries)-1, int(p*float64(len(recoveries))))].Round(time.Millisecond)
 	}
-	fmt.Fprintf(os.Stdout, "chaos %v: %d workers SIGKILLed (%d held a run), 1 database restart (-m immediate)\n"+
+	fmt.Fprintf(os.Stdout, "chaos %v, %d workers: %d SIGKILLed (%d held a run), 1 database restart (-m immediate)\n"+
 		"  runs started %d, done %d, lost %d, transactional effects duplicated %d, plain steps re-executed %d\n"+
 		"  a killed worker's runs picked up again after: p50 %v, p99 %v (%d runs; lease %v)\n"+
 		"  first run done after the database was back: %v\n",
-		*chaosFor, kills, len(recoveries), runs, done, int64(runs)-done, doubled, reexecuted,
+		*chaosFor, *chaosWorkers, kills, len(recoveries), runs, done, int64(runs)-done, doubled, reexecuted,
 		pct(0.50), pct(0.99), len(recoveries), chaosLease, dbRecovery.Round(time.Millisecond))
 	if done != int64(runs) {
 		t.Errorf("%d of %d runs done: %d lost", done, runs, int64(runs)-done)
