@@ -161,18 +161,24 @@ func ListenForHints(ctx context.Context, d *db.DB, url string, onHint func(runID
 	if err != nil {
 		return fmt.Errorf("durable hints: cannot parse the listening URL: %w; hint: set SKY_DURABLE_LISTEN_URL to the PostgreSQL URL of the database, or SKY_DURABLE_NOTIFY=off", err)
 	}
-	want, err := databaseIdentity(d.QueryRow(ctx, sqlDatabaseIdentity))
-	if err != nil {
-		return err
-	}
 	timers := &hintTimers{ctx: ctx, onHint: onHint, pending: map[*time.Timer]bool{}}
 	defer timers.stop()
 	backoff := time.Second
 	for ctx.Err() == nil {
-		conn, err := pgx.ConnectConfig(ctx, cfg)
+		// The polled database's identity is read again at each connection:
+		// it changes when the server restarts or fails over.
+		want, err := databaseIdentity(d.QueryRow(ctx, sqlDatabaseIdentity))
+		var conn *pgx.Conn
 		if err == nil {
-			err = listen(ctx, conn, want, onHint, timers)
+			conn, err = pgx.ConnectConfig(ctx, cfg)
+		}
+		if err == nil {
+			var listened bool
+			listened, err = listen(ctx, conn, want, onHint, timers)
 			conn.Close(context.WithoutCancel(ctx))
+			if listened { // a connection that worked: the next one starts over
+				backoff = time.Second
+			}
 		}
 		if ctx.Err() != nil {
 			return nil
@@ -192,17 +198,18 @@ func ListenForHints(ctx context.Context, d *db.DB, url string, onHint func(runID
 	return nil
 }
 
-// listen checks the database, LISTENs and forwards hints until an error.
-func listen(ctx context.Context, conn *pgx.Conn, want string, onHint func(string), timers *hintTimers) error {
+// listen checks the database, LISTENs and forwards hints until an error;
+// listened says whether LISTEN took effect.
+func listen(ctx context.Context, conn *pgx.Conn, want string, onHint func(string), timers *hintTimers) (listened bool, err error) {
 	got, err := databaseIdentity(conn.QueryRow(ctx, sqlDatabaseIdentity))
 	if err != nil {
-		return err
+		return false, err
 	}
 	if got != want {
-		return &hintMismatch{want: want, got: got}
+		return false, &hintMismatch{want: want, got: got}
 	}
 	if _, err := conn.Exec(ctx, "LISTEN "+HintChannel); err != nil {
-		return err
+		return false, err
 	}
 	// Hints sent before LISTEN took effect are lost: one catch-up hint
 	// makes the worker poll for them.
@@ -210,7 +217,7 @@ func listen(ctx context.Context, conn *pgx.Conn, want string, onHint func(string
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
-			return err
+			return true, err
 		}
 		id, delay := parseHint(n.Payload)
 		if delay <= 0 {

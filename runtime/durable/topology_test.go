@@ -375,3 +375,56 @@ func TestWorkersSurviveDatabaseRestart(t *testing.T) {
 		})
 	}
 }
+
+// TestHintsResumeAfterADatabaseRestart: the hint listener reconnects after
+// pg_ctl restart -m fast (the server's identity changed: a new start time)
+// and delivers the hint of a run started afterwards.
+func TestHintsResumeAfterADatabaseRestart(t *testing.T) {
+	srv := dbtest.StartCrashSafe(t)
+	url := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable&connect_timeout=2", srv.Port())
+	d := openPG(t, url, 2)
+	e := durable.New(d, durable.Options{WorkerID: "admin"})
+	ctx, stop := context.WithCancel(context.Background())
+	var listenErr error
+	stopped := make(chan struct{})
+	hints := make(chan string, 16)
+	go func() {
+		defer close(stopped)
+		listenErr = durable.ListenForHints(ctx, d, url, func(id string) { hints <- id }, func(string) {})
+	}()
+	t.Cleanup(func() {
+		stop()
+		<-stopped
+	})
+	awaitHint := func(want string) {
+		t.Helper()
+		timeout := time.After(time.Minute)
+		for {
+			select {
+			case id := <-hints:
+				if id == want {
+					return
+				}
+			case <-stopped:
+				t.Fatalf("the listener stopped: %v", listenErr)
+			case <-timeout:
+				t.Fatalf("no hint %q within a minute", want)
+			}
+		}
+	}
+	awaitHint("") // LISTEN in place
+	if err := srv.Restart(context.Background(), "fast"); err != nil {
+		t.Fatal(err)
+	}
+	awaitHint("") // LISTEN in place again, on the restarted server
+	def := flowWorkflow("admin")
+	if err := durable.Start(context.Background(), e, def, "after-restart", "x"); err != nil {
+		t.Fatal(err)
+	}
+	awaitHint("after-restart")
+	stop()
+	<-stopped
+	if listenErr != nil {
+		t.Fatalf("listener: %v", listenErr)
+	}
+}
