@@ -30,7 +30,7 @@ type postgresBackend struct {
 	pool *pgxpool.Pool
 }
 
-func openPostgres(ctx context.Context, dsn string) (backend, error) {
+func openPostgres(ctx context.Context, dsn string, pooler Pooler) (backend, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		// pgx's parse errors already hide the password.
@@ -40,6 +40,7 @@ func openPostgres(ctx context.Context, dsn string) (backend, error) {
 	if !strings.Contains(dsn, "pool_max_conns") {
 		cfg.MaxConns = defaultPostgresPoolSize
 	}
+	applyPooler(cfg, pooler)
 	where := cfg.ConnConfig.Host + ":" + strconv.Itoa(int(cfg.ConnConfig.Port)) + "/" + cfg.ConnConfig.Database
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
