@@ -28,6 +28,9 @@ const (
 // postgresBackend is a pgx connection pool.
 type postgresBackend struct {
 	pool *pgxpool.Pool
+	// pooled is true when a transaction pooler stands between the pool and
+	// the server: no session state (LISTEN) survives a statement.
+	pooled bool
 }
 
 func openPostgres(ctx context.Context, dsn string, pooler Pooler) (backend, error) {
@@ -56,7 +59,7 @@ func openPostgres(ctx context.Context, dsn string, pooler Pooler) (backend, erro
 			Message: "postgres: the server at " + where + " does not answer: " + err.Error() +
 				"; hint: is PostgreSQL running and does the database exist?"}
 	}
-	return &postgresBackend{pool: pool}, nil
+	return &postgresBackend{pool: pool, pooled: pooler == PoolerTransaction}, nil
 }
 
 func (b *postgresBackend) exec(ctx context.Context, st *statement, args []any) (int64, error) {

@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -426,5 +427,51 @@ func TestHintsResumeAfterADatabaseRestart(t *testing.T) {
 	<-stopped
 	if listenErr != nil {
 		t.Fatalf("listener: %v", listenErr)
+	}
+}
+
+// TestAwaitResultThroughPgBouncerPolls: through a transaction pooler LISTEN
+// cannot work (the pooler hands the session on after each statement), so
+// Listen refuses with a hint and AwaitResult polls instead; it still sees
+// the run finish.
+func TestAwaitResultThroughPgBouncerPolls(t *testing.T) {
+	bouncer := dbtest.StartPgBouncer(t)
+	direct := dbtest.URL(t, "await")
+	ctx := context.Background()
+	d, err := db.OpenWith(ctx, "postgres", bouncer.Route(t, direct), db.Options{Pooler: db.PoolerTransaction})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	if d.CanListen() {
+		t.Fatal("CanListen is true through a transaction pooler")
+	}
+	if l, err := d.Listen(ctx, durable.DoneChannel); err == nil {
+		l.Close()
+		t.Fatal("Listen through a transaction pooler succeeded; want a refusal naming SKY_DURABLE_LISTEN_URL")
+	} else if !strings.Contains(err.Error(), "SKY_DURABLE_LISTEN_URL") {
+		t.Fatalf("Listen through a transaction pooler: %v; want a hint naming SKY_DURABLE_LISTEN_URL", err)
+	}
+	e := durable.New(d, durable.Options{})
+	if err := e.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	echo := durable.Register("echo", codec.String, codec.String, func(c *durable.Ctx, in string) task.Task[string] {
+		return durable.Step(c, codec.String, "shout", task.Succeed(in+"!"))
+	})
+	if err := durable.Start(ctx, e, echo, "r1", "hi"); err != nil {
+		t.Fatal(err)
+	}
+	worked := make(chan error, 1)
+	go func() {
+		_, err := e.Poll(ctx, []durable.Workflow{echo.Erase()})
+		worked <- err
+	}()
+	out, err := durable.AwaitResult(ctx, e, echo, "r1", time.Minute)
+	if err != nil || out == nil || *out != "hi!" {
+		t.Fatalf("AwaitResult through the pooler = %v, %v; want \"hi!\"", out, err)
+	}
+	if err := <-worked; err != nil {
+		t.Fatalf("poll: %v", err)
 	}
 }
