@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"skydurable/runtime/db"
+	"skydurable/runtime/durable/store"
 )
 
 // Wake-up hints on PostgreSQL. Whenever a run is left unclaimed with a
@@ -51,7 +52,7 @@ CREATE OR REPLACE FUNCTION _sky_durable_hint() RETURNS trigger LANGUAGE plpgsql 
 DECLARE
   due_in_ms BIGINT;
 BEGIN
-  IF NEW.status NOT IN ('waiting','running','failed') OR NEW.wake_at = 'infinity' THEN
+  IF NEW.status NOT IN (` + store.SQLClaimable + `) OR NEW.wake_at = 'infinity' THEN
     RETURN NULL;
   END IF;
   due_in_ms := ceil(extract(epoch FROM NEW.wake_at - clock_timestamp()) * 1000);

@@ -135,7 +135,7 @@ BEGIN
 END $$;`
 	pgDoneHintTrigger = `
 CREATE TRIGGER _sky_durable_done_hint AFTER UPDATE OF status ON _sky_durable_runs
-  FOR EACH ROW WHEN (NEW.status IN ('done','dead','cancelled','timed_out') AND OLD.status NOT IN ('done','dead','cancelled','timed_out'))
+  FOR EACH ROW WHEN (NEW.status IN (` + store.SQLUnclaimable + `) AND OLD.status NOT IN (` + store.SQLUnclaimable + `))
   EXECUTE FUNCTION _sky_durable_done_hint();`
 	pgHasDoneHint = `SELECT count(*) FROM pg_trigger WHERE tgname = '_sky_durable_done_hint' AND tgrelid = to_regclass('_sky_durable_runs')`
 )

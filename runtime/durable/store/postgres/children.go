@@ -51,22 +51,22 @@ UPDATE _sky_durable_runs r
 
 var (
 	pgAwaitChild = pgAwaitChildren(`EXISTS (SELECT 1 FROM _sky_durable_runs c
-     WHERE c.id = CAST(? AS TEXT) AND c.status IN ('done','dead','cancelled','timed_out'))`)
+     WHERE c.id = CAST(? AS TEXT) AND c.status IN (` + store.SQLUnclaimable + `))`)
 	// A group is ready when none of it is unfinished or one of it ended
 	// dead or cancelled (the group parameter comes twice).
 	pgAwaitGroup = pgAwaitChildren(`(NOT EXISTS (SELECT 1 FROM _sky_durable_runs c
-     WHERE c.parent_id = r.id AND c.child_group = CAST(? AS TEXT) AND c.status NOT IN ('done','dead','cancelled','timed_out'))
+     WHERE c.parent_id = r.id AND c.child_group = CAST(? AS TEXT) AND c.status NOT IN (` + store.SQLUnclaimable + `))
      OR EXISTS (SELECT 1 FROM _sky_durable_runs c
-     WHERE c.parent_id = r.id AND c.child_group = CAST(? AS TEXT) AND c.status IN ('dead','cancelled','timed_out')))`)
+     WHERE c.parent_id = r.id AND c.child_group = CAST(? AS TEXT) AND c.status IN (` + store.SQLEndedUnsuccessfully + `)))`)
 )
 
 // The unfinished children a parent awaits, locked FOR SHARE: a child
 // finishing in a transaction still in flight is waited for.
 const (
 	pgLockUnfinishedChild = `SELECT 1 FROM _sky_durable_runs c
- WHERE c.id = ? AND c.status NOT IN ('done','dead','cancelled','timed_out') FOR SHARE`
+ WHERE c.id = ? AND c.status NOT IN (` + store.SQLUnclaimable + `) FOR SHARE`
 	pgLockUnfinishedGroup = `SELECT 1 FROM _sky_durable_runs c
- WHERE c.parent_id = ? AND c.child_group = ? AND c.status NOT IN ('done','dead','cancelled','timed_out') FOR SHARE`
+ WHERE c.parent_id = ? AND c.child_group = ? AND c.status NOT IN (` + store.SQLUnclaimable + `) FOR SHARE`
 )
 
 func (s *Store) AwaitChildren(ctx context.Context, f store.Fence, w store.ChildWait, now time.Time) error {

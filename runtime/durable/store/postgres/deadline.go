@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"skydurable/runtime/durable/store"
 	"time"
 )
 
@@ -35,7 +36,7 @@ const pgClaimBeforeDeadline = `
 const pgTimeOutRuns = pgClock + `,
 over AS (
   SELECT r.id FROM _sky_durable_runs r
-   WHERE r.deadline_at IS NOT NULL AND r.status NOT IN ('done','dead','cancelled','timed_out')
+   WHERE r.deadline_at IS NOT NULL AND r.status NOT IN (` + store.SQLUnclaimable + `)
      AND r.deadline_at <= (SELECT now FROM clock)
    ORDER BY r.deadline_at
    LIMIT CAST(? AS INT)
@@ -54,7 +55,7 @@ children AS (
      SET status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = clock.now
     FROM clock
    WHERE c.parent_id IS NOT NULL AND c.parent_id = ANY (ARRAY(SELECT id FROM timed))
-     AND c.status NOT IN ('done','dead','cancelled','timed_out')
+     AND c.status NOT IN (` + store.SQLUnclaimable + `)
   RETURNING c.id)
 SELECT (SELECT COUNT(*) FROM timed), (SELECT COUNT(*) FROM children)`
 

@@ -138,9 +138,9 @@ const pgClaimClock = `WITH clock AS (
 const pgPriorityLevels = `
 levels AS (
   WITH RECURSIVE l(p) AS (
-    (SELECT x.priority FROM _sky_durable_runs x WHERE x.status NOT IN ('done','dead','cancelled') ORDER BY -x.priority LIMIT 1)
+    (SELECT x.priority FROM _sky_durable_runs x WHERE x.status NOT IN (` + store.SQLDueIndexExcludes + `) ORDER BY -x.priority LIMIT 1)
     UNION ALL
-    SELECT (SELECT x.priority FROM _sky_durable_runs x WHERE x.status NOT IN ('done','dead','cancelled') AND -x.priority > -l.p
+    SELECT (SELECT x.priority FROM _sky_durable_runs x WHERE x.status NOT IN (` + store.SQLDueIndexExcludes + `) AND -x.priority > -l.p
              ORDER BY -x.priority LIMIT 1)
       FROM l WHERE l.p IS NOT NULL)
   SELECT p FROM l WHERE p IS NOT NULL)`
@@ -207,7 +207,7 @@ picked AS (
   SELECT c.id, c.locked, c.wake_at, c.priority FROM levels CROSS JOIN LATERAL (
   SELECT r.id, r.xmin AS locked, r.wake_at, r.priority FROM _sky_durable_runs r
    WHERE -r.priority >= -levels.p AND (-r.priority, r.wake_at) <= (-levels.p, (SELECT now FROM clock))
-     AND r.status NOT IN ('done','dead','cancelled')` + also + `
+     AND r.status NOT IN (` + store.SQLDueIndexExcludes + `)` + also + `
      AND (r.claimed_at IS NULL OR r.claimed_at < (SELECT now FROM clock) - (SELECT span FROM lease))
      AND ` + pick + `
    ORDER BY -r.priority, r.wake_at
@@ -587,7 +587,7 @@ const pgLockAnyRun = `SELECT id FROM _sky_durable_runs WHERE id = ? FOR UPDATE`
 const pgPutSignal = pgClock + `
 INSERT INTO _sky_durable_signals (run_id, name, payload, delivered, created_at)
 SELECT ?, ?, ?, FALSE, clock.now FROM clock
- WHERE NOT EXISTS (SELECT 1 FROM _sky_durable_runs f WHERE f.id = ? AND f.status IN ('done','cancelled','timed_out'))
+ WHERE NOT EXISTS (SELECT 1 FROM _sky_durable_runs f WHERE f.id = ? AND f.status IN (` + store.SQLTerminal + `))
 ON CONFLICT (run_id, name) DO NOTHING`
 
 // pgWakeForSignal makes a run parked on the signal due now. It also
@@ -598,7 +598,7 @@ const pgWakeForSignal = pgClock + `
 UPDATE _sky_durable_runs r
    SET wake_at = CASE WHEN r.waiting_signal = CAST(? AS TEXT) THEN clock.now ELSE r.wake_at END, updated_at = clock.now
   FROM clock
- WHERE r.id = ? AND r.status IN ('waiting','failed')
+ WHERE r.id = ? AND r.status IN (` + store.SQLFree + `)
    AND (r.waiting_signal = CAST(? AS TEXT) OR r.wake_at <= clock.now)`
 
 func (s *Store) PutSignal(ctx context.Context, runID, name, payload string, now time.Time) (bool, error) {
@@ -681,7 +681,7 @@ UPDATE _sky_durable_runs r
    SET status = 'waiting', attempts = 0, wake_at = clock.now, claimed_at = NULL, lease_token = NULL,
        waiting_signal = NULL, updated_at = clock.now
   FROM clock
- WHERE r.id = ? AND r.status IN ('failed','dead')`
+ WHERE r.id = ? AND r.status IN (` + store.SQLRetryable + `)`
 
 func (s *Store) RetryRun(ctx context.Context, runID string, now time.Time) (bool, error) {
 	n, err := s.exec(ctx, s.d, "retry", pgRetry, clockArg(now), runID)
@@ -702,14 +702,14 @@ const pgCancel = pgClock + `
 UPDATE _sky_durable_runs r
    SET status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = clock.now
   FROM clock
- WHERE r.id = ? AND r.status IN ('waiting','running','failed')`
+ WHERE r.id = ? AND r.status IN (` + store.SQLClaimable + `)`
 
 func (s *Store) CancelRun(ctx context.Context, runID string, now time.Time) (bool, error) {
 	n, err := s.exec(ctx, s.d, "cancel", pgCancel, clockArg(now), runID)
 	return n == 1, err
 }
 
-const pgFinishedRun = `SELECT id FROM _sky_durable_runs WHERE id = ? AND status IN ('done','cancelled') FOR UPDATE`
+const pgFinishedRun = `SELECT id FROM _sky_durable_runs WHERE id = ? AND status IN (` + store.SQLCompactable + `) FOR UPDATE`
 
 const pgDeleteJournal = `DELETE FROM _sky_durable_journal WHERE run_id = ?`
 

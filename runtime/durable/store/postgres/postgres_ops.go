@@ -27,7 +27,7 @@ const pgCompactBatch = pgClock + `,
 cutoff AS (SELECT clock.now - CAST(? AS BIGINT) * INTERVAL '1 millisecond' AS at FROM clock),
 picked AS (
   SELECT r.id, r.created_at FROM _sky_durable_runs r
-   WHERE r.status IN ('done','cancelled') AND r.compacted_at IS NULL
+   WHERE r.status IN (` + store.SQLCompactable + `) AND r.compacted_at IS NULL
      AND r.created_at >= COALESCE(CAST(? AS TIMESTAMPTZ), '-infinity')
      AND r.created_at < (SELECT at FROM cutoff) AND r.updated_at < (SELECT at FROM cutoff)
    ORDER BY r.created_at

@@ -24,18 +24,18 @@ SELECT CAST(floor(extract(epoch FROM CAST(? AS TIMESTAMPTZ) - created_at) / 60) 
 const pgStatsFinished = `
 SELECT CAST(floor(extract(epoch FROM CAST(? AS TIMESTAMPTZ) - updated_at) / 60) AS INT), COUNT(*)
   FROM _sky_durable_runs
- WHERE status IN ('done','dead','cancelled','timed_out') AND updated_at > ? AND updated_at <= ? GROUP BY 1`
+ WHERE status IN (` + store.SQLUnclaimable + `) AND updated_at > ? AND updated_at <= ? GROUP BY 1`
 
 // pgStatsDue and pgStatsStuck walk the due index (its predicate written as
 // the claim writes it, see pgClaimWhere) from the oldest wake time.
 const pgStatsDue = `
 SELECT id, workflow, wake_at, claimed_by FROM _sky_durable_runs
- WHERE status NOT IN ('done','dead','cancelled') AND status <> 'running' AND wake_at <= ?
+ WHERE status NOT IN (` + store.SQLDueIndexExcludes + `) AND status <> 'running' AND wake_at <= ?
  ORDER BY wake_at LIMIT 1`
 
 const pgStatsStuck = `
 SELECT id, workflow, wake_at, claimed_by FROM _sky_durable_runs
- WHERE status NOT IN ('done','dead','cancelled') AND status = 'running' AND wake_at <= ?
+ WHERE status NOT IN (` + store.SQLDueIndexExcludes + `) AND status = 'running' AND wake_at <= ?
    AND (claimed_at IS NULL OR claimed_at < ?)
  ORDER BY wake_at`
 
@@ -94,7 +94,7 @@ func (s *Store) Stats(ctx context.Context, now time.Time, minutes int, lease tim
 
 const pgDueBacklog = pgClock + `
 SELECT COUNT(*) FROM _sky_durable_runs
- WHERE status NOT IN ('done','dead','cancelled') AND status <> 'running' AND wake_at <= (SELECT now FROM clock)`
+ WHERE status NOT IN (` + store.SQLDueIndexExcludes + `) AND status <> 'running' AND wake_at <= (SELECT now FROM clock)`
 
 func (s *Store) DueBacklog(ctx context.Context, now time.Time) (int64, error) {
 	var n int64

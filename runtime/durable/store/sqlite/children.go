@@ -52,13 +52,13 @@ UPDATE _sky_durable_runs
 
 var (
 	sqliteAwaitChild = sqliteAwaitChildren(`EXISTS (SELECT 1 FROM _sky_durable_runs c
-     WHERE c.id = ? AND c.status IN ('done','dead','cancelled','timed_out'))`)
+     WHERE c.id = ? AND c.status IN (` + store.SQLUnclaimable + `))`)
 	// A group is ready when none of it is unfinished or one of it ended
 	// dead or cancelled (the group parameter comes twice).
 	sqliteAwaitGroup = sqliteAwaitChildren(`(NOT EXISTS (SELECT 1 FROM _sky_durable_runs c
-     WHERE c.parent_id = _sky_durable_runs.id AND c.child_group = ? AND c.status NOT IN ('done','dead','cancelled','timed_out'))
+     WHERE c.parent_id = _sky_durable_runs.id AND c.child_group = ? AND c.status NOT IN (` + store.SQLUnclaimable + `))
      OR EXISTS (SELECT 1 FROM _sky_durable_runs c
-     WHERE c.parent_id = _sky_durable_runs.id AND c.child_group = ? AND c.status IN ('dead','cancelled','timed_out')))`)
+     WHERE c.parent_id = _sky_durable_runs.id AND c.child_group = ? AND c.status IN (` + store.SQLEndedUnsuccessfully + `)))`)
 )
 
 func (s *Store) AwaitChildren(ctx context.Context, f store.Fence, w store.ChildWait, now time.Time) error {

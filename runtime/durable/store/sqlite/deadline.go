@@ -26,7 +26,7 @@ UPDATE _sky_durable_runs
        updated_at = ?
  WHERE id IN (
    SELECT id FROM _sky_durable_runs INDEXED BY _sky_durable_runs_deadline
-    WHERE deadline_at IS NOT NULL AND status IN ('waiting','running','failed') AND deadline_at <= ?
+    WHERE deadline_at IS NOT NULL AND status IN (` + store.SQLClaimable + `) AND deadline_at <= ?
     ORDER BY deadline_at
     LIMIT ?)
 RETURNING id`
@@ -36,7 +36,7 @@ RETURNING id`
 const sqliteCancelChildren = `
 UPDATE _sky_durable_runs INDEXED BY _sky_durable_runs_parent
    SET status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = ?
- WHERE parent_id IS NOT NULL AND parent_id IN (SELECT value FROM json_each(?)) AND status IN ('waiting','running','failed')`
+ WHERE parent_id IS NOT NULL AND parent_id IN (SELECT value FROM json_each(?)) AND status IN (` + store.SQLClaimable + `)`
 
 func (s *Store) TimeOutRuns(ctx context.Context, now time.Time, limit int) (int64, int64, error) {
 	var timedOut, cancelled int64

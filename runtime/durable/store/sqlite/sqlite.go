@@ -164,18 +164,18 @@ UPDATE _sky_durable_runs
        lease_token = ?, claimed_by = ?, waiting_signal = NULL
  WHERE id = (
    SELECT c.id FROM _sky_durable_runs AS c INDEXED BY _sky_durable_runs_claim
-    WHERE c.status IN ('waiting','running','failed')
+    WHERE c.status IN (` + store.SQLClaimable + `)
       AND c.priority = (
         WITH RECURSIVE l(p) AS (
           SELECT (SELECT priority FROM _sky_durable_runs INDEXED BY _sky_durable_runs_claim
-                   WHERE status IN ('waiting','running','failed') ORDER BY priority DESC LIMIT 1)
+                   WHERE status IN (` + store.SQLClaimable + `) ORDER BY priority DESC LIMIT 1)
           UNION ALL
           SELECT (SELECT priority FROM _sky_durable_runs INDEXED BY _sky_durable_runs_claim
-                   WHERE status IN ('waiting','running','failed') AND priority < l.p ORDER BY priority DESC LIMIT 1)
+                   WHERE status IN (` + store.SQLClaimable + `) AND priority < l.p ORDER BY priority DESC LIMIT 1)
             FROM l WHERE l.p IS NOT NULL)
         SELECT l.p FROM l WHERE l.p IS NOT NULL AND EXISTS (
           SELECT 1 FROM _sky_durable_runs AS x INDEXED BY _sky_durable_runs_claim
-           WHERE x.status IN ('waiting','running','failed') AND x.priority = l.p` + cond("x") + `)
+           WHERE x.status IN (` + store.SQLClaimable + `) AND x.priority = l.p` + cond("x") + `)
         LIMIT 1)` + cond("c") + `
     ORDER BY c.wake_at
     LIMIT 1)
@@ -408,7 +408,7 @@ func (s *Store) Release(ctx context.Context, f store.Fence, now time.Time) error
 const sqlitePutSignal = `
 INSERT INTO _sky_durable_signals (run_id, name, payload, delivered, created_at)
 SELECT ?, ?, ?, FALSE, ?
- WHERE NOT EXISTS (SELECT 1 FROM _sky_durable_runs WHERE id = ? AND status IN ('done','cancelled','timed_out'))
+ WHERE NOT EXISTS (SELECT 1 FROM _sky_durable_runs WHERE id = ? AND status IN (` + store.SQLTerminal + `))
 ON CONFLICT (run_id, name) DO NOTHING`
 
 const sqliteWakeForSignal = `
@@ -476,7 +476,7 @@ const sqliteRetry = `
 UPDATE _sky_durable_runs
    SET status = 'waiting', attempts = 0, wake_at = ?, claimed_at = NULL, lease_token = NULL,
        waiting_signal = NULL, updated_at = ?
- WHERE id = ? AND status IN ('failed','dead')`
+ WHERE id = ? AND status IN (` + store.SQLRetryable + `)`
 
 func (s *Store) RetryRun(ctx context.Context, runID string, now time.Time) (bool, error) {
 	n, err := s.exec(ctx, s.d, "retry", sqliteRetry, ms(now), ms(now), runID)
@@ -494,14 +494,14 @@ func (s *Store) WakeRun(ctx context.Context, runID string, now time.Time) (bool,
 const sqliteCancel = `
 UPDATE _sky_durable_runs
    SET status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = ?
- WHERE id = ? AND status IN ('waiting','running','failed')`
+ WHERE id = ? AND status IN (` + store.SQLClaimable + `)`
 
 func (s *Store) CancelRun(ctx context.Context, runID string, now time.Time) (bool, error) {
 	n, err := s.exec(ctx, s.d, "cancel", sqliteCancel, ms(now), runID)
 	return n == 1, err
 }
 
-const sqliteFinishedRun = `SELECT COUNT(*) FROM _sky_durable_runs WHERE id = ? AND status IN ('done','cancelled')`
+const sqliteFinishedRun = `SELECT COUNT(*) FROM _sky_durable_runs WHERE id = ? AND status IN (` + store.SQLCompactable + `)`
 
 const sqliteDeleteJournal = `DELETE FROM _sky_durable_journal WHERE run_id = ?`
 

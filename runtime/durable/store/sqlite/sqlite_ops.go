@@ -15,7 +15,7 @@ import (
 // created, so created_at < cutoff bounds the scan).
 const sqlitePickCompactable = `
 SELECT id, created_at FROM _sky_durable_runs INDEXED BY _sky_durable_runs_compactable
- WHERE status IN ('done','cancelled') AND compacted_at IS NULL
+ WHERE status IN (` + store.SQLCompactable + `) AND compacted_at IS NULL
    AND created_at >= ? AND created_at < ? AND updated_at < ?
  ORDER BY created_at
  LIMIT ?`
@@ -25,7 +25,7 @@ const sqliteDeleteJournalOf = `DELETE FROM _sky_durable_journal WHERE run_id IN 
 const sqliteDeleteSignalsOf = `DELETE FROM _sky_durable_signals WHERE run_id IN (SELECT value FROM json_each(?))`
 
 const sqliteStampCompactedOf = `UPDATE _sky_durable_runs SET compacted_at = ?
- WHERE id IN (SELECT value FROM json_each(?)) AND status IN ('done','cancelled')`
+ WHERE id IN (SELECT value FROM json_each(?)) AND status IN (` + store.SQLCompactable + `)`
 
 // CompactBatch compacts one batch in one transaction (SQLite holds its
 // single writer lock for it, so batches keep that lock short).

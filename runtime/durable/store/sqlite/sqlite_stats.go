@@ -19,18 +19,18 @@ SELECT (? - created_at) / 60000, COUNT(*) FROM _sky_durable_runs INDEXED BY _sky
 // run is not updated again until compaction, so updated_at is its end.
 const sqliteStatsFinished = `
 SELECT (? - updated_at) / 60000, COUNT(*) FROM _sky_durable_runs
- WHERE status IN ('done','dead','cancelled','timed_out') AND updated_at > ? AND updated_at <= ? GROUP BY 1`
+ WHERE status IN (` + store.SQLUnclaimable + `) AND updated_at > ? AND updated_at <= ? GROUP BY 1`
 
 // sqliteStatsDue reads the due index: the claimable runs due longest.
 const sqliteStatsDue = `
 SELECT id, workflow, wake_at, claimed_by FROM _sky_durable_runs
- WHERE status IN ('waiting','running','failed') AND status <> 'running' AND wake_at <= ?
+ WHERE status IN (` + store.SQLClaimable + `) AND status <> 'running' AND wake_at <= ?
  ORDER BY wake_at LIMIT 1`
 
 // sqliteStatsStuck reads the due index for running runs whose lease ended.
 const sqliteStatsStuck = `
 SELECT id, workflow, wake_at, claimed_by FROM _sky_durable_runs
- WHERE status IN ('waiting','running','failed') AND status = 'running' AND wake_at <= ?
+ WHERE status IN (` + store.SQLClaimable + `) AND status = 'running' AND wake_at <= ?
    AND (claimed_at IS NULL OR claimed_at < ?)
  ORDER BY wake_at`
 
@@ -86,7 +86,7 @@ func (s *Store) Stats(ctx context.Context, now time.Time, minutes int, lease tim
 }
 
 const sqliteDueBacklog = `SELECT COUNT(*) FROM _sky_durable_runs
- WHERE status IN ('waiting','running','failed') AND status <> 'running' AND wake_at <= ?`
+ WHERE status IN (` + store.SQLClaimable + `) AND status <> 'running' AND wake_at <= ?`
 
 func (s *Store) DueBacklog(ctx context.Context, now time.Time) (int64, error) {
 	var n int64

@@ -1,0 +1,53 @@
+package store
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestStatusListsFollowTheMachine derives each SQL status list from the
+// Machine and checks the constant the stores use.
+func TestStatusListsFollowTheMachine(t *testing.T) {
+	where := func(keep func(Status) bool) []Status {
+		var out []Status
+		for _, s := range AllStatuses {
+			if keep(s) {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	claimable := From(OpClaim)
+	unclaimable := where(func(s Status) bool { return !slices.Contains(claimable, s) })
+	cases := []struct {
+		name, got string
+		want      []Status
+	}{
+		{"SQLClaimable", SQLClaimable, claimable},
+		{"SQLFree", SQLFree, where(func(s Status) bool { return slices.Contains(claimable, s) && !Accepts(OpSuspend, s) })},
+		{"SQLUnclaimable", SQLUnclaimable, unclaimable},
+		{"SQLEndedUnsuccessfully", SQLEndedUnsuccessfully, where(func(s Status) bool { return slices.Contains(unclaimable, s) && s != StatusDone })},
+		{"SQLTerminal", SQLTerminal, where(Terminal)},
+		{"SQLRetryable", SQLRetryable, From(OpRetry)},
+		{"SQLCompactable", SQLCompactable, Compactable},
+	}
+	for _, c := range cases {
+		if want := SQLList(c.want); c.got != want {
+			t.Errorf("%s = %s; the Machine gives %s", c.name, c.got, want)
+		}
+	}
+	for _, s := range Compactable {
+		if !Terminal(s) {
+			t.Errorf("Compactable lists %s, which is not terminal: compaction would strip a run that can still move", s)
+		}
+	}
+	// The index predicate may only leave out statuses no claim takes.
+	for _, s := range []Status{StatusDone, StatusDead, StatusCancelled} {
+		if slices.Contains(claimable, s) {
+			t.Errorf("SQLDueIndexExcludes leaves out %s, which a claim takes: the claim could not use the due index", s)
+		}
+	}
+	if SQLDueIndexExcludes != SQLList([]Status{StatusDone, StatusDead, StatusCancelled}) {
+		t.Errorf("SQLDueIndexExcludes = %s; it is the fixed predicate of migrations 0001 and 0006", SQLDueIndexExcludes)
+	}
+}
