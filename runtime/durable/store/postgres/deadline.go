@@ -33,7 +33,7 @@ const pgClaimBeforeDeadline = `
 // timed-out run's wake_at becomes 'infinity': the due index keeps the rows
 // of statuses it does not name (see pgClaimWhere), and there it sorts after
 // every due run, so no claim scan reads it.
-const pgTimeOutRuns = pgClock + `,
+const pgTimeOutRuns = `WITH RECURSIVE ` + pgClockCTE + `,
 over AS (
   SELECT r.id FROM _sky_durable_runs r
    WHERE r.deadline_at IS NOT NULL AND r.status NOT IN (` + store.SQLUnclaimable + `)
@@ -50,11 +50,17 @@ timed AS (
     FROM clock
    WHERE r.id = ANY (ARRAY(SELECT id FROM over))
   RETURNING r.id),
+tree AS (
+  SELECT c.id FROM _sky_durable_runs c
+   WHERE c.parent_id IS NOT NULL AND c.parent_id = ANY (ARRAY(SELECT id FROM timed))
+  UNION
+  SELECT c.id FROM tree t CROSS JOIN LATERAL (
+    SELECT g.id FROM _sky_durable_runs g WHERE g.parent_id IS NOT NULL AND g.parent_id = t.id OFFSET 0) c),
 children AS (
   UPDATE _sky_durable_runs c
      SET status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = clock.now
     FROM clock
-   WHERE c.parent_id IS NOT NULL AND c.parent_id = ANY (ARRAY(SELECT id FROM timed))
+   WHERE c.id = ANY (ARRAY(SELECT id FROM tree))
      AND c.status NOT IN (` + store.SQLUnclaimable + `)
   RETURNING c.id)
 SELECT (SELECT COUNT(*) FROM timed), (SELECT COUNT(*) FROM children)`

@@ -74,7 +74,10 @@ func (s *Store) Setup(ctx context.Context) error {
 }
 
 // pgClock is the CTE every statement starts with.
-const pgClock = `WITH clock AS (SELECT COALESCE(CAST(? AS TIMESTAMPTZ), clock_timestamp()) AS now)`
+const pgClock = `WITH ` + pgClockCTE
+
+// pgClockCTE is pgClock's CTE, for a statement that starts WITH RECURSIVE.
+const pgClockCTE = `clock AS (SELECT COALESCE(CAST(? AS TIMESTAMPTZ), clock_timestamp()) AS now)`
 
 // clockArg is the first parameter of every statement: the injected time or
 // NULL for the database clock.

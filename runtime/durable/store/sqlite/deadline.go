@@ -31,12 +31,19 @@ UPDATE _sky_durable_runs
     LIMIT ?)
 RETURNING id`
 
-// sqliteCancelChildren cancels the unfinished children of the runs of a
-// JSON array of ids, on the parent index.
+// sqliteCancelChildren cancels the unfinished descendants (children,
+// their children, ...) of the runs of a JSON array of ids, walking the
+// parent index.
 const sqliteCancelChildren = `
-UPDATE _sky_durable_runs INDEXED BY _sky_durable_runs_parent
+WITH RECURSIVE tree(id) AS (
+  SELECT c.id FROM _sky_durable_runs c INDEXED BY _sky_durable_runs_parent
+   WHERE c.parent_id IS NOT NULL AND c.parent_id IN (SELECT value FROM json_each(?))
+  UNION
+  SELECT c.id FROM tree t JOIN _sky_durable_runs c INDEXED BY _sky_durable_runs_parent
+    ON c.parent_id IS NOT NULL AND c.parent_id = t.id)
+UPDATE _sky_durable_runs
    SET status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = ?
- WHERE parent_id IS NOT NULL AND parent_id IN (SELECT value FROM json_each(?)) AND status IN (` + store.SQLClaimable + `)`
+ WHERE id IN (SELECT id FROM tree) AND status IN (` + store.SQLClaimable + `)`
 
 func (s *Store) TimeOutRuns(ctx context.Context, now time.Time, limit int) (int64, int64, error) {
 	var timedOut, cancelled int64
@@ -52,7 +59,7 @@ func (s *Store) TimeOutRuns(ctx context.Context, now time.Time, limit int) (int6
 		}
 		timedOut = int64(len(ids))
 		js, _ := json.Marshal(ids)
-		cancelled, err = s.exec(ctx, tx, "timeout", sqliteCancelChildren, ms(now), string(js))
+		cancelled, err = s.exec(ctx, tx, "timeout", sqliteCancelChildren, string(js), ms(now))
 		return err
 	})
 	return timedOut, cancelled, err

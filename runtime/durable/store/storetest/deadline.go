@@ -41,8 +41,8 @@ func (f *fixture) insertWithDeadline(id, workflow, parent string, deadline time.
 		f.t.Fatalf("InsertRun(%s) with a deadline = %v, %v", id, inserted, err)
 	}
 	if parent != "" {
-		// The composition work's start sets parent_id; until it is merged,
-		// the suite sets the column (migration 0002) directly.
+		// InsertRun takes no parent (children come from the Composer's
+		// insert), so the suite sets the column directly.
 		if _, err := f.d.Exec(f.ctx, `UPDATE _sky_durable_runs SET parent_id = ? WHERE id = ?`, parent, id); err != nil {
 			f.t.Fatal(err)
 		}
@@ -132,6 +132,9 @@ var deadlineCases = []storeCase{
 		f.insertWithDeadline("parent/a", "w1", "parent", 0, T0)
 		f.insertWithDeadline("parent/b", "w3", "parent", 0, T0)
 		f.insertWithDeadline("parent/c", "w2", "parent", 0, T0)
+		// Grandchildren go too, also below a child that finished.
+		f.insertWithDeadline("parent/a/x", "w1", "parent/a", 0, T0)
+		f.insertWithDeadline("parent/c/y", "w1", "parent/c", 0, T0)
 		f.insert("other", "w1", 1, T0)
 		// A finished child stays as it is.
 		c, ok, err := f.s.ClaimRun(f.ctx, []string{"w2"}, T0, Lease, "A", "worker-A")
@@ -145,9 +148,11 @@ var deadlineCases = []storeCase{
 		if err != nil || !ok || c.ID != "parent/b" {
 			f.t.Fatalf("claim of w3 = %q, %v, %v", c.ID, ok, err)
 		}
-		f.timeOut(T0.Add(time.Minute), 1, 2)
+		f.timeOut(T0.Add(time.Minute), 1, 4)
 		f.step(store.OpTimeOut, "parent", store.StatusRunning, store.StatusTimedOut)
 		f.step(store.OpCancel, "parent/a", store.StatusWaiting, store.StatusCancelled)
+		f.step(store.OpCancel, "parent/a/x", store.StatusWaiting, store.StatusCancelled)
+		f.step(store.OpCancel, "parent/c/y", store.StatusWaiting, store.StatusCancelled)
 		f.step(store.OpCancel, "parent/b", store.StatusRunning, store.StatusCancelled)
 		f.wantLeaseLost("the cancelled child's append", f.s.AppendEntry(f.ctx, f.d, store.Fence{RunID: "parent/b", Token: "C"}, JournalSteps(1)[0], T0.Add(time.Minute)))
 		if s := f.run("parent/c").Status; s != store.StatusDone {
