@@ -68,8 +68,8 @@ type Store interface {
 	ReleaseRun(ctx context.Context, runID string, now time.Time) (bool, error)
 	// TimeOutRuns ends, in one transaction, up to limit unfinished
 	// (waiting, running, failed) runs whose deadline passed by now as
-	// timed_out, revoking any lease, and cancels their unfinished children
-	// (parent_id); it reports how many of each it changed. It reads the
+	// timed_out, revoking any lease, and cancels their unfinished descendants
+	// (parent_id, recursively); it reports how many of each it changed. It reads the
 	// deadline index.
 	TimeOutRuns(ctx context.Context, now time.Time, limit int) (timedOut, cancelled int64, err error)
 	// PutSignal stores a signal and wakes the run if it waits for it. A

@@ -25,7 +25,7 @@ const pgClaimBeforeDeadline = `
 
 // pgTimeOutRuns ends the overdue runs (on the deadline index, most overdue
 // first, skipping rows a lease holder's write is locking: the next sweep
-// takes them) and cancels their unfinished children, in one statement; the
+// takes them) and cancels their unfinished descendants (a recursive walk of the parent index), in one statement; the
 // ids go on as arrays, so the updates look them up by key and on the parent
 // index (a join with the CTEs was planned as a scan of the whole table;
 // the children's status test is NOT IN so that no status index is ANDed in,
