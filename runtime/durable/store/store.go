@@ -93,7 +93,8 @@ type Store interface {
 	RetryRun(ctx context.Context, runID string, now time.Time) (bool, error)
 	// WakeRun makes a waiting run due now.
 	WakeRun(ctx context.Context, runID string, now time.Time) (bool, error)
-	// CancelRun marks a run that is not finished as cancelled, revoking
+	// CancelRun marks a run that is not finished as cancelled, with its
+	// unfinished descendants (child runs, theirs, ...), revoking
 	// any lease.
 	CancelRun(ctx context.Context, runID string, now time.Time) (bool, error)
 	// CompactRun deletes the journal and signals of a done or cancelled

@@ -41,7 +41,7 @@ over AS (
    ORDER BY r.deadline_at
    LIMIT CAST(? AS INT)
    FOR UPDATE OF r SKIP LOCKED),
-timed AS (
+ended AS (
   UPDATE _sky_durable_runs r
      SET status = 'timed_out', wake_at = 'infinity', claimed_at = NULL, lease_token = NULL, waiting_signal = NULL,
          last_error = 'the deadline passed at ' || to_char(r.deadline_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') ||
@@ -50,9 +50,18 @@ timed AS (
     FROM clock
    WHERE r.id = ANY (ARRAY(SELECT id FROM over))
   RETURNING r.id),
-tree AS (
+` + pgCancelDescendants + `
+SELECT (SELECT COUNT(*) FROM ended), (SELECT COUNT(*) FROM children)`
+
+// pgCancelDescendants ends a WITH RECURSIVE statement whose CTE "ended"
+// returns the ids of runs it just ended (timed out, cancelled): it cancels
+// their unfinished descendants, walking the parent index one level at a
+// time (the LATERAL subquery keeps each level an index lookup; a join
+// with the work table was planned as a scan of the whole table), and
+// returns them as "children".
+const pgCancelDescendants = `tree AS (
   SELECT c.id FROM _sky_durable_runs c
-   WHERE c.parent_id IS NOT NULL AND c.parent_id = ANY (ARRAY(SELECT id FROM timed))
+   WHERE c.parent_id IS NOT NULL AND c.parent_id = ANY (ARRAY(SELECT id FROM ended))
   UNION
   SELECT c.id FROM tree t CROSS JOIN LATERAL (
     SELECT g.id FROM _sky_durable_runs g WHERE g.parent_id IS NOT NULL AND g.parent_id = t.id OFFSET 0) c),
@@ -62,8 +71,7 @@ children AS (
     FROM clock
    WHERE c.id = ANY (ARRAY(SELECT id FROM tree))
      AND c.status NOT IN (` + store.SQLUnclaimable + `)
-  RETURNING c.id)
-SELECT (SELECT COUNT(*) FROM timed), (SELECT COUNT(*) FROM children)`
+  RETURNING c.id)`
 
 func (s *Store) TimeOutRuns(ctx context.Context, now time.Time, limit int) (int64, int64, error) {
 	var timedOut, cancelled int64

@@ -701,14 +701,22 @@ func (s *Store) WakeRun(ctx context.Context, runID string, now time.Time) (bool,
 	return n == 1, err
 }
 
-const pgCancel = pgClock + `
-UPDATE _sky_durable_runs r
-   SET status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = clock.now
-  FROM clock
- WHERE r.id = ? AND r.status IN (` + store.SQLClaimable + `)`
+// pgCancel cancels a run that is not finished and, with it, its
+// unfinished descendants (child runs, theirs, ...), in one statement.
+const pgCancel = `WITH RECURSIVE ` + pgClockCTE + `,
+ended AS (
+  UPDATE _sky_durable_runs r
+     SET status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = clock.now
+    FROM clock
+   WHERE r.id = ? AND r.status IN (` + store.SQLClaimable + `)
+  RETURNING r.id),
+` + pgCancelDescendants + `
+SELECT (SELECT COUNT(*) FROM ended)`
 
 func (s *Store) CancelRun(ctx context.Context, runID string, now time.Time) (bool, error) {
-	n, err := s.exec(ctx, s.d, "cancel", pgCancel, clockArg(now), runID)
+	var n int64
+	s.hook("cancel", pgCancel)
+	err := s.d.QueryRow(ctx, pgCancel, clockArg(now), runID).Scan(&n)
 	return n == 1, err
 }
 

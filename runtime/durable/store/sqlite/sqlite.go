@@ -496,8 +496,19 @@ UPDATE _sky_durable_runs
    SET status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = ?
  WHERE id = ? AND status IN (` + store.SQLClaimable + `)`
 
+// CancelRun cancels the run and, in the same transaction, its unfinished
+// descendants (child runs, theirs, ...).
 func (s *Store) CancelRun(ctx context.Context, runID string, now time.Time) (bool, error) {
-	n, err := s.exec(ctx, s.d, "cancel", sqliteCancel, ms(now), runID)
+	var n int64
+	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+		var err error
+		if n, err = s.exec(ctx, tx, "cancel", sqliteCancel, ms(now), runID); err != nil || n == 0 {
+			return err
+		}
+		ids, _ := json.Marshal([]string{runID})
+		_, err = s.exec(ctx, tx, "cancel", sqliteCancelChildren, string(ids), ms(now))
+		return err
+	})
 	return n == 1, err
 }
 

@@ -127,6 +127,26 @@ var deadlineCases = []storeCase{
 		r := f.step(store.OpTimeOut, "r", store.StatusFailed, store.StatusTimedOut)
 		wantContains(f, r.LastError, "last error: boom")
 	}},
+	{"CancelRunCancelsTheDescendants", func(f *fixture) {
+		f.insertWithDeadline("p", "w", "", 0, T0)
+		f.insertWithDeadline("p/a", "w1", "p", 0, T0)
+		f.insertWithDeadline("p/a/x", "w1", "p/a", 0, T0)
+		f.insertWithDeadline("q", "w", "", 0, T0)
+		f.insertWithDeadline("q/a", "w1", "q", 0, T0)
+		if ok, err := f.s.CancelRun(f.ctx, "p", T0); err != nil || !ok {
+			f.t.Fatalf("CancelRun(p) = %v, %v; want cancelled", ok, err)
+		}
+		f.step(store.OpCancel, "p", store.StatusWaiting, store.StatusCancelled)
+		f.step(store.OpCancel, "p/a", store.StatusWaiting, store.StatusCancelled)
+		f.step(store.OpCancel, "p/a/x", store.StatusWaiting, store.StatusCancelled)
+		if s := f.run("q/a").Status; s != store.StatusWaiting {
+			f.t.Errorf("the child of another run is %s, want waiting", s)
+		}
+		// A second cancel changes nothing and says so.
+		if ok, err := f.s.CancelRun(f.ctx, "p", T0); err != nil || ok {
+			f.t.Errorf("CancelRun of a cancelled run = %v, %v; want false", ok, err)
+		}
+	}},
 	{"DeadlineCancelsTheChildrenOfATimedOutRun", func(f *fixture) {
 		f.insertWithDeadline("parent", "w", "", time.Minute, T0)
 		f.insertWithDeadline("parent/a", "w1", "parent", 0, T0)
