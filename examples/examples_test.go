@@ -78,6 +78,13 @@ func TestExamples(t *testing.T) {
 			`req-1: done, "approved by grace"`,
 			`req-2: done, "escalated after timeout"`,
 		}},
+		{"shipping", []string{
+			"order-7 is at stage shipping, asleep until its children are done",
+			"result so far: none",
+			"  order-7/berlin: packed at Berlin",
+			"  order-7/turin: packed at Turin",
+			"order-7: INV-order-7: parcel from Berlin, parcel from Lyon, parcel from Turin",
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

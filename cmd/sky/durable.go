@@ -29,14 +29,14 @@ import (
 func init() {
 	register(&command{
 		name:    "durable",
-		usage:   "sky durable ls|show|signal|cancel|retry|release|compact|replay|stats|ui|worker",
+		usage:   "sky durable ls|show|signal|cancel|retry|release|compact|replay|stats|ui|worker|schedules|schedule",
 		summary: "inspect and operate durable runs (sky durable help)",
 		run:     runDurable,
 	})
 }
 
 const durableUsage = `Usage:
-  sky durable ls [--status S] [--workflow W] [--limit N] [--before ID] [--json]
+  sky durable ls [--status S] [--workflow W] [--parent ID] [--limit N] [--before ID] [--json]
   sky durable show ID [--json]
   sky durable signal [--replace] ID NAME JSON   (--replace: correct a payload not yet consumed)
   sky durable cancel ID
@@ -47,6 +47,8 @@ const durableUsage = `Usage:
   sky durable stats [--json]
   sky durable worker [--concurrency N] [--tick 1s] [--stop-timeout 10s] FILE
                                               (run the workflows FILE defines until SIGTERM)
+  sky durable schedules [--json]             (the schedules, with their next tick)
+  sky durable schedule rm ID
   sky durable ui [--addr 127.0.0.1:8080] [--token T] [--read-only]
 
 Every subcommand takes --db DSN (a postgres:// URL or a SQLite file path);
@@ -92,6 +94,7 @@ type durableFlags struct {
 	dsn       string
 	status    string
 	workflow  string
+	parent    string
 	limit     int
 	before    string
 	json      bool
@@ -129,6 +132,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 		fs.StringVar(&f.workflow, "workflow", "", "only runs of this workflow")
 		fs.IntVar(&f.limit, "limit", defaultLsLimit, "at most this many runs, newest first (1 or more)")
 		fs.StringVar(&f.before, "before", "", "only runs listed after the run with this id (the next page)")
+		fs.StringVar(&f.parent, "parent", "", "only the children of this run (Durable.startChild, Durable.all)")
 	}
 	if args[0] == "signal" {
 		fs.BoolVar(&f.replace, "replace", false, "replace the payload of a signal the run has not consumed yet (a repeat without it is ignored)")
@@ -141,7 +145,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 		fs.StringVar(&f.token, "token", "", "token every request must carry (default $"+uiTokenEnv+")")
 		fs.BoolVar(&f.readOnly, "read-only", false, "show runs, refuse signal/cancel/retry")
 	}
-	if args[0] == "ls" || args[0] == "show" || args[0] == "stats" {
+	if args[0] == "ls" || args[0] == "show" || args[0] == "stats" || args[0] == "schedules" {
 		fs.BoolVar(&f.json, "json", false, "print JSON for scripts")
 	}
 	if args[0] == "worker" {
@@ -200,7 +204,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	}
 	if err := op.run(ctx, e, &f, pos, s.stdout); err != nil {
 		fmt.Fprintf(s.stderr, "sky durable %s: %v\n", args[0], err)
-		if te := task.As(err); te.Kind == task.InvalidInput && (args[0] == "signal" || args[0] == "compact" || args[0] == "ui") {
+		if te := task.As(err); te.Kind == task.InvalidInput && (args[0] == "signal" || args[0] == "compact" || args[0] == "ui" || args[0] == "schedule") {
 			return exitNoBuild
 		}
 		return exitFailure
@@ -316,11 +320,16 @@ func durableShow(ctx context.Context, e *durable.Engine, f *durableFlags, a []st
 	if err != nil {
 		return err
 	}
+	children, err := e.ListRuns(ctx, durable.ListFilter{Parent: r.ID, Limit: showChildren})
+	if err != nil {
+		return err
+	}
 	if f.json {
-		return writeJSON(out, map[string]any{"run": runJSON(r), "journal": journalJSON(journal), "signals": signalsJSON(signals)})
+		return writeJSON(out, map[string]any{"run": runJSON(r), "journal": journalJSON(journal), "signals": signalsJSON(signals), "children": runsJSON(children)})
 	}
 	printRun(out, r, journal, time.Now())
 	printSignals(out, signals)
+	printChildren(out, r.ID, children, time.Now())
 	return nil
 }
 

@@ -30,7 +30,7 @@ func checkLsLimit(op string, limit int) error {
 // was cut; then it says so on stderr (stdout stays a table, or JSON) and
 // names the flag that reads the next page.
 func durableLs(ctx context.Context, e *durable.Engine, f *durableFlags, _ []string, out io.Writer) error {
-	filter := durable.ListFilter{Status: durable.Status(f.status), Workflow: f.workflow, Limit: f.limit + 1}
+	filter := durable.ListFilter{Status: durable.Status(f.status), Workflow: f.workflow, Parent: f.parent, Limit: f.limit + 1}
 	if f.before != "" {
 		r, err := e.ReadRun(ctx, f.before)
 		if err != nil {
@@ -49,7 +49,11 @@ func durableLs(ctx context.Context, e *durable.Engine, f *durableFlags, _ []stri
 	if f.json {
 		err = writeJSON(out, runsJSON(runs))
 	} else {
-		printRunTable(out, runs, time.Now())
+		held, herr := e.HeldBy(ctx, runs)
+		if herr != nil {
+			return herr
+		}
+		printRunTable(out, runs, held, time.Now())
 	}
 	if truncated {
 		fmt.Fprintf(f.warn, "note: showing %d runs of more; use --limit N for more, or --before %s for the next page\n", f.limit, runs[len(runs)-1].ID)

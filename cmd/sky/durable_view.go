@@ -15,8 +15,9 @@ import (
 // This file renders runs for `sky durable ls` and `show`, as text for people
 // and as JSON for scripts.
 
-// printRunTable prints one line per run.
-func printRunTable(out io.Writer, runs []durable.Run, now time.Time) {
+// printRunTable prints one line per run; a due run a limit holds back says
+// so in WAKE (held, from Engine.HeldBy).
+func printRunTable(out io.Writer, runs []durable.Run, held map[string]string, now time.Time) {
 	if len(runs) == 0 {
 		fmt.Fprintln(out, "no runs")
 		return
@@ -24,8 +25,12 @@ func printRunTable(out io.Writer, runs []durable.Run, now time.Time) {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tWORKFLOW\tVERSION\tSTATUS\tATTEMPTS\tWAKE\tUPDATED\tLAST ERROR")
 	for _, r := range runs {
+		wake := view.WakeText(r, now)
+		if h, ok := held[r.ID]; ok {
+			wake = h
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Workflow, r.Version, r.Status, r.Attempts,
-			view.WakeText(r, now), view.Ago(r.UpdatedAt, now), view.Elide(view.OneLine(r.LastError), 60))
+			wake, view.Ago(r.UpdatedAt, now), view.Elide(view.OneLine(r.LastError), 60))
 	}
 	tw.Flush()
 }
@@ -38,6 +43,9 @@ func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, now 
 	}
 	field("workflow", fmt.Sprintf("%s (version %d)", r.Workflow, r.Version))
 	field("status", string(r.Status))
+	if r.ParentID != "" {
+		field("parent", r.ParentID)
+	}
 	field("attempts", fmt.Sprint(r.Attempts))
 	field("wake", view.WakeText(r, now))
 	if !r.Deadline.IsZero() {
@@ -46,6 +54,12 @@ func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, now 
 			when += " (times out " + view.Until(r.Deadline, now) + ")"
 		}
 		field("deadline", when)
+	}
+	if r.Priority != 0 {
+		field("priority", fmt.Sprint(r.Priority))
+	}
+	if r.LimitKey != "" {
+		field("limit key", r.LimitKey)
 	}
 	if r.LastError != "" {
 		field("error", r.LastError)
@@ -111,6 +125,10 @@ type runOut struct {
 	// LeaseExpiresAt is when a running run's lease ends (its wake_at).
 	LeaseExpiresAt *time.Time `json:"lease_expires_at"`
 	DeadlineAt     *time.Time `json:"deadline_at"`
+	ParentID       string     `json:"parent_id,omitempty"`
+	// Priority and LimitKey (flow control) are left out when unset.
+	Priority int    `json:"priority,omitempty"`
+	LimitKey string `json:"limit_key,omitempty"`
 }
 
 // leaseExpiry says when a running run's lease ends (its WakeAt, which the
@@ -125,7 +143,8 @@ func leaseExpiry(r durable.Run, now time.Time) string {
 func runJSON(r durable.Run) runOut {
 	o := runOut{ID: r.ID, Workflow: r.Workflow, Version: r.Version, Status: string(r.Status), Attempts: r.Attempts,
 		WaitingSignal: r.WaitingSignal, LastError: r.LastError, ClaimedBy: r.ClaimedBy,
-		Input: raw(r.Input), Output: raw(r.Output), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		Input: raw(r.Input), Output: raw(r.Output), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ParentID: r.ParentID,
+		Priority: r.Priority, LimitKey: r.LimitKey}
 	if !r.WakeAt.IsZero() {
 		o.WakeAt = &r.WakeAt
 	}

@@ -23,7 +23,7 @@ func TestDurableViews(t *testing.T) {
 		{ID: "bad", Workflow: "w", Version: 1, Status: durable.StatusDead, Attempts: 5, LastError: strings.Repeat("provider down ", 10), UpdatedAt: now},
 	}
 	var out bytes.Buffer
-	printRunTable(&out, runs, now)
+	printRunTable(&out, runs, nil, now)
 	for _, want := range []string{
 		"sleepy  w         2        waiting  0         in 2h ",
 		"late    w         1        waiting  0         due 3m ago ",

@@ -26,13 +26,14 @@ const durableModule = "Std.Durable"
 var workflowBodyArg = map[string]int{"register": 3, "registerWith": 4, "registerVersioned": 4}
 
 // workflowNameArg is the index of the workflow-name argument of each.
-var workflowNameArg = map[string]int{"register": 0, "registerWith": 1, "registerVersioned": 0}
+var workflowNameArg = map[string]int{"register": 0, "registerWith": 1, "registerVersioned": 0, "registerWithLimits": 1}
 
 // durableOps are the Std.Durable functions that take the Ctx: journalled
 // operations, safe in a workflow body.
 var durableOps = map[string]bool{
 	"step": true, "stepValue": true, "transaction": true, "sleep": true, "sleepAs": true,
 	"awaitSignal": true, "awaitSignalFor": true,
+	"startChild": true, "awaitChild": true, "all": true, "setEvent": true,
 }
 
 // allowedEffectModules are standard-library modules whose Tasks a workflow

@@ -41,10 +41,10 @@ func TestPollWithChainsCompletionAndClaim(t *testing.T) {
 			}
 		}
 		// The first poll of an engine also sweeps for runs past their
-		// deadline (deadline.go).
-		want := []string{"timeout", "claim", "complete+claim", "complete+claim", "complete+claim"}
+		// deadline (deadline.go) and looks for due schedule ticks.
+		want := []string{"timeout", "schedule", "claim", "complete+claim", "complete+claim", "complete+claim"}
 		if driver == "sqlite" {
-			want = []string{"timeout", "claim", "append", "complete", "claim", "append", "complete", "claim", "append", "complete", "claim"}
+			want = []string{"timeout", "schedule", "claim", "append", "complete", "claim", "append", "complete", "claim", "append", "complete", "claim"}
 		}
 		if diff := cmp.Diff(want, ops); diff != "" {
 			t.Errorf("statements (-want +got):\n%s", diff)

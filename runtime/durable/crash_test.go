@@ -39,6 +39,9 @@ type crashSetup struct {
 	// heartbeat, when set, gives the children the default Lease, this
 	// heartbeat and the real clock (heartbeat_test.go).
 	heartbeat time.Duration
+	// childTest is the test a child process runs (default
+	// TestCrashChildProcess).
+	childTest string
 }
 
 // newCrashSetup creates a fresh database of driver with the durable tables,
@@ -83,7 +86,11 @@ func (s *crashSetup) child(t testing.TB, pauseAt string) *crashChild {
 		offset = 0
 	}
 	s.children++
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChildProcess$", "-test.count=1", "-test.timeout=5m")
+	test := s.childTest
+	if test == "" {
+		test = "TestCrashChildProcess"
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1", "-test.timeout=5m")
 	cmd.Env = append(os.Environ(),
 		crashEnvChild+"=1",
 		crashEnvDriver+"="+s.driver,

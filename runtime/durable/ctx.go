@@ -300,10 +300,17 @@ func (c *Ctx) suspend(ctx context.Context, wakeAt time.Time, signal, why string)
 	if err := c.fenced(c.e.store.Suspend(ctx, c.f, wakeAt, signal, c.e.now())); err != nil {
 		return err
 	}
+	return c.parked(why, "wake_at", wakeAt, "signal", signal)
+}
+
+// parked marks the Ctx suspended once the store parked the run, logs it
+// (with attrs saying what it waits for) and returns the suspend sentinel.
+func (c *Ctx) parked(why string, attrs ...any) error {
 	c.mu.Lock()
 	c.suspended = true
 	c.mu.Unlock()
-	c.e.log.Info("durable run suspended", "run", c.f.RunID, "workflow", c.workflow, "step", c.at(), "why", why, "wake_at", wakeAt, "signal", signal, "attempt", c.attempt)
+	args := append([]any{"run", c.f.RunID, "workflow", c.workflow, "step", c.at(), "why", why}, attrs...)
+	c.e.log.Info("durable run suspended", append(args, "attempt", c.attempt)...)
 	return suspendError(c.f.RunID, why)
 }
 

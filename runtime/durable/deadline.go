@@ -40,9 +40,8 @@ type StartOptions struct {
 	// start: past it the run ends timed_out, its children are cancelled
 	// and a worker inside it stops at its next step. Zero: no deadline.
 	Deadline time.Duration
-	// Priority orders claims of the flow-control work; it is passed to the
-	// store with the new run (store.NewRun.Priority), which does not store
-	// it yet.
+	// Priority orders the claim: among due runs, higher priorities are
+	// claimed first, then the most overdue (default 0).
 	Priority int
 }
 
@@ -54,12 +53,12 @@ func StartWith[I, O any](ctx context.Context, e *Engine, opts StartOptions, def 
 	if err != nil {
 		return task.Errorf(task.InvalidInput, "durable: the input of run %q of workflow %q does not encode: %s", runID, def.name, errText(err))
 	}
-	return e.start(ctx, def.name, def.version, runID, js, opts)
+	return e.start(ctx, def.name, def.version, runID, js, runOptions{StartOptions: opts, limits: def.limits})
 }
 
 // StartJSONWith is StartJSON with options (the Sky binding uses it).
 func (e *Engine) StartJSONWith(ctx context.Context, opts StartOptions, w Workflow, runID, input string) error {
-	return e.start(ctx, w.Name, w.Version, runID, input, opts)
+	return e.start(ctx, w.Name, w.Version, runID, input, runOptions{StartOptions: opts, limits: w.Limits})
 }
 
 // checkStartOptions refuses a deadline that is not a positive duration.

@@ -99,6 +99,9 @@ type Engine struct {
 	tel *telemetry
 	// deadlines throttles the deadline sweeps of Poll (deadline.go).
 	deadlines deadlineSweeper
+
+	// flow is the flow-control and schedule state (flow.go, schedule.go).
+	flow flowState
 }
 
 // New makes an Engine over d. Call Setup once before use.
@@ -195,16 +198,16 @@ func Start[I, O any](ctx context.Context, e *Engine, def Def[I, O], runID string
 	if err != nil {
 		return task.Errorf(task.InvalidInput, "durable: the input of run %q of workflow %q does not encode: %s", runID, def.name, errText(err))
 	}
-	return e.start(ctx, def.name, def.version, runID, js, StartOptions{})
+	return e.start(ctx, def.name, def.version, runID, js, runOptions{limits: def.limits})
 }
 
 // StartJSON is Start for a type-erased workflow and an input already in
 // JSON (the CLI and the Sky binding use it).
 func (e *Engine) StartJSON(ctx context.Context, w Workflow, runID, input string) error {
-	return e.start(ctx, w.Name, w.Version, runID, input, StartOptions{})
+	return e.start(ctx, w.Name, w.Version, runID, input, runOptions{limits: w.Limits})
 }
 
-func (e *Engine) start(ctx context.Context, workflow string, version int, runID, input string, opts StartOptions) error {
+func (e *Engine) start(ctx context.Context, workflow string, version int, runID, input string, opts runOptions) error {
 	if runID == "" {
 		return task.Errorf(task.InvalidInput, "durable: a run id must not be empty (workflow %q); hint: use a business key such as an order id", workflow)
 	}
@@ -218,15 +221,19 @@ func (e *Engine) start(ctx context.Context, workflow string, version int, runID,
 	if err := e.checkJSON(fmt.Sprintf("the input of run %q", runID), input); err != nil {
 		return err
 	}
-	if err := checkStartOptions(opts, runID); err != nil {
+	if err := checkStartOptions(opts.StartOptions, runID); err != nil {
 		return err
 	}
 	if version <= 0 {
 		version = 1
 	}
+	key, err := opts.limitKey(workflow, runID, input)
+	if err != nil {
+		return err
+	}
 	tc := e.tel.startSpan(ctx, workflow, runID, version)
 	inserted, existing, err := e.store.InsertRun(ctx, store.NewRun{ID: runID, Workflow: workflow, Version: version, Input: input, TraceContext: tc,
-		Deadline: opts.Deadline, Priority: opts.Priority}, e.now())
+		Deadline: opts.Deadline, Priority: opts.Priority, LimitKey: key}, e.now())
 	if err != nil {
 		return err
 	}

@@ -94,3 +94,42 @@ func ExampleSleep() {
 	// nothing due yet: true
 	// done "reminded ann"
 }
+
+// All fans out one child run per warehouse and fans in their outputs in
+// order; the parent sleeps until the last child is done, which wakes it.
+func ExampleAll() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "durable-example")
+	defer os.RemoveAll(dir)
+	d, _ := db.Open(ctx, "sqlite", filepath.Join(dir, "app.db"))
+	defer d.Close()
+
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	e := durable.New(d, durable.Options{Clock: func() time.Time { return now }})
+	_ = e.Setup(ctx)
+	ship := durable.Register("ship", codec.String, codec.String,
+		func(c *durable.Ctx, warehouse string) task.Task[string] {
+			return durable.Step(c, codec.String, "pack", task.Succeed("parcel from "+warehouse))
+		})
+	order := durable.Register("order", codec.String, codec.String,
+		func(c *durable.Ctx, id string) task.Task[string] {
+			kids := []durable.Child[string]{{Key: "berlin", Input: "Berlin"}, {Key: "lyon", Input: "Lyon"}}
+			return task.Map(durable.All(c, ship, kids), func(parcels []string) string {
+				return fmt.Sprint(parcels)
+			})
+		})
+	defs := []durable.Workflow{order.Erase(), ship.Erase()}
+	_ = durable.Start(ctx, e, order, "order-7", "7")
+
+	_, _ = e.Poll(ctx, []durable.Workflow{order.Erase()}) // starts both children, suspends
+	kids, _ := e.ListRuns(ctx, durable.ListFilter{Parent: "order-7"})
+	fmt.Println(len(kids), "children of", kids[0].ParentID)
+	for worked := true; worked; {
+		worked, _ = e.Poll(ctx, defs)
+	}
+	out, _ := durable.Result(ctx, e, order, "order-7")
+	fmt.Println(*out)
+	// Output:
+	// 2 children of order-7
+	// [parcel from Berlin parcel from Lyon]
+}

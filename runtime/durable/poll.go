@@ -47,9 +47,13 @@ func (e *Engine) PollWith(ctx context.Context, defs []Workflow, opts PollOptions
 	if err := e.sweepDeadlines(ctx); err != nil {
 		return false, err
 	}
+	if err := e.prepareFlow(ctx, &reg); err != nil {
+		return false, err
+	}
 	var ch chain
 	for i := 0; i < opts.MaxRuns; i++ {
-		ch.on = i+1 < opts.MaxRuns
+		// A chained claim (completeAndClaim) knows no limits.
+		ch.on = i+1 < opts.MaxRuns && len(reg.limited) == 0
 		worked, err := e.pollOne(ctx, reg, opts.Versions, &ch)
 		didWork = didWork || worked
 		if err != nil || !worked || ch.none {
@@ -81,9 +85,13 @@ func (e *Engine) claim(ctx context.Context, reg registry, policy VersionPolicy, 
 	var cl store.Claimed
 	var ok bool
 	var err error
-	if policy == FailSafe {
+	switch {
+	case len(reg.limited) > 0:
+		cl, ok, err = e.store.ClaimLimited(ctx, store.LimitedClaim{Names: reg.names, Keys: reg.keys, Pinned: policy != FailSafe,
+			Limited: reg.limited, Rated: reg.rated, Lease: e.heldLease(), Token: token, Worker: e.worker}, e.now())
+	case policy == FailSafe:
 		cl, ok, err = e.store.ClaimRun(ctx, reg.names, e.now(), e.heldLease(), token, e.worker)
-	} else {
+	default:
 		cl, ok, err = e.store.ClaimPinned(ctx, reg.keys, e.now(), e.heldLease(), token, e.worker)
 	}
 	e.tel.claimed(ctx, began, ok)

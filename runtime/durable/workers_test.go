@@ -110,7 +110,7 @@ func pollLoop(ctx context.Context, e *durable.Engine, defs []durable.Workflow, e
 }
 
 // count runs a COUNT-like query returning one integer.
-func count(t *testing.T, d *db.DB, sql string, args ...any) int64 {
+func count(t testing.TB, d *db.DB, sql string, args ...any) int64 {
 	t.Helper()
 	var n int64
 	if err := d.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {

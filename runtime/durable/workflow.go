@@ -84,7 +84,9 @@ type Workflow struct {
 	// Version is recorded on each run started from this workflow.
 	Version int
 	Retry   RetryPolicy
-	Body    func(c *Ctx, input string) task.Task[string]
+	// Limits is the workflow's flow control (flow.go); nil for none.
+	Limits *Limits
+	Body   func(c *Ctx, input string) task.Task[string]
 }
 
 // Def is a typed workflow (Sky's WorkflowDef i o). Start encodes the input
@@ -93,6 +95,7 @@ type Def[I, O any] struct {
 	name    string
 	version int
 	retry   RetryPolicy
+	limits  *Limits
 	in      codec.Codec[I]
 	out     codec.Codec[O]
 	body    func(*Ctx, I) task.Task[O]
@@ -125,6 +128,7 @@ func (d Def[I, O]) Erase() Workflow {
 		Name:    d.name,
 		Version: d.version,
 		Retry:   d.retry,
+		Limits:  d.limits,
 		Body: func(c *Ctx, input string) task.Task[string] {
 			return task.From(func(ctx context.Context) (string, error) {
 				in, err := d.in.Decode(input)

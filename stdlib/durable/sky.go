@@ -301,6 +301,8 @@ func KernelsWith(opts durable.Options) map[string]value.Kernel {
 			return value.Unit{}, e.Retry(ctx, id)
 		})},
 	}
+	ks = append(ks, b.childKernels()...)
+	ks = append(ks, b.flowKernels()...)
 	ks = append(ks, SnapshotKernels()...)
 	ks = append(ks, PermanentKernels()...)
 	ks = append(ks, b.workerKernels()...)

@@ -77,6 +77,13 @@ type Run struct {
 	// Deadline is when the run ends timed_out unless it finished (zero:
 	// no deadline; see NewRun.Deadline).
 	Deadline time.Time
+	// ParentID is the run that started this one as a child
+	// (Durable.startChild, Durable.all), or "".
+	ParentID string
+	// Priority is the run's claim priority (higher first); LimitKey its
+	// perKey key ("" when its workflow has no perKey limit).
+	Priority int
+	LimitKey string
 }
 
 // EntryKind says what a journal entry records.
@@ -148,6 +155,8 @@ type ListFilter struct {
 	Limit int
 	// IDPrefix keeps only runs whose id starts with it (case-sensitive).
 	IDPrefix string
+	// Parent keeps only the children of this run (on the parent index).
+	Parent string
 	// Before, when set, keeps only runs listed after it: older, or as old
 	// with a smaller id. Passing the last run of a page (CursorOf) reads the
 	// next page by keyset, from the index, however deep the page.

@@ -82,6 +82,8 @@ func ListSQL(columns string, f ListFilter, indexedBy func(index string) string, 
 	}
 	with := func(args ...any) []any { return append(append(args, extraArgs...), f.Limit) }
 	switch {
+	case f.Parent != "":
+		return listChildrenSQL(columns, f, indexedBy, extra, with)
 	case f.Workflow == "" && f.Status == "":
 		return "SELECT " + columns + from + indexedBy("_sky_durable_runs_list") + " WHERE TRUE" + extra + order, with()
 	case f.Workflow == "":
@@ -99,4 +101,20 @@ func ListSQL(columns string, f ListFilter, indexedBy func(index string) string, 
 		args = append(args, with(f.Workflow)...)
 	}
 	return "SELECT " + columns + from + " WHERE id IN (" + strings.Join(branches, " UNION ALL ") + ")" + order, append(args, f.Limit)
+}
+
+// listChildrenSQL is ListSQL for f.Parent: the parent index
+// (parent_id, created_at, id), a status and a workflow filtering its rows.
+func listChildrenSQL(columns string, f ListFilter, indexedBy func(string) string, extra string, with func(...any) []any) (string, []any) {
+	where, args := " WHERE parent_id = ?", []any{f.Parent}
+	if f.Status != "" {
+		where += " AND status = ?"
+		args = append(args, string(f.Status))
+	}
+	if f.Workflow != "" {
+		where += " AND workflow = ?"
+		args = append(args, f.Workflow)
+	}
+	return "SELECT " + columns + " FROM _sky_durable_runs" + indexedBy("_sky_durable_runs_parent") + where + extra +
+		" ORDER BY created_at DESC, id DESC LIMIT ?", with(args...)
 }

@@ -120,6 +120,10 @@ type Store interface {
 	// one; loadSnapshot reads it back.
 	SaveSnapshot(ctx context.Context, id string, seq int64, data string, now time.Time) (bool, error)
 	LoadSnapshot(ctx context.Context, id string) (seq int64, data string, found bool, err error)
+	// Composer: child runs and events (children.go).
+	Composer
+	// FlowStore holds the limits and schedules (flow.go).
+	FlowStore
 }
 
 // NextClaim is the claim completeAndClaim makes: by workflow names, or by
@@ -152,10 +156,11 @@ type NewRun struct {
 	// the run, its lease holder's next journal write or completion is
 	// refused, and TimeOutRuns ends it timed_out.
 	Deadline time.Duration
-	// Priority is the start option for the claim ordering of the
-	// flow-control work, which adds its column; until then the stores
-	// receive it and do not store it.
+	// Priority orders the claim: higher first, then due time (default 0).
 	Priority int
+	// LimitKey is the run's perKey key (flow.go); nil when its workflow
+	// has no perKey limit.
+	LimitKey *string
 }
 
 // Claimed is what a claim returns: enough to run the body.

@@ -23,13 +23,25 @@ func WakeText(r store.Run, now time.Time) string {
 	case r.Status == store.StatusRunning:
 		return "running"
 	case r.WaitingSignal != "" && r.WakeAt.IsZero():
-		return "waiting for " + r.WaitingSignal
+		return "waiting for " + WaitingFor(r.WaitingSignal)
 	case r.WaitingSignal != "":
-		return "waiting for " + r.WaitingSignal + " (timeout " + Until(r.WakeAt, now) + ")"
+		return "waiting for " + WaitingFor(r.WaitingSignal) + " (timeout " + Until(r.WakeAt, now) + ")"
 	case r.WakeAt.IsZero():
 		return "-"
 	}
 	return Until(r.WakeAt, now)
+}
+
+// WaitingFor names what a parked run waits for: a signal, or a parent's
+// children (the markers of store.ChildWait).
+func WaitingFor(waitingSignal string) string {
+	if id, ok := strings.CutPrefix(waitingSignal, "sky:child:"); ok {
+		return "child " + id
+	}
+	if group, ok := strings.CutPrefix(waitingSignal, "sky:all:"); ok {
+		return "children of all " + group
+	}
+	return waitingSignal
 }
 
 // Until renders a due time relative to now: "now", "in 2h", "3m overdue".

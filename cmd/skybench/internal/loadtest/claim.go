@@ -171,8 +171,11 @@ func explainClaim(ctx context.Context, bd *benchDB, workflow string) string {
 				nil, durable.DefaultLease.Milliseconds(), names, "explain-token", "explain")
 		} else {
 			now := time.Now().UnixMilli()
-			rows, err = tx.QueryMaps(ctx, "EXPLAIN QUERY PLAN "+sql,
-				now, now, now+durable.DefaultLease.Milliseconds(), "explain-token", "explain", now, now-durable.DefaultLease.Milliseconds(), names)
+			// The claim's conditions are bound twice: for its priority
+			// level, then for the run.
+			cond := []any{now, now - durable.DefaultLease.Milliseconds(), names}
+			args := append([]any{now, now, now + durable.DefaultLease.Milliseconds(), "explain-token", "explain"}, cond...)
+			rows, err = tx.QueryMaps(ctx, "EXPLAIN QUERY PLAN "+sql, append(args, cond...)...)
 		}
 		if err != nil {
 			return err

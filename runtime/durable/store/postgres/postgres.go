@@ -91,15 +91,14 @@ func (s *Store) exec(ctx context.Context, q *db.DB, op, sql string, args ...any)
 }
 
 const pgInsertRun = pgClock + `
-INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context, deadline_at)
+INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context, deadline_at, priority, limit_key)
 SELECT ?, ?, ?, 'waiting', ?, 0, clock.now, '', clock.now, clock.now, NULLIF(?, ''),
-       clock.now + CAST(? AS BIGINT) * INTERVAL '1 millisecond' FROM clock
+       clock.now + CAST(? AS BIGINT) * INTERVAL '1 millisecond', ?, CAST(? AS TEXT) FROM clock
 ON CONFLICT (id) DO NOTHING`
 
 func (s *Store) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (bool, string, error) {
 	// One round trip when the id is new.
-	// r.Priority is not stored here: the flow-control work adds its column.
-	n, err := s.exec(ctx, s.d, "start", pgInsertRun, clockArg(now), r.ID, r.Workflow, r.Version, r.Input, r.TraceContext, store.DeadlineMs(r.Deadline))
+	n, err := s.exec(ctx, s.d, "start", pgInsertRun, clockArg(now), r.ID, r.Workflow, r.Version, r.Input, r.TraceContext, store.DeadlineMs(r.Deadline), r.Priority, r.LimitKeyArg())
 	if err != nil || n == 1 {
 		return n == 1, "", err
 	}
@@ -123,8 +122,26 @@ const pgClaimClock = `WITH clock AS (
   SELECT COALESCE(CAST(? AS TIMESTAMPTZ), clock_timestamp()) AS now,
          set_config('synchronous_commit', 'off', true) AS commit_mode)`
 
-// pgClaimWhere builds the claim statement: it picks the most overdue
-// claimable run matching pick (a predicate on r reading one JSON parameter)
+// pgPriorityLevels is the CTE of the distinct priorities of the live runs,
+// highest first: a loose index scan of the claim index (one index probe per
+// level; a recursive CTE yields its rows in the order it makes them). The
+// claim reads the due runs of one level after another (a LATERAL range scan
+// of the same index, bounded by the clock like the due index), stopping at
+// the first level that has a claimable one, so it orders by priority then
+// due time without reading the backlog, and an empty poll costs one probe
+// per level and reads no waiting run.
+const pgPriorityLevels = `
+levels AS (
+  WITH RECURSIVE l(p) AS (
+    (SELECT x.priority FROM _sky_durable_runs x WHERE x.status NOT IN ('done','dead','cancelled') ORDER BY -x.priority LIMIT 1)
+    UNION ALL
+    SELECT (SELECT x.priority FROM _sky_durable_runs x WHERE x.status NOT IN ('done','dead','cancelled') AND -x.priority > -l.p
+             ORDER BY -x.priority LIMIT 1)
+      FROM l WHERE l.p IS NOT NULL)
+  SELECT p FROM l WHERE p IS NOT NULL)`
+
+// pgClaimWhere builds the claim statement: it picks the highest-priority,
+// then most overdue, claimable run matching pick (a predicate on r reading one JSON parameter)
 // with SKIP LOCKED, leases it and reads its journal, in one statement (one
 // round trip, also for an empty poll). The due index (wake_at) drives the
 // scan: the time is an uncorrelated scalar subquery, which PostgreSQL
@@ -180,20 +197,22 @@ func pgClaimStatement(head, also, extra, pick string, n int) string {
 		limit, token, source = strconv.Itoa(n), "tokens.token", "numbered"
 	}
 	sql := head + `,
-lease AS (SELECT CAST(? AS BIGINT) * INTERVAL '1 millisecond' AS span),
+lease AS (SELECT CAST(? AS BIGINT) * INTERVAL '1 millisecond' AS span),` + pgPriorityLevels + `,
 picked AS (
-  SELECT r.id, r.xmin AS locked, r.wake_at FROM _sky_durable_runs r
-   WHERE r.status NOT IN ('done','dead','cancelled')
-     AND r.wake_at <= (SELECT now FROM clock)` + also + `
+  SELECT c.id, c.locked, c.wake_at, c.priority FROM levels CROSS JOIN LATERAL (
+  SELECT r.id, r.xmin AS locked, r.wake_at, r.priority FROM _sky_durable_runs r
+   WHERE -r.priority >= -levels.p AND (-r.priority, r.wake_at) <= (-levels.p, (SELECT now FROM clock))
+     AND r.status NOT IN ('done','dead','cancelled')` + also + `
      AND (r.claimed_at IS NULL OR r.claimed_at < (SELECT now FROM clock) - (SELECT span FROM lease))
      AND ` + pick + `
-   ORDER BY r.wake_at
+   ORDER BY -r.priority, r.wake_at
    LIMIT ` + limit + `
-   FOR UPDATE OF r SKIP LOCKED)`
+   FOR UPDATE OF r SKIP LOCKED) c
+  LIMIT ` + limit + `)`
 	from := "picked, clock, lease"
 	if batch {
 		sql += `,
-numbered AS (SELECT p.id, p.locked, row_number() OVER (ORDER BY p.wake_at, p.id) AS n FROM picked p),
+numbered AS (SELECT p.id, p.locked, row_number() OVER (ORDER BY p.priority DESC, p.wake_at, p.id) AS n FROM picked p),
 tokens AS (SELECT t.token, t.n FROM json_array_elements_text(CAST(? AS JSON)) WITH ORDINALITY AS t(token, n))`
 		from = "numbered JOIN tokens ON tokens.n = numbered.n, clock, lease"
 	}
@@ -259,7 +278,7 @@ func (s *Store) CompleteAndClaim(ctx context.Context, f store.Fence, last *store
 		args = append(args, last.Seq, last.StepID, string(last.Kind), last.Result)
 	}
 	args = append(args, next.Lease.Milliseconds(), f.RunID, string(pick), next.Token, next.Worker)
-	runs, completed, err := s.claimRowsOp(ctx, "complete+claim", sql, args...)
+	runs, completed, err := s.claimRowsOp(ctx, s.d, "complete+claim", sql, args...)
 	if err != nil {
 		return store.Claimed{}, false, nil, err
 	}
@@ -313,15 +332,15 @@ type claimedRun struct {
 // claimRows runs a claim statement and reads its runs, in the order of
 // their rows, each with its journal when the claim could read it whole.
 func (s *Store) claimRows(ctx context.Context, sql string, args ...any) ([]claimedRun, error) {
-	runs, _, err := s.claimRowsOp(ctx, "claim", sql, args...)
+	runs, _, err := s.claimRowsOp(ctx, s.d, "claim", sql, args...)
 	return runs, err
 }
 
-// claimRowsOp is claimRows for a statement that may also report a
-// completion (a part 2 row: completed).
-func (s *Store) claimRowsOp(ctx context.Context, op, sql string, args ...any) (runs []claimedRun, completed bool, err error) {
+// claimRowsOp is claimRows on q (the pool or a transaction) for a
+// statement that may also report a completion (a part 2 row: completed).
+func (s *Store) claimRowsOp(ctx context.Context, q *db.DB, op, sql string, args ...any) (runs []claimedRun, completed bool, err error) {
 	s.hook(op, sql)
-	rs, err := s.d.Query(ctx, sql, args...)
+	rs, err := q.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, false, err
 	}
@@ -608,7 +627,7 @@ func (s *Store) putSignal(ctx context.Context, sql, runID, name, payload string,
 // pgRunColumns reads a run; 'infinity' reads as NULL (no wake time).
 const pgRunColumns = `id, workflow, version, status, input, COALESCE(output, ''), attempts,
   CASE WHEN wake_at = 'infinity' THEN NULL ELSE wake_at END, COALESCE(waiting_signal, ''), last_error,
-  claimed_at, claimed_by, created_at, updated_at, compacted_at, deadline_at`
+  claimed_at, claimed_by, created_at, updated_at, compacted_at, deadline_at, COALESCE(parent_id, ''), priority, COALESCE(limit_key, '')`
 
 const pgReadRun = `SELECT ` + pgRunColumns + ` FROM _sky_durable_runs WHERE id = ?`
 
@@ -635,7 +654,7 @@ func pgRunScanner(scan func(...any) error) (store.Run, error) {
 	var status string
 	var wake, claimedAt, compactedAt, deadline *time.Time
 	err := scan(&r.ID, &r.Workflow, &r.Version, &status, &r.Input, &r.Output, &r.Attempts,
-		&wake, &r.WaitingSignal, &r.LastError, &claimedAt, &r.ClaimedBy, &r.CreatedAt, &r.UpdatedAt, &compactedAt, &deadline)
+		&wake, &r.WaitingSignal, &r.LastError, &claimedAt, &r.ClaimedBy, &r.CreatedAt, &r.UpdatedAt, &compactedAt, &deadline, &r.ParentID, &r.Priority, &r.LimitKey)
 	r.Status = store.Status(status)
 	if wake != nil {
 		r.WakeAt = *wake

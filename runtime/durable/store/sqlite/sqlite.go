@@ -100,14 +100,13 @@ func (s *Store) exec(ctx context.Context, q *db.DB, op, sql string, args ...any)
 }
 
 const sqliteInsertRun = `
-INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context, deadline_at)
-VALUES (?, ?, ?, 'waiting', ?, 0, ?, '', ?, ?, NULLIF(?, ''), ? + ?)
+INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context, deadline_at, priority, limit_key)
+VALUES (?, ?, ?, 'waiting', ?, 0, ?, '', ?, ?, NULLIF(?, ''), ? + ?, ?, ?)
 ON CONFLICT (id) DO NOTHING`
 
 func (s *Store) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (bool, string, error) {
-	// r.Priority is not stored here: the flow-control work adds its column.
 	n, err := s.exec(ctx, s.d, "start", sqliteInsertRun, r.ID, r.Workflow, r.Version, r.Input, ms(now), ms(now), ms(now), r.TraceContext,
-		ms(now), store.DeadlineMs(r.Deadline))
+		ms(now), store.DeadlineMs(r.Deadline), r.Priority, r.LimitKeyArg())
 	if err != nil || n == 1 {
 		return n == 1, "", err
 	}
@@ -127,28 +126,53 @@ const sqliteMarkDelivered = `UPDATE _sky_durable_signals SET delivered = TRUE WH
 
 const sqliteLoadSnapshot = `SELECT seq, data FROM _sky_durable_snapshot WHERE id = ?`
 
-// sqliteClaimWhere builds the claim statement: it picks and leases the most
-// overdue claimable run matching pick (a predicate reading one JSON
-// parameter) in one statement (SQLite runs it under its single writer lock),
-// which also returns the run's journal as one JSON array of [seq, step_id,
-// kind, result, created_at] arrays (sorted by seq in Go: an ORDER BY in the
+// sqliteClaimWhere builds the claim statement: it picks and leases the
+// highest-priority, then most overdue, claimable run matching pick (a
+// predicate on the unqualified run columns reading one JSON parameter) in
+// one statement (SQLite runs it under its single writer lock), which also
+// returns the run's journal as one JSON array of [seq, step_id, kind,
+// result, created_at] arrays (sorted by seq in Go: an ORDER BY in the
 // aggregate costs a temporary B-tree): no other writer can run between the
-// claim and that read, so it is complete.
-// INDEXED BY pins the due index: without statistics SQLite would otherwise
+// claim and that read, so it is complete. When limited, a run must also pass
+// sqliteLimitsOK.
+//
+// The priority is the highest level of the live runs (a loose index scan,
+// one probe per level) that has a claimable run; the run is then the most
+// overdue of that level, so neither step reads the backlog.
+// INDEXED BY pins the claim index: without statistics SQLite would otherwise
 // pick the (status, created_at, id) listing index and sort.
-func sqliteClaimWhere(pick string) string {
+func sqliteClaimWhere(pick string, limited bool) string {
+	cond := func(alias string) string {
+		c := `
+      AND ` + alias + `.wake_at <= ?
+      AND (` + alias + `.claimed_at IS NULL OR ` + alias + `.claimed_at < ?)
+      AND (` + alias + `.deadline_at IS NULL OR ` + alias + `.deadline_at > ?)
+      AND ` + pick
+		if limited {
+			c += sqliteLimitsOK(alias)
+		}
+		return c
+	}
 	return `
 UPDATE _sky_durable_runs
    SET status = 'running', attempts = attempts + 1, claimed_at = ?, updated_at = ?, wake_at = ?,
        lease_token = ?, claimed_by = ?, waiting_signal = NULL
  WHERE id = (
-   SELECT id FROM _sky_durable_runs INDEXED BY _sky_durable_runs_due
-    WHERE status IN ('waiting','running','failed')
-      AND wake_at <= ?
-      AND (claimed_at IS NULL OR claimed_at < ?)
-      AND (deadline_at IS NULL OR deadline_at > ?)
-      AND ` + pick + `
-    ORDER BY wake_at
+   SELECT c.id FROM _sky_durable_runs AS c INDEXED BY _sky_durable_runs_claim
+    WHERE c.status IN ('waiting','running','failed')
+      AND c.priority = (
+        WITH RECURSIVE l(p) AS (
+          SELECT (SELECT priority FROM _sky_durable_runs INDEXED BY _sky_durable_runs_claim
+                   WHERE status IN ('waiting','running','failed') ORDER BY priority DESC LIMIT 1)
+          UNION ALL
+          SELECT (SELECT priority FROM _sky_durable_runs INDEXED BY _sky_durable_runs_claim
+                   WHERE status IN ('waiting','running','failed') AND priority < l.p ORDER BY priority DESC LIMIT 1)
+            FROM l WHERE l.p IS NOT NULL)
+        SELECT l.p FROM l WHERE l.p IS NOT NULL AND EXISTS (
+          SELECT 1 FROM _sky_durable_runs AS x INDEXED BY _sky_durable_runs_claim
+           WHERE x.status IN ('waiting','running','failed') AND x.priority = l.p` + cond("x") + `)
+        LIMIT 1)` + cond("c") + `
+    ORDER BY c.wake_at
     LIMIT 1)
 RETURNING id, workflow, version, input, attempts, last_error, COALESCE(trace_context, ''),
   (SELECT json_group_array(json_array(j.seq, j.step_id, j.kind, j.result, j.created_at))
@@ -156,26 +180,38 @@ RETURNING id, workflow, version, input, attempts, last_error, COALESCE(trace_con
 }
 
 // sqliteClaim claims by workflow name (FailSafe); sqliteClaimPinned by
-// (workflow, version) pair (PinToStart).
+// (workflow, version) pair (PinToStart); the Limited forms obey the limits.
+const (
+	sqlitePickByName    = `workflow IN (SELECT value FROM json_each(?))`
+	sqlitePickByVersion = `EXISTS (SELECT 1 FROM json_each(?) k
+	      WHERE json_extract(k.value, '$.w') = workflow AND json_extract(k.value, '$.v') = version)`
+)
+
 var (
-	sqliteClaim       = sqliteClaimWhere(`workflow IN (SELECT value FROM json_each(?))`)
-	sqliteClaimPinned = sqliteClaimWhere(`EXISTS (SELECT 1 FROM json_each(?) k
-	      WHERE json_extract(k.value, '$.w') = workflow AND json_extract(k.value, '$.v') = version)`)
+	sqliteClaim              = sqliteClaimWhere(sqlitePickByName, false)
+	sqliteClaimPinned        = sqliteClaimWhere(sqlitePickByVersion, false)
+	sqliteClaimLimited       = sqliteClaimWhere(sqlitePickByName, true)
+	sqliteClaimLimitedPinned = sqliteClaimWhere(sqlitePickByVersion, true)
 )
 
 func (s *Store) ClaimRun(ctx context.Context, names []string, now time.Time, lease time.Duration, token, worker string) (store.Claimed, bool, error) {
 	namesJSON, _ := json.Marshal(names)
-	return s.claimWith(ctx, sqliteClaim, string(namesJSON), now, lease, token, worker)
+	return s.claimWith(ctx, sqliteClaim, false, string(namesJSON), now, lease, token, worker)
 }
 
 func (s *Store) ClaimPinned(ctx context.Context, keys []store.VersionKey, now time.Time, lease time.Duration, token, worker string) (store.Claimed, bool, error) {
 	keysJSON, _ := json.Marshal(keys)
-	return s.claimWith(ctx, sqliteClaimPinned, string(keysJSON), now, lease, token, worker)
+	return s.claimWith(ctx, sqliteClaimPinned, false, string(keysJSON), now, lease, token, worker)
 }
 
-func (s *Store) claimWith(ctx context.Context, sql, pick string, now time.Time, lease time.Duration, token, worker string) (store.Claimed, bool, error) {
+func (s *Store) claimWith(ctx context.Context, sql string, limited bool, pick string, now time.Time, lease time.Duration, token, worker string) (store.Claimed, bool, error) {
 	s.hook("claim", sql)
-	rs, err := s.d.Query(ctx, sql, ms(now), ms(now), ms(now.Add(lease)), token, worker, ms(now), ms(now.Add(-lease)), ms(now), pick)
+	cond := []any{ms(now), ms(now.Add(-lease)), ms(now), pick}
+	if limited {
+		cond = append(cond, ms(now), ms(now.Add(-lease)), ms(now.Add(-lease)))
+	}
+	args := append([]any{ms(now), ms(now), ms(now.Add(lease)), token, worker}, cond...)
+	rs, err := s.d.Query(ctx, sql, append(args, cond...)...)
 	if err != nil {
 		return store.Claimed{}, false, err
 	}
@@ -396,7 +432,7 @@ func (s *Store) putSignal(ctx context.Context, sql, runID, name, payload string,
 
 const sqliteRunColumns = `id, workflow, version, status, input, COALESCE(output, ''), attempts,
   wake_at, COALESCE(waiting_signal, ''), last_error, COALESCE(claimed_at, 0), claimed_by, created_at, updated_at,
-  COALESCE(compacted_at, 0), COALESCE(deadline_at, 0)`
+  COALESCE(compacted_at, 0), COALESCE(deadline_at, 0), COALESCE(parent_id, ''), priority, COALESCE(limit_key, '')`
 
 const sqliteReadRun = `SELECT ` + sqliteRunColumns + ` FROM _sky_durable_runs WHERE id = ?`
 
@@ -405,7 +441,7 @@ func sqliteRunScanner(scan func(...any) error) (store.Run, error) {
 	var status string
 	var wake, claimedAt, created, updated, compacted, deadline int64
 	err := scan(&r.ID, &r.Workflow, &r.Version, &status, &r.Input, &r.Output, &r.Attempts,
-		&wake, &r.WaitingSignal, &r.LastError, &claimedAt, &r.ClaimedBy, &created, &updated, &compacted, &deadline)
+		&wake, &r.WaitingSignal, &r.LastError, &claimedAt, &r.ClaimedBy, &created, &updated, &compacted, &deadline, &r.ParentID, &r.Priority, &r.LimitKey)
 	r.Status = store.Status(status)
 	r.WakeAt, r.ClaimedAt, r.CreatedAt, r.UpdatedAt = store.FromMs(wake), store.FromMs(claimedAt), store.FromMs(created), store.FromMs(updated)
 	r.CompactedAt, r.Deadline = store.FromMs(compacted), store.FromMs(deadline)

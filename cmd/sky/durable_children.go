@@ -1,0 +1,32 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"skydurable/runtime/durable"
+	"skydurable/runtime/durable/view"
+)
+
+// showChildren is how many children `sky durable show` lists (newest
+// first); `sky durable ls --parent ID` lists them all.
+const showChildren = 20
+
+// printChildren prints the children of run id under `sky durable show`.
+func printChildren(out io.Writer, id string, children []durable.Run, now time.Time) {
+	if len(children) == 0 {
+		return
+	}
+	more := ""
+	if len(children) == showChildren {
+		more = fmt.Sprintf(", the newest %d; sky durable ls --parent %s lists all", showChildren, id)
+	}
+	fmt.Fprintf(out, "children (%d%s):\n", len(children), more)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	for _, c := range children {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", c.ID, c.Workflow, c.Status, view.WakeText(c, now))
+	}
+	tw.Flush()
+}

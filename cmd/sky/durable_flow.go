@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"skydurable/runtime/durable"
+	"skydurable/runtime/durable/view"
+	"skydurable/runtime/task"
+)
+
+// `sky durable schedules` lists the schedules (Durable.schedule) with their
+// next tick; `sky durable schedule rm ID` deletes one.
+
+func init() {
+	durableOps["schedules"] = durableOp{0, "", durableSchedules}
+	durableOps["schedule"] = durableOp{2, "rm ID", durableScheduleRm}
+}
+
+func durableSchedules(ctx context.Context, e *durable.Engine, f *durableFlags, _ []string, out io.Writer) error {
+	list, err := e.Schedules(ctx)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		rows := make([]map[string]any, len(list))
+		for i, s := range list {
+			rows[i] = map[string]any{"id": s.ID, "workflow": s.Workflow, "version": s.Version, "cron": s.Cron, "input": s.Input,
+				"catchUp": s.CatchUp, "nextAt": s.NextAt.UTC(), "lastRun": s.LastRunID}
+		}
+		return writeJSON(out, rows)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(out, "no schedules")
+		return nil
+	}
+	now := time.Now()
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tWORKFLOW\tCRON\tNEXT\tLAST RUN")
+	for _, s := range list {
+		last := s.LastRunID
+		if last == "" {
+			last = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s (%s)\t%s\n", s.ID, s.Workflow, s.Cron, s.NextAt.UTC().Format(time.RFC3339), view.Until(s.NextAt, now), last)
+	}
+	return tw.Flush()
+}
+
+func durableScheduleRm(ctx context.Context, e *durable.Engine, _ *durableFlags, a []string, out io.Writer) error {
+	if a[0] != "rm" {
+		return task.Errorf(task.InvalidInput, "unknown schedule subcommand %q; hint: sky durable schedule rm ID (list them with sky durable schedules)", a[0])
+	}
+	found, err := e.Unschedule(ctx, a[1])
+	if err != nil {
+		return err
+	}
+	if !found {
+		return task.Errorf(task.NotFound, "no schedule with id %q; hint: list them with sky durable schedules", a[1])
+	}
+	fmt.Fprintf(out, "schedule %s removed (the runs it started are kept)\n", a[1])
+	return nil
+}

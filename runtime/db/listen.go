@@ -1,0 +1,48 @@
+package db
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"skydurable/runtime/task"
+)
+
+// Listener is a PostgreSQL session of its own LISTENing on one channel
+// (NOTIFY is per session, so it is not a pooled connection: Listen takes
+// one out of the pool for good and Close closes it).
+type Listener struct {
+	conn *pgx.Conn
+}
+
+// Listen opens a Listener on channel. On SQLite, which has no NOTIFY, it is
+// an InvalidInput error.
+func (d *DB) Listen(ctx context.Context, channel string) (*Listener, error) {
+	be, ok := d.p.be.(*postgresBackend)
+	if !ok {
+		return nil, task.Errorf(task.InvalidInput, "%s: LISTEN %q needs PostgreSQL", d.p.dialect, channel)
+	}
+	c, err := be.pool.Acquire(ctx)
+	if err != nil {
+		return nil, mapError(d.p.dialect, "LISTEN", err)
+	}
+	l := &Listener{conn: c.Hijack()}
+	if _, err := l.conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
+		l.Close()
+		return nil, mapError(d.p.dialect, "LISTEN", err)
+	}
+	return l, nil
+}
+
+// Wait blocks until a notification arrives on the channel, or ctx ends,
+// and returns its payload.
+func (l *Listener) Wait(ctx context.Context) (string, error) {
+	n, err := l.conn.WaitForNotification(ctx)
+	if err != nil {
+		return "", err
+	}
+	return n.Payload, nil
+}
+
+// Close ends the session.
+func (l *Listener) Close() { _ = l.conn.Close(context.Background()) }

@@ -1,0 +1,161 @@
+package durable
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"skydurable/runtime/db"
+	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/task"
+)
+
+// The flow-control benchmarks (make bench; docs/benchmarks.md, "Flow
+// control"): claim latency with limits on among many waiting runs, and
+// throughput with and without limits. They print their figures.
+
+// benchLimits are limits that are on but never bind in these benchmarks:
+// every run has its own key, and the concurrency is above the pollers'.
+var benchLimits = Limits{Concurrency: 1000, PerKey: 1}
+
+func benchDef(name string, limited bool) Def[string, string] {
+	body := func(c *Ctx, in string) task.Task[string] { return Step(c, str, "a", task.Succeed(in)) }
+	if !limited {
+		return Register(name, str, str, body)
+	}
+	return RegisterWithLimits(benchLimits, func(in string) (string, error) { return in, nil }, DefaultRetryPolicy, name, str, str, body)
+}
+
+// parkBenchRuns inserts n runs of workflow waiting for a day, in one
+// statement, and analyzes the table.
+func parkBenchRuns(b *testing.B, d *db.DB, workflow string, n int) {
+	ctx := context.Background()
+	if _, err := d.Exec(ctx, `INSERT INTO _sky_durable_runs (id, workflow, status, input, attempts, wake_at, last_error, created_at, updated_at)
+SELECT 'parked-' || g, ?, 'waiting', '"x"', 0, now() + INTERVAL '1 day', '', now(), now() FROM generate_series(1, ?) g`, workflow, n); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := d.Exec(ctx, `ANALYZE _sky_durable_runs`); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkClaimLatencyWithLimits times 300 claims of due runs one by one
+// (from the claim statement to the next statement, which follows the
+// claim's answer), among 1,000 and 100,000 waiting runs, with and without
+// limits, on PostgreSQL.
+func BenchmarkClaimLatencyWithLimits(b *testing.B) {
+	for _, waiting := range []int{1000, 100_000} {
+		for _, limited := range []bool{false, true} {
+			b.Run(fmt.Sprintf("waiting=%d/limits=%v", waiting, limited), func(b *testing.B) {
+				d := dbtest.Open(b, "postgres")
+				ctx := context.Background()
+				var mu sync.Mutex
+				var marks []time.Time
+				var ops []string
+				e := New(d, Options{WorkerID: "bench", OnStatement: func(op, _ string) {
+					mu.Lock()
+					marks, ops = append(marks, time.Now()), append(ops, op)
+					mu.Unlock()
+				}})
+				if err := e.Setup(ctx); err != nil {
+					b.Fatal(err)
+				}
+				def := benchDef("bench.claim", limited)
+				parkBenchRuns(b, d, def.Name(), waiting)
+				for i := range 300 {
+					if err := Start(ctx, e, def, fmt.Sprintf("due-%d", i), fmt.Sprintf("k%d", i)); err != nil {
+						b.Fatal(err)
+					}
+				}
+				defs := []Workflow{def.Erase()}
+				b.ResetTimer()
+				mu.Lock()
+				marks, ops = nil, nil
+				mu.Unlock()
+				for {
+					worked, err := e.Poll(ctx, defs)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if !worked {
+						break
+					}
+				}
+				b.StopTimer()
+				var claims []time.Duration
+				for i := 0; i+1 < len(ops); i++ {
+					if ops[i] == "claim" && ops[i+1] != "claim" {
+						claims = append(claims, marks[i+1].Sub(marks[i]))
+					}
+				}
+				slices.Sort(claims)
+				if len(claims) < 300 {
+					b.Fatalf("timed %d claims, want 300", len(claims))
+				}
+				p50, p99 := claims[len(claims)/2], claims[len(claims)*99/100]
+				b.ReportMetric(float64(p50.Microseconds()), "p50-µs")
+				b.ReportMetric(float64(p99.Microseconds()), "p99-µs")
+				fmt.Printf("flow: claim latency, %d waiting, limits %v: p50 %v p99 %v\n", waiting, limited, p50, p99)
+			})
+		}
+	}
+}
+
+// BenchmarkThroughputWithLimits runs 2,000 one-step runs with 4 pollers on
+// PostgreSQL, with and without limits, and prints runs a second.
+func BenchmarkThroughputWithLimits(b *testing.B) {
+	const runs, pollers = 2000, 4
+	rate := map[bool]float64{}
+	for _, limited := range []bool{false, true} {
+		b.Run(fmt.Sprintf("limits=%v", limited), func(b *testing.B) {
+			d := dbtest.Open(b, "postgres")
+			ctx := context.Background()
+			e := New(d, Options{WorkerID: "starter"})
+			if err := e.Setup(ctx); err != nil {
+				b.Fatal(err)
+			}
+			def := benchDef("bench.throughput", limited)
+			for i := range runs {
+				if err := Start(ctx, e, def, fmt.Sprintf("r-%d", i), fmt.Sprintf("k%d", i)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ResetTimer()
+			began := time.Now()
+			var wg sync.WaitGroup
+			for i := range pollers {
+				w := New(d, Options{WorkerID: fmt.Sprintf("poller-%d", i)})
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						worked, err := w.Poll(ctx, []Workflow{def.Erase()})
+						if err != nil {
+							b.Error(err)
+							return
+						}
+						if !worked {
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			took := time.Since(began)
+			b.StopTimer()
+			var left int
+			if err := d.QueryRow(ctx, `SELECT COUNT(*) FROM _sky_durable_runs WHERE status <> 'done'`).Scan(&left); err != nil || left != 0 {
+				b.Fatalf("%d runs not done (%v)", left, err)
+			}
+			rate[limited] = float64(runs) / took.Seconds()
+			b.ReportMetric(rate[limited], "runs/s")
+			fmt.Printf("flow: throughput, limits %v: %.0f runs/s (%d runs, %d pollers, %v)\n", limited, rate[limited], runs, pollers, took.Round(time.Millisecond))
+		})
+	}
+	if rate[false] > 0 && rate[true] > 0 {
+		fmt.Printf("flow: limits cost %.1f%% of throughput\n", 100*(1-rate[true]/rate[false]))
+	}
+}

@@ -1,0 +1,245 @@
+package durable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"skydurable/runtime/codec"
+	"skydurable/runtime/db"
+	"skydurable/runtime/durable/store"
+	"skydurable/runtime/task"
+)
+
+// This file is what callers outside a workflow read of a run (Sky's
+// Durable.result, awaitResult, getEvent), the events a run publishes
+// (Durable.setEvent) and Durable.signalWithStart.
+
+// Result reads the output of run runID of def: nil while the run is not
+// finished (waiting, running, failed and due for a retry). A run that is
+// dead or cancelled will never yield one by itself: that is an Unavailable
+// error with its last error; an unknown id is NotFound, a run of another
+// workflow a Conflict.
+func Result[I, O any](ctx context.Context, e *Engine, def Def[I, O], runID string) (*O, error) {
+	r, err := e.store.ReadRun(ctx, runID)
+	if err == store.ErrRunNotFound {
+		return nil, runNotFound(runID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if r.Workflow != def.name {
+		return nil, task.Errorf(task.Conflict, "durable: run %q is a run of workflow %q, not %q; hint: read it with the WorkflowDef it was started with", runID, r.Workflow, def.name)
+	}
+	switch r.Status {
+	case StatusDone:
+		out, err := def.out.Decode(r.Output)
+		if err != nil {
+			return nil, task.Errorf(task.Decode, "durable: the output %s of run %q does not decode: %s; hint: the workflow's output codec changed since it finished", codec.Preview(r.Output), runID, errText(err))
+		}
+		return &out, nil
+	case StatusDead, StatusCancelled, StatusTimedOut:
+		return nil, task.Errorf(task.Unavailable, "durable: run %q (workflow %q) is %s and has no result (last error: %s); hint: `sky durable show %s`",
+			runID, r.Workflow, r.Status, orNone(r.LastError), runID)
+	}
+	return nil, nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// DoneChannel is the NOTIFY channel AwaitResult listens on: the payload is
+// the id of a run that just finished (done, dead or cancelled).
+const DoneChannel = "sky_durable_done"
+
+// AwaitResult is Result that waits up to timeout for the run to finish (a
+// zero or negative timeout reads once). On PostgreSQL it LISTENs on
+// DoneChannel on a connection of its own (the trigger that sends it is
+// installed on first use, so databases whose callers never wait pay
+// nothing); on SQLite it polls, backing off from 5ms to 200ms.
+func AwaitResult[I, O any](ctx context.Context, e *Engine, def Def[I, O], runID string, timeout time.Duration) (*O, error) {
+	deadline := time.Now().Add(timeout)
+	var l *db.Listener
+	if e.db.Dialect() == db.Postgres && timeout > 0 {
+		if err := installDoneHint(ctx, e.db); err != nil {
+			return nil, err
+		}
+		var err error
+		if l, err = e.db.Listen(ctx, DoneChannel); err != nil {
+			return nil, err
+		}
+		defer l.Close()
+	}
+	wait := 5 * time.Millisecond
+	for {
+		out, err := Result(ctx, e, def, runID)
+		if out != nil || err != nil {
+			return out, err
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil, nil
+		}
+		if l == nil {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(min(wait, left)):
+			}
+			wait = min(2*wait, 200*time.Millisecond)
+			continue
+		}
+		if err := awaitNotice(ctx, l, runID, left); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// awaitNotice waits until l hears runID or for at most d.
+func awaitNotice(ctx context.Context, l *db.Listener, runID string, d time.Duration) error {
+	wctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	for {
+		id, err := l.Wait(wctx)
+		switch {
+		case err == nil && id == runID:
+			return nil
+		case err == nil:
+			continue
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(wctx.Err(), context.DeadlineExceeded):
+			return nil
+		default:
+			return task.Errorf(task.Unavailable, "durable: waiting for run %q: the LISTEN connection failed: %v", runID, err)
+		}
+	}
+}
+
+// pgDoneHintFunction notifies DoneChannel when a run finishes;
+// pgDoneHintTrigger attaches it (plain CREATE TRIGGER, which every
+// supported PostgreSQL has; installDoneHint checks first).
+const (
+	pgDoneHintFunction = `
+CREATE OR REPLACE FUNCTION _sky_durable_done_hint() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('` + DoneChannel + `', NEW.id);
+  RETURN NULL;
+END $$;`
+	pgDoneHintTrigger = `
+CREATE TRIGGER _sky_durable_done_hint AFTER UPDATE OF status ON _sky_durable_runs
+  FOR EACH ROW WHEN (NEW.status IN ('done','dead','cancelled','timed_out') AND OLD.status NOT IN ('done','dead','cancelled','timed_out'))
+  EXECUTE FUNCTION _sky_durable_done_hint();`
+	pgHasDoneHint = `SELECT count(*) FROM pg_trigger WHERE tgname = '_sky_durable_done_hint' AND tgrelid = to_regclass('_sky_durable_runs')`
+)
+
+// installDoneHint creates the trigger of DoneChannel once: a first check
+// without a lock (the common case: it is there), then, serialised by the
+// hint lock of notify.go, again before creating it.
+func installDoneHint(ctx context.Context, d *db.DB) error {
+	there := func(q *db.DB, ctx context.Context) (bool, error) {
+		var n int64
+		err := q.QueryRow(ctx, pgHasDoneHint).Scan(&n)
+		return n > 0, err
+	}
+	if ok, err := there(d, ctx); err != nil || ok {
+		return err
+	}
+	return d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(pgHintLock)); err != nil {
+			return err
+		}
+		if ok, err := there(tx, ctx); err != nil || ok {
+			return err
+		}
+		if _, err := tx.ExecRaw(ctx, pgDoneHintFunction); err != nil {
+			return err
+		}
+		_, err := tx.ExecRaw(ctx, pgDoneHintTrigger)
+		return err
+	})
+}
+
+// SetEvent publishes value a under key for callers outside the run to read
+// with GetEvent (Sky's Durable.setEvent); a later SetEvent of the key
+// replaces it. It is a journalled step ("event:<key>", then
+// "event:<key>#2", ... for the key's later ones) whose transaction writes
+// the value, so a replay does not write it again.
+func SetEvent[A any](c *Ctx, cd codec.Codec[A], key string, a A) task.Task[struct{}] {
+	return task.From(func(ctx context.Context) (struct{}, error) {
+		if key == "" {
+			return struct{}{}, task.Errorf(task.InvalidInput, "durable run %q: Durable.setEvent with an empty key; hint: name what it reports, e.g. \"progress\"", c.RunID())
+		}
+		return task.Run(ctx, Transaction(c, codec.Unit, c.nextOccurrence("event:"+key), func(ctx context.Context, tx *db.DB) (struct{}, error) {
+			js, err := cd.Encode(a)
+			if err != nil {
+				return struct{}{}, task.Errorf(task.InvalidInput, "durable run %q: the value of event %q does not encode: %s", c.RunID(), key, errText(err))
+			}
+			if err := c.checkSize(fmt.Sprintf("the value of event %q", key), js); err != nil {
+				return struct{}{}, err
+			}
+			return struct{}{}, c.e.store.PutEvent(ctx, tx, c.RunID(), key, js, c.e.now())
+		}))
+	})
+}
+
+// nextOccurrence is id the first time the body reaches it, then id#2, ...:
+// the seen ids are those the body reached so far, in journal order, so the
+// numbering is the same on every replay.
+func (c *Ctx) nextOccurrence(id string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.seen[id] {
+		return id
+	}
+	for n := 2; ; n++ {
+		if next := fmt.Sprintf("%s#%d", id, n); !c.seen[next] {
+			return next
+		}
+	}
+}
+
+// GetEvent reads the latest value run runID set under key (Sky's
+// Durable.getEvent): nil when none was set (or the run does not exist).
+func GetEvent[A any](ctx context.Context, e *Engine, runID, key string, cd codec.Codec[A]) (*A, error) {
+	js, found, err := e.store.GetEvent(ctx, runID, key)
+	if err != nil || !found {
+		return nil, err
+	}
+	a, err := cd.Decode(js)
+	if err != nil {
+		return nil, task.Errorf(task.Decode, "durable: the value %s of event %q of run %q does not decode: %s; hint: read it with the codec it was set with",
+			codec.Preview(js), key, runID, errText(err))
+	}
+	return &a, nil
+}
+
+// SignalWithStart starts run runID of def with input (idempotent, as Start)
+// and sends it signal name with payload a, in one transaction (Sky's
+// Durable.signalWithStart): the signal is never stored for a run that
+// failed to start, and a run started by it finds the signal at once.
+func SignalWithStart[I, O, A any](ctx context.Context, e *Engine, def Def[I, O], runID string, input I, name string, cd codec.Codec[A], a A) error {
+	in, err := def.in.Encode(input)
+	if err != nil {
+		return task.Errorf(task.InvalidInput, "durable: the input of run %q of workflow %q does not encode: %s", runID, def.name, errText(err))
+	}
+	payload, err := cd.Encode(a)
+	if err != nil {
+		return task.Errorf(task.InvalidInput, "durable: the payload of signal %q to run %q does not encode: %s", name, runID, errText(err))
+	}
+	if strings.TrimSpace(name) == "" {
+		return task.Errorf(task.InvalidInput, "durable: Durable.signalWithStart to run %q with an empty signal name; hint: name the signal the workflow awaits, e.g. \"approved\"", runID)
+	}
+	return e.db.WithTransaction(ctx, func(ctx context.Context, _ *db.DB) error {
+		if err := e.start(ctx, def.name, def.version, runID, in, runOptions{limits: def.limits}); err != nil {
+			return err
+		}
+		return e.Signal(ctx, runID, name, payload)
+	})
+}

@@ -1,0 +1,217 @@
+package storetest
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"skydurable/runtime/db"
+	"skydurable/runtime/durable/store"
+)
+
+// The flow-control and schedule cases join the suite.
+func init() { cases = append(cases, flowCases...) }
+
+// CheckFlowMigrated is the check of the migration to 0006 (flow): runs
+// from before it have priority 0 and no limit key, and the claim still
+// finds them.
+func CheckFlowMigrated(t *testing.T, s store.Store, _ *db.DB) {
+	t.Helper()
+	old, err := s.ReadRun(context.Background(), "old")
+	if err != nil || old.Priority != 0 || old.LimitKey != "" {
+		t.Errorf("run old after migrating to 0006 = %+v, %v; want priority 0 and no limit key", old, err)
+	}
+	schedules, err := s.ListSchedules(context.Background())
+	if err != nil || len(schedules) != 0 {
+		t.Errorf("schedules after migrating = %v, %v; want none", schedules, err)
+	}
+}
+
+// insertWith inserts a waiting run with a priority and a limit key ("" for
+// none), due at at.
+func (f *fixture) insertWith(id, workflow string, priority int, key string, at time.Time) {
+	f.t.Helper()
+	r := store.NewRun{ID: id, Workflow: workflow, Version: 1, Input: `1`, Priority: priority}
+	if key != "" {
+		r.LimitKey = &key
+	}
+	if ok, _, err := f.s.InsertRun(f.ctx, r, at); err != nil || !ok {
+		f.t.Fatalf("InsertRun(%s) = %v, %v", id, ok, err)
+	}
+}
+
+// claimLimited claims with limits among names (limited: those declared)
+// and returns the run id claimed, "" when none.
+func (f *fixture) claimLimited(now time.Time, names, limited []string, rated bool) string {
+	f.t.Helper()
+	c, ok, err := f.s.ClaimLimited(f.ctx, store.LimitedClaim{Names: names, Limited: limited, Rated: rated, Lease: Lease, Token: "tok-" + now.String() + f.t.Name() + time.Now().String(), Worker: "w1"}, now)
+	if err != nil {
+		f.t.Fatalf("ClaimLimited: %v", err)
+	}
+	if !ok {
+		return ""
+	}
+	return c.ID
+}
+
+func (f *fixture) complete(id string, now time.Time) {
+	f.t.Helper()
+	r := f.run(id)
+	var token string
+	f.ok("read token", f.d.QueryRow(f.ctx, `SELECT lease_token FROM _sky_durable_runs WHERE id = ?`, id).Scan(&token))
+	if r.Status != store.StatusRunning {
+		f.t.Fatalf("run %s is %s, want running", id, r.Status)
+	}
+	f.ok("Complete "+id, f.s.Complete(f.ctx, store.Fence{RunID: id, Token: token}, nil, `"ok"`, now))
+}
+
+// claims claims with limits until none is due and returns the ids.
+func (f *fixture) claims(now time.Time, names, limited []string, rated bool) []string {
+	var ids []string
+	for id := f.claimLimited(now, names, limited, rated); id != ""; id = f.claimLimited(now, names, limited, rated) {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+var flowCases = []storeCase{
+	{"PriorityOrdersTheClaim", func(f *fixture) {
+		f.insertWith("low", "w", -1, "", T0)
+		f.insertWith("normal", "w", 0, "", T0)
+		f.insertWith("urgent-late", "w", 5, "", T0.Add(2*time.Second))
+		f.insertWith("urgent", "w", 5, "", T0.Add(time.Second))
+		f.insertWith("future", "w", 10, "", T0.Add(time.Hour))
+		now := T0.Add(time.Minute)
+		var got []string
+		for i := 0; i < 5; i++ {
+			c, ok, err := f.s.ClaimRun(f.ctx, []string{"w"}, now, Lease, "t"+string(rune('a'+i)), "w1")
+			f.ok("ClaimRun", err)
+			if !ok {
+				break
+			}
+			got = append(got, c.ID)
+		}
+		if want := []string{"urgent", "urgent-late", "normal", "low"}; !slices.Equal(got, want) {
+			f.t.Errorf("claims in order %v, want %v (a run not yet due is never claimed)", got, want)
+		}
+		if r := f.run("urgent"); r.Priority != 5 {
+			f.t.Errorf("run urgent has priority %d, want 5", r.Priority)
+		}
+	}},
+	{"ConcurrencyLimitHoldsRuns", func(f *fixture) {
+		f.ok("DeclareLimits", f.s.DeclareLimits(f.ctx, store.Limits{Workflow: "w", Concurrency: 2}, T0))
+		for _, id := range []string{"w1", "w2", "w3"} {
+			f.insertWith(id, "w", 0, "", T0)
+		}
+		f.insertWith("free", "u", 0, "", T0.Add(time.Second))
+		now := T0.Add(time.Minute)
+		got := f.claims(now, []string{"w", "u"}, []string{"w"}, false)
+		if want := []string{"w1", "w2", "free"}; !slices.Equal(got, want) {
+			f.t.Fatalf("claims %v, want %v: two of w (its limit), then the unlimited run", got, want)
+		}
+		f.complete("w1", now)
+		if got := f.claims(now, []string{"w"}, []string{"w"}, false); !slices.Equal(got, []string{"w3"}) {
+			f.t.Errorf("claims after one finished = %v, want [w3]", got)
+		}
+		// A run whose lease expired holds no slot: it is claimable again.
+		later := now.Add(Lease + time.Second)
+		if got := f.claims(later, []string{"w"}, []string{"w"}, false); len(got) != 2 {
+			f.t.Errorf("claims after the leases expired = %v, want the two stale runs back", got)
+		}
+	}},
+	{"PerKeyLimitSerialisesAKey", func(f *fixture) {
+		f.ok("DeclareLimits", f.s.DeclareLimits(f.ctx, store.Limits{Workflow: "w", PerKey: 1}, T0))
+		f.insertWith("a1", "w", 0, "a", T0)
+		f.insertWith("a2", "w", 0, "a", T0.Add(time.Second))
+		f.insertWith("b1", "w", 0, "b", T0.Add(2*time.Second))
+		now := T0.Add(time.Minute)
+		if got := f.claims(now, []string{"w"}, []string{"w"}, false); !slices.Equal(got, []string{"a1", "b1"}) {
+			f.t.Fatalf("claims = %v, want [a1 b1]: a2 waits for a1", got)
+		}
+		states, err := f.s.FlowStates(f.ctx, []string{"w"}, Lease, now)
+		f.ok("FlowStates", err)
+		if len(states) != 1 || states[0].PerKey != 1 || states[0].Running != 2 || states[0].RunningByKey["a"] != 1 {
+			f.t.Errorf("FlowStates = %+v, want per key 1, 2 running, 1 of key a", states)
+		}
+		f.complete("a1", now)
+		if got := f.claims(now, []string{"w"}, []string{"w"}, false); !slices.Equal(got, []string{"a2"}) {
+			f.t.Errorf("claims after a1 finished = %v, want [a2]", got)
+		}
+		if r := f.run("a2"); r.LimitKey != "a" {
+			f.t.Errorf("run a2 has limit key %q, want a", r.LimitKey)
+		}
+	}},
+	{"RateLimitSpacesClaims", func(f *fixture) {
+		f.ok("DeclareLimits", f.s.DeclareLimits(f.ctx, store.Limits{Workflow: "w", RatePerSecond: 2}, T0))
+		for _, id := range []string{"r1", "r2", "r3", "r4"} {
+			f.insertWith(id, "w", 0, "", T0)
+		}
+		at := func(ms int) time.Time { return T0.Add(time.Minute + time.Duration(ms)*time.Millisecond) }
+		for _, c := range []struct {
+			ms   int
+			want string
+		}{{0, "r1"}, {0, ""}, {499, ""}, {500, "r2"}, {900, ""}, {1000, "r3"}, {5000, "r4"}} {
+			if got := f.claimLimited(at(c.ms), []string{"w"}, []string{"w"}, true); got != c.want {
+				f.t.Errorf("claim at +%d ms = %q, want %q (2 a second: one every 500 ms)", c.ms, got, c.want)
+			}
+		}
+		states, err := f.s.FlowStates(f.ctx, []string{"w"}, Lease, at(5000))
+		f.ok("FlowStates", err)
+		if len(states) != 1 || !states[0].NextClaimAt.Equal(at(5500)) {
+			f.t.Errorf("FlowStates = %+v, want the next claim at +5500 ms", states)
+		}
+		// Declaring no limits drops them: every run is claimable at once.
+		f.ok("DeclareLimits", f.s.DeclareLimits(f.ctx, store.Limits{Workflow: "w"}, T0))
+		if states, _ := f.s.FlowStates(f.ctx, []string{"w"}, Lease, at(5000)); len(states) != 0 {
+			f.t.Errorf("FlowStates after dropping the limits = %+v, want none", states)
+		}
+	}},
+	{"SchedulesFireEachTickOnce", func(f *fixture) {
+		every := func(t time.Time) time.Time { return t.Truncate(time.Minute).Add(time.Minute) }
+		s, err := f.s.PutSchedule(f.ctx, store.Schedule{ID: "digest", Workflow: "w", Version: 2, Cron: "* * * * *", Input: `{"n":1}`}, T0, every)
+		f.ok("PutSchedule", err)
+		first := every(T0)
+		if !s.NextAt.Equal(first) {
+			f.t.Fatalf("next tick = %v, want %v", s.NextAt, first)
+		}
+		// Declaring it again with the same expression keeps the pending tick.
+		s, err = f.s.PutSchedule(f.ctx, store.Schedule{ID: "digest", Workflow: "w", Version: 2, Cron: "* * * * *", Input: `{"n":2}`}, T0.Add(90*time.Second), every)
+		f.ok("PutSchedule again", err)
+		if !s.NextAt.Equal(first) || s.Input != `{"n":2}` {
+			f.t.Fatalf("after re-declaring: %+v, want the tick %v kept and the new input", s, first)
+		}
+		ticks := func(s store.Schedule, now time.Time) store.SchedulePlan {
+			var out []time.Time
+			for t := s.NextAt; !t.After(now); t = every(t) {
+				out = append(out, t)
+			}
+			return store.SchedulePlan{Ticks: out[len(out)-1:], Next: every(now)}
+		}
+		if n, err := f.s.FireSchedules(f.ctx, []string{"other"}, first.Add(time.Hour), ticks); err != nil || n != 0 {
+			f.t.Errorf("FireSchedules for another workflow = %d, %v; want 0", n, err)
+		}
+		now := first.Add(2*time.Minute + time.Second)
+		if n, err := f.s.FireSchedules(f.ctx, []string{"w"}, now, ticks); err != nil || n != 1 {
+			f.t.Fatalf("FireSchedules = %d, %v; want 1 run (the latest missed tick)", n, err)
+		}
+		id := store.RunIDOf("digest", first.Add(2*time.Minute))
+		if r := f.run(id); r.Workflow != "w" || r.Version != 2 || r.Input != `{"n":2}` || r.Status != store.StatusWaiting {
+			f.t.Errorf("scheduled run %s = %+v", id, r)
+		}
+		if n, err := f.s.FireSchedules(f.ctx, []string{"w"}, now, ticks); err != nil || n != 0 {
+			f.t.Errorf("FireSchedules again = %d, %v; want 0 (the tick is fired)", n, err)
+		}
+		list, err := f.s.ListSchedules(f.ctx)
+		f.ok("ListSchedules", err)
+		if len(list) != 1 || !list[0].NextAt.Equal(every(now)) || list[0].LastRunID != id {
+			f.t.Errorf("schedules = %+v; want next tick %v and last run %s", list, every(now), id)
+		}
+		if ok, err := f.s.DeleteSchedule(f.ctx, "digest"); err != nil || !ok {
+			f.t.Errorf("DeleteSchedule = %v, %v", ok, err)
+		}
+		if ok, err := f.s.DeleteSchedule(f.ctx, "digest"); err != nil || ok {
+			f.t.Errorf("DeleteSchedule of a deleted schedule = %v, %v; want false", ok, err)
+		}
+	}},
+}
