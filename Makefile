@@ -3,14 +3,19 @@
 #   make test   every test (SQLite and PostgreSQL; PostgreSQL must be reachable or installed)
 #   make bench  the Go benchmarks, then the load run (bin/skybench load); prints figures (docs/benchmarks.md)
 #   make check  go vet + gofmt + staticcheck (also run by make test)
+#   make chaos  the chaos run: sky workers SIGKILLed at random, a database restart (CHAOS=4m; make test runs 30s)
 
 GO ?= go
 BIN := bin
 # Flags of the load run, e.g. make bench LOADFLAGS='-rounds 1 -runs 200'
 # (bin/skybench load -h lists them).
 LOADFLAGS ?=
+# How long make chaos starts runs and kills workers (a Go duration), and how
+# many sky workers it keeps running.
+CHAOS ?= 4m
+CHAOS_WORKERS ?= 3
 
-.PHONY: run test bench check sky skybench
+.PHONY: run test bench check chaos sky skybench
 
 sky:
 	$(GO) build -o $(BIN)/sky ./cmd/sky
@@ -30,6 +35,9 @@ test: check
 bench: skybench
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./...
 	$(BIN)/skybench load $(LOADFLAGS)
+
+chaos:
+	$(GO) test -count=1 -timeout 30m -run '^TestChaos$$' -v ./examples/worker -args -chaos $(CHAOS) -chaos-workers $(CHAOS_WORKERS)
 
 check:
 	$(GO) vet ./...

@@ -237,7 +237,11 @@ func openDurableDB(ctx context.Context, dsn, start string) (*db.DB, error) {
 	var cfg skydb.Config
 	switch {
 	case strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://"):
-		cfg = skydb.Config{Driver: "postgres", DSN: dsn}
+		pooler, err := db.ParsePooler(os.Getenv(db.EnvPooler))
+		if err != nil {
+			return nil, err
+		}
+		cfg = skydb.Config{Driver: "postgres", DSN: dsn, Pooler: pooler}
 	case dsn != "":
 		cfg = skydb.Config{Driver: "sqlite", DSN: dsn}
 	default:
@@ -256,7 +260,7 @@ func openDurableDB(ctx context.Context, dsn, start string) (*db.DB, error) {
 			return nil, fmt.Errorf("the SQLite database %s does not exist; hint: run the program first, or pass --db", cfg.DSN)
 		}
 	}
-	return db.Open(ctx, cfg.Driver, cfg.DSN)
+	return db.OpenWith(ctx, cfg.Driver, cfg.DSN, db.Options{Pooler: cfg.Pooler})
 }
 
 func durableSignal(ctx context.Context, e *durable.Engine, f *durableFlags, a []string, out io.Writer) error {

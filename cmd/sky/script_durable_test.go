@@ -23,7 +23,8 @@ import (
 // after a step's result has been committed.
 func scriptCommands(t *testing.T) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
-		"spans": spansCmd,
+		"spans":     spansCmd,
+		"pgbouncer": pgbouncerCommand(t),
 		"pgdb": func(ts *testscript.TestScript, neg bool, args []string) {
 			if neg || len(args) != 0 {
 				ts.Fatalf("usage: pgdb")

@@ -80,8 +80,15 @@ type DB struct {
 // Open connects to a database. driver is "postgres" (dsn is a PostgreSQL URL
 // or key=value string; pool size from pool_max_conns, else 10) or "sqlite"
 // (dsn is a file path, parent directories are created). Open checks the
-// database answers before returning.
+// database answers before returning. It is OpenWith with the default
+// Options (PoolerAuto).
 func Open(ctx context.Context, driver, dsn string) (*DB, error) {
+	return OpenWith(ctx, driver, dsn, Options{})
+}
+
+// OpenWith is Open with opts: opts.Pooler says whether a transaction pooler
+// (PgBouncer) stands between the pool and PostgreSQL.
+func OpenWith(ctx context.Context, driver, dsn string, opts Options) (*DB, error) {
 	var (
 		be  backend
 		err error
@@ -90,7 +97,7 @@ func Open(ctx context.Context, driver, dsn string) (*DB, error) {
 	switch strings.ToLower(strings.TrimSpace(driver)) {
 	case "postgres", "postgresql", "pg":
 		d = Postgres
-		be, err = openPostgres(ctx, dsn)
+		be, err = openPostgres(ctx, dsn, opts.Pooler.Resolve(dsn))
 	case "sqlite", "sqlite3":
 		d = SQLite
 		be, err = openSQLite(ctx, dsn)

@@ -114,6 +114,8 @@ func classifyPostgres(e *pgconn.PgError) (task.Kind, string) {
 		return task.Unavailable, "a concurrent transaction conflicted; retry the transaction"
 	case e.Code == "0A000" && strings.Contains(e.Message, "cached plan"):
 		return task.Unavailable, "the table's schema changed under a prepared statement; retry"
+	case e.Code == "26000", e.Code == "42P05":
+		return task.Unavailable, "a prepared statement vanished or already exists: is a transaction pooler (PgBouncer) in between? Set " + EnvPooler + "=transaction"
 	case e.Code == "57014":
 		return task.Timeout, "the statement was cancelled"
 	case strings.HasPrefix(e.Code, "08"), strings.HasPrefix(e.Code, "57P"), strings.HasPrefix(e.Code, "53"):

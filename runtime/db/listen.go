@@ -15,12 +15,23 @@ type Listener struct {
 	conn *pgx.Conn
 }
 
-// Listen opens a Listener on channel. On SQLite, which has no NOTIFY, it is
-// an InvalidInput error.
+// CanListen reports whether Listen works on d: PostgreSQL, not through a
+// transaction pooler.
+func (d *DB) CanListen() bool {
+	be, ok := d.p.be.(*postgresBackend)
+	return ok && !be.pooled
+}
+
+// Listen opens a Listener on channel. On SQLite, which has no NOTIFY, and
+// through a transaction pooler, which gives the session to other clients
+// after each statement, it is an InvalidInput error.
 func (d *DB) Listen(ctx context.Context, channel string) (*Listener, error) {
 	be, ok := d.p.be.(*postgresBackend)
 	if !ok {
 		return nil, task.Errorf(task.InvalidInput, "%s: LISTEN %q needs PostgreSQL", d.p.dialect, channel)
+	}
+	if be.pooled {
+		return nil, task.Errorf(task.InvalidInput, "postgres: LISTEN %q cannot go through a transaction pooler (%s=transaction): the pooler hands the session to other clients after each statement; hint: listen on a direct URL of the database (SKY_DURABLE_LISTEN_URL)", channel, EnvPooler)
 	}
 	c, err := be.pool.Acquire(ctx)
 	if err != nil {

@@ -28,9 +28,12 @@ const (
 // postgresBackend is a pgx connection pool.
 type postgresBackend struct {
 	pool *pgxpool.Pool
+	// pooled is true when a transaction pooler stands between the pool and
+	// the server: no session state (LISTEN) survives a statement.
+	pooled bool
 }
 
-func openPostgres(ctx context.Context, dsn string) (backend, error) {
+func openPostgres(ctx context.Context, dsn string, pooler Pooler) (backend, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		// pgx's parse errors already hide the password.
@@ -40,6 +43,7 @@ func openPostgres(ctx context.Context, dsn string) (backend, error) {
 	if !strings.Contains(dsn, "pool_max_conns") {
 		cfg.MaxConns = defaultPostgresPoolSize
 	}
+	applyPooler(cfg, pooler)
 	where := cfg.ConnConfig.Host + ":" + strconv.Itoa(int(cfg.ConnConfig.Port)) + "/" + cfg.ConnConfig.Database
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -55,7 +59,7 @@ func openPostgres(ctx context.Context, dsn string) (backend, error) {
 			Message: "postgres: the server at " + where + " does not answer: " + err.Error() +
 				"; hint: is PostgreSQL running and does the database exist?"}
 	}
-	return &postgresBackend{pool: pool}, nil
+	return &postgresBackend{pool: pool, pooled: pooler == PoolerTransaction}, nil
 }
 
 func (b *postgresBackend) exec(ctx context.Context, st *statement, args []any) (int64, error) {

@@ -106,9 +106,13 @@ type HintSettings struct {
 	// Off turns listening off (SKY_DURABLE_NOTIFY=off, 0 or false).
 	Off bool
 	// URL is the PostgreSQL URL of the dedicated listening connection:
-	// SKY_DURABLE_NOTIFY_URL, else DATABASE_URL, else SKY_DB_PATH when
-	// SKY_DB_DRIVER is postgres.
+	// SKY_DURABLE_LISTEN_URL (or its older name SKY_DURABLE_NOTIFY_URL),
+	// else the database's URL (DATABASE_URL, else SKY_DB_PATH when
+	// SKY_DB_DRIVER is postgres) unless that goes through a transaction
+	// pooler (SKY_DB_POOLER), which cannot carry LISTEN.
 	URL string
+	// NoURL says why URL is empty, for the worker's report.
+	NoURL string
 	// Report receives the listener's problems (nil: dropped).
 	Report func(string)
 }
@@ -120,12 +124,20 @@ func HintSettingsFromEnv(getenv func(string) string) HintSettings {
 	case "off", "0", "false", "no":
 		return HintSettings{Off: true}
 	}
-	url := getenv("SKY_DURABLE_NOTIFY_URL")
-	if url == "" {
-		url = getenv("DATABASE_URL")
+	for _, name := range []string{"SKY_DURABLE_LISTEN_URL", "SKY_DURABLE_NOTIFY_URL"} {
+		if url := getenv(name); url != "" {
+			return HintSettings{URL: url}
+		}
 	}
+	url := getenv("DATABASE_URL")
 	if url == "" && strings.HasPrefix(strings.ToLower(getenv("SKY_DB_DRIVER")), "postgres") {
 		url = getenv("SKY_DB_PATH")
+	}
+	if url == "" {
+		return HintSettings{NoURL: "no PostgreSQL URL to listen on (set DATABASE_URL or SKY_DURABLE_LISTEN_URL, or SKY_DURABLE_NOTIFY=off)"}
+	}
+	if pooler, err := db.ParsePooler(getenv(db.EnvPooler)); err != nil || pooler.Resolve(url) == db.PoolerTransaction {
+		return HintSettings{NoURL: "the database URL goes through a transaction pooler, which cannot carry LISTEN (set SKY_DURABLE_LISTEN_URL to a direct URL of the database, or SKY_DURABLE_NOTIFY=off)"}
 	}
 	return HintSettings{URL: url}
 }
@@ -147,20 +159,26 @@ func ListenForHints(ctx context.Context, d *db.DB, url string, onHint func(runID
 	}
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
-		return fmt.Errorf("durable hints: cannot parse the listening URL: %w; hint: set SKY_DURABLE_NOTIFY_URL to the PostgreSQL URL of the database, or SKY_DURABLE_NOTIFY=off", err)
-	}
-	want, err := databaseIdentity(d.QueryRow(ctx, sqlDatabaseIdentity))
-	if err != nil {
-		return err
+		return fmt.Errorf("durable hints: cannot parse the listening URL: %w; hint: set SKY_DURABLE_LISTEN_URL to the PostgreSQL URL of the database, or SKY_DURABLE_NOTIFY=off", err)
 	}
 	timers := &hintTimers{ctx: ctx, onHint: onHint, pending: map[*time.Timer]bool{}}
 	defer timers.stop()
 	backoff := time.Second
 	for ctx.Err() == nil {
-		conn, err := pgx.ConnectConfig(ctx, cfg)
+		// The polled database's identity is read again at each connection:
+		// it changes when the server restarts or fails over.
+		want, err := databaseIdentity(d.QueryRow(ctx, sqlDatabaseIdentity))
+		var conn *pgx.Conn
 		if err == nil {
-			err = listen(ctx, conn, want, onHint, timers)
+			conn, err = pgx.ConnectConfig(ctx, cfg)
+		}
+		if err == nil {
+			var listened bool
+			listened, err = listen(ctx, conn, want, onHint, timers)
 			conn.Close(context.WithoutCancel(ctx))
+			if listened { // a connection that worked: the next one starts over
+				backoff = time.Second
+			}
 		}
 		if ctx.Err() != nil {
 			return nil
@@ -180,17 +198,18 @@ func ListenForHints(ctx context.Context, d *db.DB, url string, onHint func(runID
 	return nil
 }
 
-// listen checks the database, LISTENs and forwards hints until an error.
-func listen(ctx context.Context, conn *pgx.Conn, want string, onHint func(string), timers *hintTimers) error {
+// listen checks the database, LISTENs and forwards hints until an error;
+// listened says whether LISTEN took effect.
+func listen(ctx context.Context, conn *pgx.Conn, want string, onHint func(string), timers *hintTimers) (listened bool, err error) {
 	got, err := databaseIdentity(conn.QueryRow(ctx, sqlDatabaseIdentity))
 	if err != nil {
-		return err
+		return false, err
 	}
 	if got != want {
-		return &hintMismatch{want: want, got: got}
+		return false, &hintMismatch{want: want, got: got}
 	}
 	if _, err := conn.Exec(ctx, "LISTEN "+HintChannel); err != nil {
-		return err
+		return false, err
 	}
 	// Hints sent before LISTEN took effect are lost: one catch-up hint
 	// makes the worker poll for them.
@@ -198,7 +217,7 @@ func listen(ctx context.Context, conn *pgx.Conn, want string, onHint func(string
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
-			return err
+			return true, err
 		}
 		id, delay := parseHint(n.Payload)
 		if delay <= 0 {
@@ -277,5 +296,5 @@ func databaseIdentity(row scanner) (string, error) {
 type hintMismatch struct{ want, got string }
 
 func (m *hintMismatch) Error() string {
-	return fmt.Sprintf("durable hints: the listening URL reaches %q, but the worker polls %q, so hints would never arrive; hint: set SKY_DURABLE_NOTIFY_URL to the URL of the polled database, or SKY_DURABLE_NOTIFY=off", m.got, m.want)
+	return fmt.Sprintf("durable hints: the listening URL reaches %q, but the worker polls %q, so hints would never arrive; hint: set SKY_DURABLE_LISTEN_URL to the URL of the polled database, or SKY_DURABLE_NOTIFY=off", m.got, m.want)
 }

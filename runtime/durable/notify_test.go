@@ -202,10 +202,17 @@ func TestHintSettingsFromEnv(t *testing.T) {
 		{env("DATABASE_URL", "postgres://a"), HintSettings{URL: "postgres://a"}},
 		{env("DATABASE_URL", "postgres://a", "SKY_DURABLE_NOTIFY_URL", "postgres://b"), HintSettings{URL: "postgres://b"}},
 		{env("SKY_DB_DRIVER", "postgres", "SKY_DB_PATH", "postgres://c"), HintSettings{URL: "postgres://c"}},
-		{env("SKY_DB_DRIVER", "sqlite", "SKY_DB_PATH", "x.db"), HintSettings{}},
+		{env("SKY_DB_DRIVER", "sqlite", "SKY_DB_PATH", "x.db"), HintSettings{NoURL: "no PostgreSQL URL"}},
+		// Through a transaction pooler: the direct listening URL, else no
+		// listening at all.
+		{env("DATABASE_URL", "postgres://a:6432/d", "SKY_DURABLE_LISTEN_URL", "postgres://a:5432/d"), HintSettings{URL: "postgres://a:5432/d"}},
+		{env("DATABASE_URL", "postgres://a:6432/d"), HintSettings{NoURL: "transaction pooler"}},
+		{env("DATABASE_URL", "postgres://a:7000/d", "SKY_DB_POOLER", "transaction"), HintSettings{NoURL: "transaction pooler"}},
+		{env("DATABASE_URL", "postgres://a:6432/d", "SKY_DB_POOLER", "session"), HintSettings{URL: "postgres://a:6432/d"}},
 	}
 	for i, c := range cases {
-		if got := HintSettingsFromEnv(c.env); got.Off != c.want.Off || got.URL != c.want.URL {
+		got := HintSettingsFromEnv(c.env)
+		if got.Off != c.want.Off || got.URL != c.want.URL || !strings.Contains(got.NoURL, c.want.NoURL) || (c.want.NoURL == "") != (got.NoURL == "") {
 			t.Errorf("case %d: %+v, want %+v", i, got, c.want)
 		}
 	}

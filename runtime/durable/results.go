@@ -62,11 +62,12 @@ const DoneChannel = "sky_durable_done"
 // zero or negative timeout reads once). On PostgreSQL it LISTENs on
 // DoneChannel on a connection of its own (the trigger that sends it is
 // installed on first use, so databases whose callers never wait pay
-// nothing); on SQLite it polls, backing off from 5ms to 200ms.
+// nothing); on SQLite, and through a transaction pooler (which cannot carry
+// LISTEN), it polls, backing off from 5ms to 200ms.
 func AwaitResult[I, O any](ctx context.Context, e *Engine, def Def[I, O], runID string, timeout time.Duration) (*O, error) {
 	deadline := time.Now().Add(timeout)
 	var l *db.Listener
-	if e.db.Dialect() == db.Postgres && timeout > 0 {
+	if e.db.CanListen() && timeout > 0 {
 		if err := installDoneHint(ctx, e.db); err != nil {
 			return nil, err
 		}

@@ -7,14 +7,17 @@ import (
 	"path/filepath"
 	"strings"
 
+	sqldb "skydurable/runtime/db"
 	"skydurable/runtime/project"
 	"skydurable/runtime/task"
 )
 
-// Config names one database: a driver and its path or URL.
+// Config names one database: a driver and its path or URL, and for
+// PostgreSQL what pooler stands in between (SKY_DB_POOLER).
 type Config struct {
 	Driver string
 	DSN    string
+	Pooler sqldb.Pooler
 }
 
 // DefaultSQLitePath is where Db.connect keeps its SQLite file when nothing
@@ -40,6 +43,10 @@ func DefaultEnv() Env { return Env{Getenv: os.Getenv} }
 //  1. `[database] driver` and `path` in sky.toml (in env.Dir);
 //  2. DATABASE_URL: PostgreSQL at that URL;
 //  3. SKY_DB_DRIVER, then SKY_DB_PATH (the file or URL for that driver).
+//
+// SKY_DB_POOLER (transaction, session or none; unset: transaction when the
+// URL's port is 6432, PgBouncer's) says whether a transaction pooler stands
+// between the pool and PostgreSQL.
 //
 // Without a driver it is "sqlite"; a SQLite database without a path is
 // DefaultSQLitePath; a PostgreSQL one without a URL is an InvalidInput error.
@@ -73,6 +80,9 @@ func Resolve(env Env) (Config, error) {
 	}
 	if cfg.Driver == "" {
 		cfg.Driver = "sqlite"
+	}
+	if cfg.Pooler, err = sqldb.ParsePooler(env.Getenv(sqldb.EnvPooler)); err != nil {
+		return Config{}, err
 	}
 	cfg.Driver = normalDriver(cfg.Driver)
 	if cfg.DSN == "" {

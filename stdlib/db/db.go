@@ -57,7 +57,7 @@ func KernelsWith(env Env) map[string]value.Kernel {
 	c := &connector{env: env, pools: map[Config]*sqldb.DB{}}
 	out := map[string]value.Kernel{}
 	for _, k := range append([]value.Kernel{
-		{Name: "Db_open", Arity: 2, Fn: dbOpen},
+		{Name: "Db_open", Arity: 2, Fn: c.open},
 		{Name: "Db_connect", Arity: 1, Fn: func([]value.Value) (value.Value, error) {
 			return value.Task{T: task.From(c.connect)}, nil
 		}},
@@ -73,7 +73,9 @@ func KernelsWith(env Env) map[string]value.Kernel {
 	return out
 }
 
-func dbOpen(a []value.Value) (value.Value, error) {
+// open is Db.open: the pool driver and dsn name, behind the pooler
+// SKY_DB_POOLER names (as for Db.connect).
+func (c *connector) open(a []value.Value) (value.Value, error) {
 	driver, ok := a[0].(string)
 	if !ok {
 		return nil, value.BadArg("Db.open", "a driver name (String)", a[0])
@@ -83,7 +85,11 @@ func dbOpen(a []value.Value) (value.Value, error) {
 		return nil, value.BadArg("Db.open", "a path or URL (String)", a[1])
 	}
 	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
-		d, err := sqldb.Open(ctx, driver, dsn)
+		pooler, err := sqldb.ParsePooler(c.env.Getenv(sqldb.EnvPooler))
+		if err != nil {
+			return nil, err
+		}
+		d, err := sqldb.OpenWith(ctx, driver, dsn, sqldb.Options{Pooler: pooler})
 		if err != nil {
 			return nil, err
 		}
@@ -108,7 +114,7 @@ func (c *connector) connect(ctx context.Context) (value.Value, error) {
 	if d, ok := c.pools[cfg]; ok {
 		return ToValue(d), nil
 	}
-	d, err := sqldb.Open(ctx, cfg.Driver, cfg.DSN)
+	d, err := sqldb.OpenWith(ctx, cfg.Driver, cfg.DSN, sqldb.Options{Pooler: cfg.Pooler})
 	if err != nil {
 		return nil, err
 	}

@@ -227,12 +227,14 @@ func TestResolve(t *testing.T) {
 		want Config
 		err  string
 	}{
-		{"default", empty, nil, Config{"sqlite", filepath.Join(empty, ".skydata/app.db")}, ""},
-		{"sky.toml (its path is relative to the project root)", dir, nil, Config{"sqlite", filepath.Join(dir, "db/x.db")}, ""},
-		{"DATABASE_URL over sky.toml", dir, map[string]string{"DATABASE_URL": "postgres://h/db"}, Config{"postgres", "postgres://h/db"}, ""},
-		{"SKY_DB_DRIVER over DATABASE_URL", dir, map[string]string{"DATABASE_URL": "postgres://h/db", "SKY_DB_DRIVER": "sqlite"}, Config{"sqlite", filepath.Join(dir, ".skydata/app.db")}, ""},
-		{"SKY_DB_PATH", dir, map[string]string{"SKY_DB_PATH": "other.db"}, Config{"sqlite", "other.db"}, ""},
-		{"postgres driver takes DATABASE_URL", empty, map[string]string{"SKY_DB_DRIVER": "postgresql", "DATABASE_URL": "postgres://u"}, Config{"postgres", "postgres://u"}, ""},
+		{"default", empty, nil, Config{Driver: "sqlite", DSN: filepath.Join(empty, ".skydata/app.db")}, ""},
+		{"sky.toml (its path is relative to the project root)", dir, nil, Config{Driver: "sqlite", DSN: filepath.Join(dir, "db/x.db")}, ""},
+		{"DATABASE_URL over sky.toml", dir, map[string]string{"DATABASE_URL": "postgres://h/db"}, Config{Driver: "postgres", DSN: "postgres://h/db"}, ""},
+		{"SKY_DB_DRIVER over DATABASE_URL", dir, map[string]string{"DATABASE_URL": "postgres://h/db", "SKY_DB_DRIVER": "sqlite"}, Config{Driver: "sqlite", DSN: filepath.Join(dir, ".skydata/app.db")}, ""},
+		{"SKY_DB_PATH", dir, map[string]string{"SKY_DB_PATH": "other.db"}, Config{Driver: "sqlite", DSN: "other.db"}, ""},
+		{"postgres driver takes DATABASE_URL", empty, map[string]string{"SKY_DB_DRIVER": "postgresql", "DATABASE_URL": "postgres://u"}, Config{Driver: "postgres", DSN: "postgres://u"}, ""},
+		{"SKY_DB_POOLER", empty, map[string]string{"DATABASE_URL": "postgres://u", "SKY_DB_POOLER": "Transaction"}, Config{Driver: "postgres", DSN: "postgres://u", Pooler: "transaction"}, ""},
+		{"bad SKY_DB_POOLER", empty, map[string]string{"DATABASE_URL": "postgres://u", "SKY_DB_POOLER": "statement"}, Config{}, `SKY_DB_POOLER="statement"`},
 		{"postgres without URL", empty, map[string]string{"SKY_DB_DRIVER": "postgres"}, Config{}, "no URL is set"},
 	}
 	for _, c := range cases {

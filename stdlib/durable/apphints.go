@@ -48,7 +48,7 @@ func WakeAppOnHints(ctx context.Context, d *db.DB, settings durable.HintSettings
 	}
 	w.Attach(hintListenerKey{d}, func(life context.Context, wake func()) {
 		if settings.URL == "" {
-			report("durable hints: no PostgreSQL URL to listen on (set DATABASE_URL or SKY_DURABLE_NOTIFY_URL, or SKY_DURABLE_NOTIFY=off); polling on the tick only")
+			report("durable hints: " + settings.NoURL + "; polling on the tick only")
 			return
 		}
 		if err := durable.ListenForHints(life, d, settings.URL, func(string) { wake() }, report); err != nil && life.Err() == nil {

@@ -31,8 +31,42 @@ const startTimeout = 2 * time.Minute
 
 // StartPrivateServer initialises and starts a private cluster and waits until
 // it accepts connections. As root it runs the server as the `postgres` (else
-// `nobody`) user, since PostgreSQL refuses to run as root.
+// `nobody`) user, since PostgreSQL refuses to run as root. It trades crash
+// safety for speed (fsync, synchronous_commit and full_page_writes off);
+// StartPrimary gives a crash-safe one.
 func StartPrivateServer(ctx context.Context) (*Server, error) {
+	return startCluster(ctx, "-c fsync=off -c synchronous_commit=off -c full_page_writes=off", nil)
+}
+
+// startCluster makes a cluster (initdb, or fill when not nil: it gets the
+// new server, its data directory still empty) and starts it with the
+// server options settings, on a free port.
+func startCluster(ctx context.Context, settings string, fill func(ctx context.Context, s *Server) error) (*Server, error) {
+	s, err := newServer()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	if fill != nil {
+		err = fill(ctx, s)
+	} else if out, initErr := s.run(ctx, "initdb", "-D", s.dataDir(), "-A", "trust", "-U", "postgres",
+		"-E", "UTF8", "--locale=C", "--no-sync"); initErr != nil {
+		err = fmt.Errorf("private PostgreSQL: initdb failed: %w\n%s", initErr, out)
+	}
+	if err != nil {
+		os.RemoveAll(s.base)
+		return nil, err
+	}
+	if err := s.start(ctx, settings); err != nil {
+		os.RemoveAll(s.base)
+		return nil, err
+	}
+	return s, nil
+}
+
+// newServer finds the binaries and makes the server's temporary directory.
+func newServer() (*Server, error) {
 	bin, err := findPostgresBin()
 	if err != nil {
 		return nil, err
@@ -54,21 +88,21 @@ func StartPrivateServer(ctx context.Context) (*Server, error) {
 			return nil, fmt.Errorf("private PostgreSQL: chown %s: %w", s.base, err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, startTimeout)
-	defer cancel()
-	if out, err := s.run(ctx, "initdb", "-D", s.dataDir(), "-A", "trust", "-U", "postgres",
-		"-E", "UTF8", "--locale=C", "--no-sync"); err != nil {
-		os.RemoveAll(s.base)
-		return nil, fmt.Errorf("private PostgreSQL: initdb failed: %w\n%s", err, out)
-	}
+	return s, nil
+}
+
+// start starts the server with settings on a free port and waits until it
+// answers.
+func (s *Server) start(ctx context.Context, settings string) error {
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
-		if s.port, err = freePort(); err != nil {
+		port, err := freePort()
+		if err != nil {
 			lastErr = err
 			continue
 		}
-		opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -k %s -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200",
-			s.port, s.base)
+		s.port = port
+		opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -k %s -c max_connections=200 %s", s.port, s.base, settings)
 		out, err := s.run(ctx, "pg_ctl", "-D", s.dataDir(), "-l", filepath.Join(s.base, "server.log"),
 			"-w", "-t", "60", "-o", opts, "start")
 		if err != nil {
@@ -78,12 +112,11 @@ func StartPrivateServer(ctx context.Context) (*Server, error) {
 		}
 		if err := s.awaitAnswer(ctx); err != nil {
 			s.Stop()
-			return nil, err
+			return err
 		}
-		return s, nil
+		return nil
 	}
-	os.RemoveAll(s.base)
-	return nil, fmt.Errorf("private PostgreSQL: %w", lastErr)
+	return fmt.Errorf("private PostgreSQL: %w", lastErr)
 }
 
 // URL is the server's connection URL (database "postgres", user "postgres").
