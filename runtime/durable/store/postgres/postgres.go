@@ -96,9 +96,14 @@ SELECT ?, ?, ?, 'waiting', ?, 0, clock.now, '', clock.now, clock.now, NULLIF(?, 
        clock.now + CAST(? AS BIGINT) * INTERVAL '1 millisecond', ?, CAST(? AS TEXT) FROM clock
 ON CONFLICT (id) DO NOTHING`
 
+// pgInsertArgs are the arguments of pgInsertRun for r.
+func pgInsertArgs(r store.NewRun, now time.Time) []any {
+	return []any{clockArg(now), r.ID, r.Workflow, r.Version, r.Input, r.TraceContext, store.DeadlineMs(r.Deadline), r.Priority, r.LimitKeyArg()}
+}
+
 func (s *Store) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (bool, string, error) {
 	// One round trip when the id is new.
-	n, err := s.exec(ctx, s.d, "start", pgInsertRun, clockArg(now), r.ID, r.Workflow, r.Version, r.Input, r.TraceContext, store.DeadlineMs(r.Deadline), r.Priority, r.LimitKeyArg())
+	n, err := s.exec(ctx, s.d, "start", pgInsertRun, pgInsertArgs(r, now)...)
 	if err != nil || n == 1 {
 		return n == 1, "", err
 	}

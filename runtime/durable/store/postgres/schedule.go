@@ -106,8 +106,8 @@ func (s *Store) FireSchedules(ctx context.Context, workflows []string, now time.
 			p := plan(sc, at)
 			var last any
 			for _, tick := range p.Ticks {
-				r := store.NewRun{ID: store.RunIDOf(sc.ID, tick), LimitKey: p.LimitKey}
-				n, err := s.exec(ctx, tx, "schedule", pgInsertRun, clockArg(now), r.ID, sc.Workflow, sc.Version, sc.Input, "", 0, r.LimitKeyArg())
+				r := store.NewRun{ID: store.RunIDOf(sc.ID, tick), Workflow: sc.Workflow, Version: sc.Version, Input: sc.Input, LimitKey: p.LimitKey}
+				n, err := s.exec(ctx, tx, "schedule", pgInsertRun, pgInsertArgs(r, now)...)
 				if err != nil {
 					return err
 				}

@@ -85,8 +85,8 @@ func (s *Store) FireSchedules(ctx context.Context, workflows []string, now time.
 			p := plan(sc, now)
 			var last any
 			for _, tick := range p.Ticks {
-				r := store.NewRun{ID: store.RunIDOf(sc.ID, tick), LimitKey: p.LimitKey}
-				n, err := s.exec(ctx, tx, "schedule", sqliteInsertRun, r.ID, sc.Workflow, sc.Version, sc.Input, ms(now), ms(now), ms(now), "", 0, r.LimitKeyArg())
+				r := store.NewRun{ID: store.RunIDOf(sc.ID, tick), Workflow: sc.Workflow, Version: sc.Version, Input: sc.Input, LimitKey: p.LimitKey}
+				n, err := s.exec(ctx, tx, "schedule", sqliteInsertRun, sqliteInsertArgs(r, now)...)
 				if err != nil {
 					return err
 				}

@@ -104,9 +104,14 @@ INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, w
 VALUES (?, ?, ?, 'waiting', ?, 0, ?, '', ?, ?, NULLIF(?, ''), ? + ?, ?, ?)
 ON CONFLICT (id) DO NOTHING`
 
+// sqliteInsertArgs are the arguments of sqliteInsertRun for r.
+func sqliteInsertArgs(r store.NewRun, now time.Time) []any {
+	return []any{r.ID, r.Workflow, r.Version, r.Input, ms(now), ms(now), ms(now), r.TraceContext,
+		ms(now), store.DeadlineMs(r.Deadline), r.Priority, r.LimitKeyArg()}
+}
+
 func (s *Store) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (bool, string, error) {
-	n, err := s.exec(ctx, s.d, "start", sqliteInsertRun, r.ID, r.Workflow, r.Version, r.Input, ms(now), ms(now), ms(now), r.TraceContext,
-		ms(now), store.DeadlineMs(r.Deadline), r.Priority, r.LimitKeyArg())
+	n, err := s.exec(ctx, s.d, "start", sqliteInsertRun, sqliteInsertArgs(r, now)...)
 	if err != nil || n == 1 {
 		return n == 1, "", err
 	}
