@@ -91,6 +91,7 @@ func ResolveElmImports(f *syntax.File, roots []string, isStdlib func(string) boo
 	for _, imp := range f.Imports {
 		short := strings.Join(imp.Module.Parts, ".")
 		if real, ok := ModuleAliases[short]; ok && isStdlib(real) {
+			imp.Written = short
 			imp.Module.Parts = strings.Split(real, ".")
 			continue
 		}
@@ -104,6 +105,7 @@ func ResolveElmImports(f *syntax.File, roots []string, isStdlib func(string) boo
 			}
 		}
 		if !user {
+			imp.Written = short
 			imp.Module.Parts = append([]string{"Sky", "Core"}, imp.Module.Parts...)
 		}
 	}
