@@ -38,8 +38,13 @@ func newNamespace(m *Module, errs *diag.List) *namespace {
 		if imp.Alias != nil {
 
 			ns.quals[imp.Alias.Name] = append(ns.quals[imp.Alias.Name], dep)
-		} else if last := imp.Module.Parts[len(imp.Module.Parts)-1]; last != full {
-			ns.quals[last] = append(ns.quals[last], dep)
+		} else {
+			if imp.Written != "" {
+				ns.quals[imp.Written] = append(ns.quals[imp.Written], dep)
+			}
+			if last := imp.Module.Parts[len(imp.Module.Parts)-1]; last != full {
+				ns.quals[last] = append(ns.quals[last], dep)
+			}
 		}
 		if imp.Exposing == nil {
 			continue

@@ -191,6 +191,10 @@ type Import struct {
 	Alias *Ident
 	// Exposing is nil when the import has no exposing list.
 	Exposing *Exposing
+	// Written is the module name as the source wrote it when the loader
+	// rewrote Module (an Elm short name, a stdlib alias), else empty; an
+	// import without Alias qualifies by it too.
+	Written string
 }
 
 // Annotation is a type signature `name : Type`.

@@ -74,15 +74,27 @@ func DefaultRoots(entry string) []string {
 	return roots
 }
 
+// ModuleAliases are second names of stdlib modules, by alias: real Sky's
+// name for a module this stdlib files under another (Sky.Http.Server is
+// Std.Http.Server). Importing an alias imports the module itself, one
+// module with one set of types, not a copy.
+var ModuleAliases = map[string]string{"Sky.Http.Server": "Std.Http.Server"}
+
 // ResolveElmImports lets Elm's module names stand for the stdlib's, as an
 // Elm programmer writes them: an import (`import Dict exposing (Dict)`,
 // `import Json.Decode as Decode`) that names no user module under roots but
 // a `Sky.Core` module is rewritten to that module (`Sky.Core.Dict`,
-// `Sky.Core.Json.Decode`). The evaluator's loader does the same, so both see
-// one program.
+// `Sky.Core.Json.Decode`). An import of one of the ModuleAliases is
+// rewritten to its module. The evaluator's loader does the same, so both
+// see one program.
 func ResolveElmImports(f *syntax.File, roots []string, isStdlib func(string) bool) {
 	for _, imp := range f.Imports {
 		short := strings.Join(imp.Module.Parts, ".")
+		if real, ok := ModuleAliases[short]; ok && isStdlib(real) {
+			imp.Written = short
+			imp.Module.Parts = strings.Split(real, ".")
+			continue
+		}
 		if imp.Module.Parts[0] == "Sky" || !isStdlib("Sky.Core."+short) {
 			continue
 		}
@@ -93,6 +105,7 @@ func ResolveElmImports(f *syntax.File, roots []string, isStdlib func(string) boo
 			}
 		}
 		if !user {
+			imp.Written = short
 			imp.Module.Parts = append([]string{"Sky", "Core"}, imp.Module.Parts...)
 		}
 	}

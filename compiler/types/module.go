@@ -186,6 +186,9 @@ func (c *checker) buildScope(m *moduleInfo) *scope {
 			addUnique(sc.quals, imp.Alias.Name, dep)
 		} else {
 			addUnique(sc.quals, name, dep)
+			if imp.Written != "" {
+				addUnique(sc.quals, imp.Written, dep)
+			}
 			if n := len(imp.Module.Parts); n > 1 {
 				addUnique(sc.quals, imp.Module.Parts[n-1], dep)
 			}

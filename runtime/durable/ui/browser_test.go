@@ -182,3 +182,36 @@ func TestBrowserLiveRefresh(t *testing.T) {
 	}
 	newShots(t).take(ctx, "overview-refreshed")
 }
+
+// TestBrowserChildLinks opens a parent run, follows a child link to the
+// child's page and its parent link back, and the "all children" link to the
+// list filtered by parent.
+func TestBrowserChildLinks(t *testing.T) {
+	ctx := browser(t)
+	f := newFixture(t, dbtest.Open(t, "sqlite"), Options{Refresh: -1})
+	addFamilies(t, f)
+	shot := newShots(t)
+
+	do(t, ctx, chromedp.Navigate(f.srv.URL+"/runs/fan-1"), chromedp.WaitVisible(chromedp.CSS("#children")))
+	if rows := text(t, ctx, "#children tbody"); !strings.Contains(rows, "fan-1/k-56") || !strings.Contains(rows, "done") || !strings.Contains(rows, "leaf") {
+		t.Errorf("fan-1's children read %q, want fan-1/k-56 done (leaf) among them", rows)
+	}
+	shot.take(ctx, "1-parent")
+
+	do(t, ctx, chromedp.Click(chromedp.CSS(`#children a[href="/runs/fan-1%2Fk-55"]`)), chromedp.WaitVisible(chromedp.CSS("#parent")))
+	if id, status := text(t, ctx, "#run-id"), text(t, ctx, "#run-status"); id != "fan-1/k-55" || status != "waiting" {
+		t.Errorf("the child link opened %q (%s), want fan-1/k-55 waiting", id, status)
+	}
+	shot.take(ctx, "2-child")
+
+	do(t, ctx, chromedp.Click(chromedp.CSS("#parent")), chromedp.WaitVisible(chromedp.CSS("#children-more")))
+	if id := text(t, ctx, "#run-id"); id != "fan-1" {
+		t.Errorf("the parent link opened %q, want fan-1", id)
+	}
+	do(t, ctx, chromedp.Click(chromedp.CSS("#children-more")), chromedp.WaitVisible(chromedp.CSS("#parent-filter")))
+	location, err := chromedp.Run(ctx, chromedp.Location())
+	if list := text(t, ctx, "#runs tbody"); err != nil || !strings.Contains(location, "parent=fan-1") || !strings.Contains(list, "fan-1/k-07") || strings.Contains(list, "order-") || strings.Contains(list, "single-1") {
+		t.Errorf("all children at %s (%v) list %q, want fan-1's children only", location, err, list)
+	}
+	shot.take(ctx, "3-all-children")
+}

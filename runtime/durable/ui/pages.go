@@ -48,13 +48,13 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 
 // listQuery is the runs list's filters, as the URL carries them.
 type listQuery struct {
-	Status, Workflow, Prefix string
-	Before                   *durable.Cursor
+	Status, Workflow, Prefix, Parent string
+	Before                           *durable.Cursor
 }
 
 func (q listQuery) values() url.Values {
 	v := url.Values{}
-	for k, s := range map[string]string{"status": q.Status, "workflow": q.Workflow, "q": q.Prefix} {
+	for k, s := range map[string]string{"status": q.Status, "workflow": q.Workflow, "q": q.Prefix, "parent": q.Parent} {
 		if s != "" {
 			v.Set(k, s)
 		}
@@ -79,7 +79,8 @@ func decodeCursor(text string) (*durable.Cursor, error) {
 
 func (s *Server) runs(w http.ResponseWriter, r *http.Request) {
 	form := r.URL.Query()
-	q := listQuery{Status: form.Get("status"), Workflow: strings.TrimSpace(form.Get("workflow")), Prefix: strings.TrimSpace(form.Get("q"))}
+	q := listQuery{Status: form.Get("status"), Workflow: strings.TrimSpace(form.Get("workflow")), Prefix: strings.TrimSpace(form.Get("q")),
+		Parent: strings.TrimSpace(form.Get("parent"))}
 	if b := form.Get("before"); b != "" {
 		var err error
 		if q.Before, err = decodeCursor(b); err != nil {
@@ -89,7 +90,7 @@ func (s *Server) runs(w http.ResponseWriter, r *http.Request) {
 	}
 	// One more than a page tells whether there is a next one.
 	runs, err := s.e.ListRuns(r.Context(), durable.ListFilter{Status: durable.Status(q.Status), Workflow: q.Workflow,
-		IDPrefix: q.Prefix, Before: q.Before, Limit: PageSize + 1})
+		IDPrefix: q.Prefix, Parent: q.Parent, Before: q.Before, Limit: PageSize + 1})
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -129,6 +130,11 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
+	children, err := s.children(r.Context(), id)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
 	var entries []entryView
 	prev := run.CreatedAt
 	for _, e := range journal {
@@ -145,7 +151,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		entries = append(entries, ev)
 	}
 	s.render(w, http.StatusOK, "run", "Run "+run.ID, map[string]any{
-		"Run": run, "Journal": entries, "Signals": signals, "Now": s.opts.Now(), "Notice": r.URL.Query().Get("done"),
+		"Run": run, "Journal": entries, "Signals": signals, "Children": children, "Now": s.opts.Now(), "Notice": r.URL.Query().Get("done"),
 		"Actions": actionsFor(run.Status),
 	})
 }
