@@ -14,6 +14,7 @@ import (
 
 	"skydurable/runtime/db"
 	"skydurable/runtime/durable"
+	"skydurable/runtime/durable/view"
 	"skydurable/runtime/project"
 	"skydurable/runtime/task"
 	skydb "skydurable/stdlib/db"
@@ -324,7 +325,7 @@ func durableShow(ctx context.Context, e *durable.Engine, f *durableFlags, a []st
 	if err != nil {
 		return err
 	}
-	children, err := e.ListRuns(ctx, durable.ListFilter{Parent: r.ID, Limit: showChildren})
+	children, err := e.ListRuns(ctx, durable.ListFilter{Parent: r.ID, Limit: view.ShowChildren})
 	if err != nil {
 		return err
 	}

@@ -10,18 +10,14 @@ import (
 	"skydurable/runtime/durable/view"
 )
 
-// showChildren is how many children `sky durable show` lists (newest
-// first); `sky durable ls --parent ID` lists them all.
-const showChildren = 20
-
 // printChildren prints the children of run id under `sky durable show`.
 func printChildren(out io.Writer, id string, children []durable.Run, now time.Time) {
 	if len(children) == 0 {
 		return
 	}
 	more := ""
-	if len(children) == showChildren {
-		more = fmt.Sprintf(", the newest %d; sky durable ls --parent %s lists all", showChildren, id)
+	if len(children) == view.ShowChildren {
+		more = fmt.Sprintf(", the newest %d; sky durable ls --parent %s lists all", view.ShowChildren, id)
 	}
 	fmt.Fprintf(out, "children (%d%s):\n", len(children), more)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)

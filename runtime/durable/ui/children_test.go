@@ -12,6 +12,7 @@ import (
 	"skydurable/runtime/db"
 	"skydurable/runtime/db/dbtest"
 	"skydurable/runtime/durable"
+	"skydurable/runtime/durable/view"
 	"skydurable/runtime/task"
 )
 
@@ -83,8 +84,8 @@ func TestRunPageChildrenAndParent(t *testing.T) {
 			t.Error("a run without a parent shows a parent link")
 		}
 		rows := childRow.FindAllStringSubmatch(body, -1)
-		if len(rows) != ShowChildren {
-			t.Fatalf("fan-1's page lists %d children, want %d:\n%s", len(rows), ShowChildren, body)
+		if len(rows) != view.ShowChildren {
+			t.Fatalf("fan-1's page lists %d children, want %d:\n%s", len(rows), view.ShowChildren, body)
 		}
 		statuses := map[string]string{}
 		for i, row := range rows {

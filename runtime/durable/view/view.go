@@ -138,3 +138,8 @@ func Pretty(js string, maxLines int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// ShowChildren is how many child runs a run's page lists (`sky durable
+// show`, the dashboard's run page), newest first; `sky durable ls --parent
+// ID` and the dashboard's runs list filtered by parent page through all.
+const ShowChildren = 20
