@@ -40,36 +40,42 @@ func (s *Store) DeclareLimits(ctx context.Context, l store.Limits, now time.Time
 }
 
 // pgGate is the claim's gate and its conditions on the run to pick: a run
-// of a limited workflow only while its workflow is open and its key is
-// open; when every workflow is limited (the boolean parameter is false), a
-// closed gate stops the scan before it reads any run (a one-time filter).
-// The claim records the slot it took on the run (pgSetSlot).
+// of a limited workflow only while its workflow is open and its key was
+// not full when the gate looked; when every workflow is limited (the
+// boolean parameter is false), a closed gate stops the scan before it reads
+// any run (a one-time filter). The claim's update records the slot the gate
+// took and, on the one run it locked, asks _sky_durable_flow_key_open
+// whether its key is open (pgClaimGated): a claim that loses the race for a
+// key to another claim claims nothing this time.
 const (
 	pgGate = `,
 gate AS MATERIALIZED (
-  SELECT g.workflow, g.slot
+  SELECT g.workflow, g.slot, g.full_key
     FROM _sky_durable_flow_gate(ARRAY(SELECT jsonb_array_elements_text(CAST(? AS JSONB))), (SELECT now FROM clock), CAST(? AS BIGINT)) g)`
 	pgGateAlso = `
-     AND (CAST(? AS BOOLEAN) OR EXISTS (SELECT 1 FROM gate g))
+     AND (CAST(? AS BOOLEAN) OR EXISTS (SELECT 1 FROM gate g WHERE g.full_key IS NULL))
      AND (r.workflow NOT IN (SELECT jsonb_array_elements_text(CAST(? AS JSONB)))
-          OR r.workflow IN (SELECT g.workflow FROM gate g))
-     AND (r.limit_key IS NULL OR _sky_durable_flow_key_open(r.workflow, r.limit_key, (SELECT now FROM clock), CAST(? AS BIGINT)))`
-	pgClaimSets = `waiting_signal = NULL`
-	pgSetSlot   = pgClaimSets + `, flow_slot = (SELECT g.slot FROM gate g WHERE g.workflow = r.workflow)`
+          OR r.workflow IN (SELECT g.workflow FROM gate g WHERE g.full_key IS NULL))
+     AND (r.limit_key IS NULL OR NOT EXISTS (SELECT 1 FROM gate g WHERE g.workflow = r.workflow AND g.full_key = r.limit_key))`
+	pgClaimSets   = `waiting_signal = NULL`
+	pgClaimPicked = `WHERE r.id = picked.id`
 )
 
 var (
-	pgClaimLimited       = withSlot(pgClaimStatement(pgClaimClock+pgGate, pgGateAlso, "", pgPickByName, 1))
-	pgClaimLimitedPinned = withSlot(pgClaimStatement(pgClaimClock+pgGate, pgGateAlso, "", pgPickByVersion, 1))
+	pgClaimLimited       = pgClaimGated(pgClaimStatement(pgClaimClock+pgGate, pgGateAlso, "", pgPickByName, 1))
+	pgClaimLimitedPinned = pgClaimGated(pgClaimStatement(pgClaimClock+pgGate, pgGateAlso, "", pgPickByVersion, 1))
 )
 
-// withSlot makes a gated claim statement record the concurrency slot its
-// gate took on the run it claims.
-func withSlot(sql string) string {
-	if strings.Count(sql, pgClaimSets) != 1 {
-		panic("postgres: the claim statement's SET clause changed; update pgClaimSets")
+// pgClaimGated makes a gated claim statement's update record the
+// concurrency slot its gate took and check the picked run's perKey key.
+func pgClaimGated(sql string) string {
+	if strings.Count(sql, pgClaimSets) != 1 || strings.Count(sql, pgClaimPicked) != 1 {
+		panic("postgres: the claim statement's update changed; update pgClaimGated")
 	}
-	return strings.Replace(sql, pgClaimSets, pgSetSlot, 1)
+	sql = strings.Replace(sql, pgClaimSets, pgClaimSets+`,
+         flow_slot = (SELECT g.slot FROM gate g WHERE g.workflow = r.workflow AND g.full_key IS NULL)`, 1)
+	return strings.Replace(sql, pgClaimPicked, pgClaimPicked+`
+     AND (r.limit_key IS NULL OR _sky_durable_flow_key_open(r.workflow, r.limit_key, clock.now, lease.span))`, 1)
 }
 
 // pgRateTaken moves a rate-limited workflow's next claim on by one interval
@@ -94,8 +100,7 @@ func (s *Store) ClaimLimited(ctx context.Context, c store.LimitedClaim, now time
 		hasUnlimited = slices.ContainsFunc(c.Keys, func(k store.VersionKey) bool { return !slices.Contains(c.Limited, k.Name) })
 	}
 	limited := jsonText(c.Limited)
-	lease := c.Lease.Milliseconds()
-	args := []any{clockArg(now), limited, lease, lease, hasUnlimited, limited, lease, pick, c.Token, c.Worker}
+	args := []any{clockArg(now), limited, c.Lease.Milliseconds(), c.Lease.Milliseconds(), hasUnlimited, limited, pick, c.Token, c.Worker}
 	claim := func(q *db.DB) (store.Claimed, bool, error) {
 		runs, _, err := s.claimRowsOp(ctx, q, "claim", sql, args...)
 		if err != nil || len(runs) == 0 {

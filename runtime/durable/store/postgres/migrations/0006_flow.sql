@@ -32,18 +32,20 @@ CREATE TABLE _sky_durable_flow (
 ALTER TABLE _sky_durable_runs ADD COLUMN flow_slot INT;
 
 -- _sky_durable_flow_gate returns the workflows of names a claim may pick
--- from, each with the concurrency slot the claim holds for it (NULL: no
--- concurrency limit). It locks only the flow rows of rate-limited workflows
--- (in name order, so two claims never deadlock): their token bucket is one
--- row. A concurrency limit takes no row lock: the claim takes a free slot's
--- transaction advisory lock (pg_try_advisory_xact_lock, never waiting) and
--- then checks, with the fresh snapshot a volatile function's next query
--- takes, that no live running run holds that slot; claims of one workflow
--- thus proceed side by side, each on its own slot, and the lock holder
--- before it on that slot has committed (a lock is released after its
--- commit is visible). A workflow at its limit takes no lock at all.
+-- from (full_key NULL), each with the concurrency slot the claim holds for
+-- it (slot NULL: no concurrency limit), and the perKey keys that were full
+-- when it looked (a hint for the pick: _sky_durable_flow_key_open decides).
+-- It locks only the flow rows of rate-limited workflows (in name order, so
+-- two claims never deadlock): their token bucket is one row. A concurrency
+-- limit takes no row lock: the claim takes a free slot's transaction
+-- advisory lock (pg_try_advisory_xact_lock, never waiting) and then checks,
+-- with the fresh snapshot a volatile function's next query takes, that no
+-- live running run holds that slot. Claims of one workflow thus proceed
+-- side by side, each on its own slot, and the holder of a slot's lock before
+-- it has committed (a lock is released after its commit is visible). A
+-- workflow found at its limit takes no lock at all.
 CREATE FUNCTION _sky_durable_flow_gate(names TEXT[], at TIMESTAMPTZ, lease_ms BIGINT)
-RETURNS TABLE (workflow TEXT, slot INT)
+RETURNS TABLE (workflow TEXT, slot INT, full_key TEXT)
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
   f RECORD;
@@ -59,6 +61,7 @@ BEGIN
             ORDER BY fl.workflow LOOP
     workflow := f.workflow;
     slot := NULL;
+    full_key := NULL;
     IF f.concurrency IS NULL THEN
       RETURN NEXT;
       CONTINUE;
@@ -78,17 +81,24 @@ BEGIN
       EXIT;
     END LOOP;
   END LOOP;
+  RETURN QUERY
+    SELECT r.workflow, CAST(NULL AS INT), r.limit_key FROM _sky_durable_runs r JOIN _sky_durable_flow fl ON fl.workflow = r.workflow
+     WHERE fl.workflow = ANY(names) AND fl.per_key IS NOT NULL
+       AND r.status = 'running' AND r.limit_key IS NOT NULL
+       AND r.claimed_at >= at - lease_ms * INTERVAL '1 millisecond'
+     GROUP BY r.workflow, r.limit_key, fl.per_key
+    HAVING count(*) >= fl.per_key;
 END $$;
 
--- _sky_durable_flow_key_open says whether a claim may take a run of
--- workflow w with perKey key k: it takes the key's transaction advisory
+-- _sky_durable_flow_key_open says whether a claim may take its picked run
+-- of workflow w with perKey key k: it takes the key's transaction advisory
 -- lock without waiting (a key another claim is taking right now is not
--- open) and then counts, with a fresh snapshot, the live running runs of
--- the key. The claim calls it on the run it is about to lock, so claims of
--- different keys never wait for each other.
-CREATE FUNCTION _sky_durable_flow_key_open(w TEXT, k TEXT, at TIMESTAMPTZ, lease_ms BIGINT)
+-- open) and then counts, with a fresh snapshot, the key's live running
+-- runs. The claim's update calls it once, on the run it locked, so claims
+-- of different keys never wait for each other.
+CREATE FUNCTION _sky_durable_flow_key_open(w TEXT, k TEXT, at TIMESTAMPTZ, span INTERVAL)
 RETURNS BOOLEAN
-LANGUAGE plpgsql VOLATILE COST 1000 AS $$
+LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
   per INT;
 BEGIN
@@ -104,7 +114,7 @@ BEGIN
   END IF;
   RETURN (SELECT count(*) FROM _sky_durable_runs r
            WHERE r.workflow = w AND r.limit_key = k AND r.status = 'running'
-             AND r.claimed_at >= at - lease_ms * INTERVAL '1 millisecond') < per;
+             AND r.claimed_at >= at - span) < per;
 END $$;
 
 -- Schedules (Durable.schedule): each tick starts one run, id
