@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 
 	"skydurable/runtime/db"
@@ -12,11 +13,14 @@ import (
 
 // Flow control on PostgreSQL. A claim with limits is the ordinary claim
 // statement with a gate: the CTE gate calls _sky_durable_flow_gate (migration
-// 0006), which locks the flow rows of the worker's limited workflows and,
-// with a fresh snapshot, returns the open ones and the keys at their perKey
-// limit. Claims of one limited workflow are thus serialised for the length
-// of one statement, and each counts what the one before it claimed. A
-// workflow without limits is never gated: its claim is the statement it was.
+// 0006), which returns the open limited workflows of the worker, each with
+// the concurrency slot the claim holds for it (a transaction advisory lock,
+// taken without waiting), and the pick asks _sky_durable_flow_key_open of
+// the run it is about to lock whether its perKey key is open (the key's
+// advisory lock, then a fresh count). Only a rate-limited workflow's flow
+// row is locked, for its token bucket: claims of a workflow with
+// concurrency and perKey limits do not queue behind each other. A workflow
+// without limits is never gated: its claim is the statement it was.
 
 const pgDeclareLimits = pgClock + `
 INSERT INTO _sky_durable_flow (workflow, concurrency, per_key, rate_per_second, updated_at)
@@ -36,25 +40,43 @@ func (s *Store) DeclareLimits(ctx context.Context, l store.Limits, now time.Time
 }
 
 // pgGate is the claim's gate and its conditions on the run to pick: a run
-// of a limited workflow only while its workflow is open and its key is not
-// full; when every workflow is limited (the boolean parameter is false), a
-// closed gate stops the scan before it reads any run (a one-time filter).
+// of a limited workflow only while its workflow is open and its key was
+// not full when the gate looked; when every workflow is limited (the
+// boolean parameter is false), a closed gate stops the scan before it reads
+// any run (a one-time filter). The claim's update records the slot the gate
+// took and, on the one run it locked, asks _sky_durable_flow_key_open
+// whether its key is open (pgClaimGated): a claim that loses the race for a
+// key to another claim claims nothing this time.
 const (
 	pgGate = `,
 gate AS MATERIALIZED (
-  SELECT g.workflow, g.full_key
+  SELECT g.workflow, g.slot, g.full_key
     FROM _sky_durable_flow_gate(ARRAY(SELECT jsonb_array_elements_text(CAST(? AS JSONB))), (SELECT now FROM clock), CAST(? AS BIGINT)) g)`
 	pgGateAlso = `
      AND (CAST(? AS BOOLEAN) OR EXISTS (SELECT 1 FROM gate g WHERE g.full_key IS NULL))
      AND (r.workflow NOT IN (SELECT jsonb_array_elements_text(CAST(? AS JSONB)))
           OR r.workflow IN (SELECT g.workflow FROM gate g WHERE g.full_key IS NULL))
      AND (r.limit_key IS NULL OR NOT EXISTS (SELECT 1 FROM gate g WHERE g.workflow = r.workflow AND g.full_key = r.limit_key))`
+	pgClaimSets   = `waiting_signal = NULL`
+	pgClaimPicked = `WHERE r.id = picked.id`
 )
 
 var (
-	pgClaimLimited       = pgClaimStatement(pgClaimClock+pgGate, pgGateAlso, "", pgPickByName, 1)
-	pgClaimLimitedPinned = pgClaimStatement(pgClaimClock+pgGate, pgGateAlso, "", pgPickByVersion, 1)
+	pgClaimLimited       = pgClaimGated(pgClaimStatement(pgClaimClock+pgGate, pgGateAlso, "", pgPickByName, 1))
+	pgClaimLimitedPinned = pgClaimGated(pgClaimStatement(pgClaimClock+pgGate, pgGateAlso, "", pgPickByVersion, 1))
 )
+
+// pgClaimGated makes a gated claim statement's update record the
+// concurrency slot its gate took and check the picked run's perKey key.
+func pgClaimGated(sql string) string {
+	if strings.Count(sql, pgClaimSets) != 1 || strings.Count(sql, pgClaimPicked) != 1 {
+		panic("postgres: the claim statement's update changed; update pgClaimGated")
+	}
+	sql = strings.Replace(sql, pgClaimSets, pgClaimSets+`,
+         flow_slot = (SELECT g.slot FROM gate g WHERE g.workflow = r.workflow AND g.full_key IS NULL)`, 1)
+	return strings.Replace(sql, pgClaimPicked, pgClaimPicked+`
+     AND (r.limit_key IS NULL OR _sky_durable_flow_key_open(r.workflow, r.limit_key, clock.now, lease.span))`, 1)
+}
 
 // pgRateTaken moves a rate-limited workflow's next claim on by one interval
 // from the claim's time (or from its last next claim, when that is later).
@@ -67,7 +89,7 @@ UPDATE _sky_durable_flow
 // ClaimLimited is one statement (one round trip) when no limited workflow
 // has a rate limit; with one, a transaction of the claim and, when it
 // claimed a run, the rate limit's update (four round trips: BEGIN, claim,
-// update, COMMIT), holding the flow row lock in between.
+// update, COMMIT), holding the rate-limited flow row's lock in between.
 func (s *Store) ClaimLimited(ctx context.Context, c store.LimitedClaim, now time.Time) (store.Claimed, bool, error) {
 	sql, pick := pgClaimLimited, jsonText(c.Names)
 	if c.Pinned {
