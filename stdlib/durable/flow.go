@@ -125,7 +125,12 @@ func registerWithLimitsKernel(a []value.Value) (value.Value, error) {
 	if v, just, err := field("ratePerSecond"); err != nil {
 		return nil, err
 	} else if just {
+		// A whole number is a rate too (`Just 10`, which the checker lets
+		// through as a number literal).
 		f, ok := v.(float64)
+		if n, isInt := v.(int64); isInt {
+			f, ok = float64(n), true
+		}
 		if !ok {
 			return nil, value.BadArg(fn, "ratePerSecond : Maybe Float", v)
 		}

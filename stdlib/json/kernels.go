@@ -175,7 +175,7 @@ func decodeKernels() []value.Kernel {
 		}},
 		{Name: "JsonDec_keyValuePairs", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
 			return around("Decode.keyValuePairs", a[0], func(d decodeFn, j any, path string) (value.Value, error) {
-				m, ok := j.(map[string]any)
+				m, ok := asObject(j)
 				if !ok {
 					return nil, mismatch(path, "an object", j)
 				}
@@ -282,7 +282,7 @@ func mapN(name string, n int) value.Kernel {
 }
 
 func field(d decodeFn, name string, j any, path string) (value.Value, error) {
-	m, ok := j.(map[string]any)
+	m, ok := asObject(j)
 	if !ok {
 		return nil, mismatch(path, "an object with a field "+strconv.Quote(name), j)
 	}
@@ -291,6 +291,23 @@ func field(d decodeFn, name string, j any, path string) (value.Value, error) {
 		return nil, &failure{path, "missing field " + strconv.Quote(name)}
 	}
 	return d(fj, path+"."+name)
+}
+
+// asObject reads a JSON object: one parsed from text (a map) or one built
+// by Encode.object or Encode.dict (its pairs in order; a repeated key keeps
+// its last value, as the text it encodes to would when parsed).
+func asObject(j any) (map[string]any, bool) {
+	switch o := j.(type) {
+	case map[string]any:
+		return o, true
+	case object:
+		m := make(map[string]any, len(o))
+		for _, p := range o {
+			m[p.key] = p.val
+		}
+		return m, true
+	}
+	return nil, false
 }
 
 func sortedKeys(m map[string]any) []string {
