@@ -12,7 +12,7 @@ func (p *parser) parseFile(f *File) {
 		p.topLevel(func() { p.parseHeader(f) })
 	}
 	if f.Module != nil {
-		f.Docs = p.takeDoc(p.prevEnd().Offset, p.tok.pos.Offset)
+		f.Docs = p.takeFirstDoc(p.prevEnd().Offset, p.tok.pos.Offset)
 	}
 	for p.tok.kind == tImport {
 		p.topLevel(func() { f.Imports = append(f.Imports, p.parseImport()) })
@@ -69,6 +69,21 @@ func (p *parser) takeDoc(from, to int) *DocComment {
 		}
 	}
 	return doc
+}
+
+// takeFirstDoc returns the first doc comment lying between the byte offsets
+// from and to, or nil, leaving the ones after it: the module's doc comment
+// comes first after the header, and when no import follows, the next one is
+// the first declaration's.
+func (p *parser) takeFirstDoc(from, to int) *DocComment {
+	docs := p.lx.docs
+	for ; p.docIdx < len(docs) && docs[p.docIdx].End.Offset <= to; p.docIdx++ {
+		if d := docs[p.docIdx]; d.Start.Offset >= from {
+			p.docIdx++
+			return d
+		}
+	}
+	return nil
 }
 
 func (p *parser) parseHeader(f *File) {

@@ -111,6 +111,19 @@ type Colour = Red | Blue
 	}
 }
 
+// TestDocCommentsWithoutImports: with no import between them, the module's
+// doc comment and the first declaration's each keep their own.
+func TestDocCommentsWithoutImports(t *testing.T) {
+	f := parseOK(t, "module Pair exposing (pair)\n\n{-| Pairs. -}\n\n{-| Make a pair. -}\npair a b =\n    ( a, b )\n")
+	if f.Docs == nil || f.Docs.Text != " Pairs. " {
+		t.Errorf("module docs = %+v, want %q", f.Docs, " Pairs. ")
+	}
+	d := f.Decls[0].(*ValueDecl)
+	if d.Doc == nil || d.Doc.Text != " Make a pair. " {
+		t.Errorf("doc of pair = %+v, want %q", d.Doc, " Make a pair. ")
+	}
+}
+
 // TestPositions checks that nodes carry their file, line, column and end.
 func TestPositions(t *testing.T) {
 	src := "module M exposing (..)\n\nmain =\n    foo.bar (x + 1)\n"
