@@ -13,66 +13,76 @@ func freeVars(d *syntax.ValueDecl, f func(string)) {
 	walkExpr(d.Body, f)
 }
 
+// walkExpr calls f with every unqualified variable name used in e.
 func walkExpr(e syntax.Expr, f func(string)) {
+	walkExprs(e, func(x syntax.Expr) {
+		if v, ok := x.(*syntax.Var); ok && v.Module == "" {
+			f(v.Name)
+		}
+	})
+}
+
+// walkExprs calls visit on e and every expression inside it.
+func walkExprs(e syntax.Expr, visit func(syntax.Expr)) {
+	if e == nil {
+		return
+	}
+	visit(e)
 	switch e := e.(type) {
-	case *syntax.Var:
-		if e.Module == "" {
-			f(e.Name)
-		}
-	case *syntax.Interp:
-		for _, p := range e.Parts {
-			walkExpr(p, f)
-		}
 	case *syntax.App:
-		walkExpr(e.Fn, f)
+		walkExprs(e.Fn, visit)
 		for _, a := range e.Args {
-			walkExpr(a, f)
+			walkExprs(a, visit)
 		}
 	case *syntax.BinOp:
-		walkExpr(e.L, f)
-		walkExpr(e.R, f)
+		walkExprs(e.L, visit)
+		walkExprs(e.R, visit)
 	case *syntax.Neg:
-		walkExpr(e.X, f)
+		walkExprs(e.X, visit)
 	case *syntax.Lambda:
-		walkExpr(e.Body, f)
+		walkExprs(e.Body, visit)
 	case *syntax.Let:
 		for _, b := range e.Bindings {
 			switch b := b.(type) {
 			case *syntax.ValueDecl:
-				walkExpr(b.Body, f)
+				walkExprs(b.Body, visit)
 			case *syntax.Destructure:
-				walkExpr(b.Body, f)
+				walkExprs(b.Body, visit)
 			}
 		}
-		walkExpr(e.Body, f)
+		walkExprs(e.Body, visit)
 	case *syntax.Case:
-		walkExpr(e.Subject, f)
+		walkExprs(e.Subject, visit)
 		for _, br := range e.Branches {
-			walkExpr(br.Body, f)
+			walkExprs(br.Body, visit)
 		}
 	case *syntax.If:
-		walkExpr(e.Cond, f)
-		walkExpr(e.Then, f)
-		walkExpr(e.Else, f)
+		walkExprs(e.Cond, visit)
+		walkExprs(e.Then, visit)
+		walkExprs(e.Else, visit)
 	case *syntax.Tuple:
 		for _, x := range e.Elems {
-			walkExpr(x, f)
+			walkExprs(x, visit)
 		}
 	case *syntax.List:
 		for _, x := range e.Elems {
-			walkExpr(x, f)
+			walkExprs(x, visit)
 		}
 	case *syntax.Record:
-		for _, x := range e.Fields {
-			walkExpr(x.Value, f)
+		for _, fi := range e.Fields {
+			walkExprs(fi.Value, visit)
 		}
 	case *syntax.RecordUpdate:
-		walkExpr(e.Record, f)
-		for _, x := range e.Fields {
-			walkExpr(x.Value, f)
+		walkExprs(e.Record, visit)
+		for _, fi := range e.Fields {
+			walkExprs(fi.Value, visit)
 		}
 	case *syntax.Access:
-		walkExpr(e.Record, f)
+		walkExprs(e.Record, visit)
+	case *syntax.Interp:
+		for _, x := range e.Parts {
+			walkExprs(x, visit)
+		}
 	}
 }
 

@@ -77,69 +77,6 @@ func workflowEffects(prog *Program, info *Info) diag.List {
 	return ec.errs
 }
 
-// walkExprs calls visit on e and every expression inside it.
-func walkExprs(e syntax.Expr, visit func(syntax.Expr)) {
-	if e == nil {
-		return
-	}
-	visit(e)
-	switch e := e.(type) {
-	case *syntax.App:
-		walkExprs(e.Fn, visit)
-		for _, a := range e.Args {
-			walkExprs(a, visit)
-		}
-	case *syntax.BinOp:
-		walkExprs(e.L, visit)
-		walkExprs(e.R, visit)
-	case *syntax.Neg:
-		walkExprs(e.X, visit)
-	case *syntax.Lambda:
-		walkExprs(e.Body, visit)
-	case *syntax.Let:
-		for _, b := range e.Bindings {
-			switch b := b.(type) {
-			case *syntax.ValueDecl:
-				walkExprs(b.Body, visit)
-			case *syntax.Destructure:
-				walkExprs(b.Body, visit)
-			}
-		}
-		walkExprs(e.Body, visit)
-	case *syntax.Case:
-		walkExprs(e.Subject, visit)
-		for _, br := range e.Branches {
-			walkExprs(br.Body, visit)
-		}
-	case *syntax.If:
-		walkExprs(e.Cond, visit)
-		walkExprs(e.Then, visit)
-		walkExprs(e.Else, visit)
-	case *syntax.Tuple:
-		for _, x := range e.Elems {
-			walkExprs(x, visit)
-		}
-	case *syntax.List:
-		for _, x := range e.Elems {
-			walkExprs(x, visit)
-		}
-	case *syntax.Record:
-		for _, fi := range e.Fields {
-			walkExprs(fi.Value, visit)
-		}
-	case *syntax.RecordUpdate:
-		for _, fi := range e.Fields {
-			walkExprs(fi.Value, visit)
-		}
-	case *syntax.Access:
-		walkExprs(e.Record, visit)
-	case *syntax.Interp:
-		for _, x := range e.Parts {
-			walkExprs(x, visit)
-		}
-	}
-}
-
 // call splits an application, with pipes undone, into its head and all its
 // arguments: `x |> f a` and `f a <| x` are `f a x`; ok is false when e is not
 // a call or a name.
