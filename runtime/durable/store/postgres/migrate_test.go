@@ -55,11 +55,6 @@ func TestMigrations(t *testing.T) {
 		s := New(d, func(string, string) {})
 		return s, s.migrator(), d
 	}
-	// checkLatest checks what the newest migrations are particular about.
-	checkLatest := func(t *testing.T, s store.Store, d *db.DB) {
-		storetest.CheckDeadlineMigration(t, s, d)
-		storetest.CheckFlowMigrated(t, s, d)
-	}
 	storetest.RunMigrations(t, open, []storetest.MigrationStep{
 		{From: 0, Seed: pgSeedUnversioned, Check: func(t *testing.T, _ store.Store, d *db.DB) {
 			// The baseline replaced the oldest release's due index.
@@ -73,9 +68,9 @@ func TestMigrations(t *testing.T) {
 		}},
 		{From: 1, Seed: pgSeedBaseline},
 		{From: 2, Seed: pgSeedBaseline},                     // 0002 added only a NULL column
-		{From: 3, Seed: pgSeedBaseline, Check: checkLatest}, // 0003 added only a NULL column
-		{From: 4, Seed: pgSeedBaseline, Check: checkLatest}, // 0004 added deadline_at and timed_out
-		{From: 5, Seed: pgSeedBaseline, Check: checkLatest}, // 0005 added child_group and the events table
+		{From: 3, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0003 added only a NULL column
+		{From: 4, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0004 added deadline_at and timed_out
+		{From: 5, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0005 added child_group and the events table
 	})
 }
 

@@ -53,20 +53,15 @@ func TestMigrations(t *testing.T) {
 		s := New(d, func(string, string) {})
 		return s, s.migrator(), d
 	}
-	// checkLatest checks what the newest migrations are particular about.
-	checkLatest := func(t *testing.T, s store.Store, d *db.DB) {
-		storetest.CheckDeadlineMigration(t, s, d)
-		storetest.CheckFlowMigrated(t, s, d)
-	}
 	storetest.RunMigrations(t, open, []storetest.MigrationStep{
 		// Every path widens the status CHECK of SQLite's stored table
 		// definition (0004), so each checks it (and what 0006 added).
-		{From: 0, Seed: sqliteSeedUnversioned, Check: checkLatest},
-		{From: 1, Seed: sqliteSeedBaseline, Check: checkLatest},
-		{From: 2, Seed: sqliteSeedBaseline, Check: checkLatest}, // 0002 added only a NULL column
-		{From: 3, Seed: sqliteSeedBaseline, Check: checkLatest}, // 0003 added only a NULL column
-		{From: 4, Seed: sqliteSeedBaseline, Check: checkLatest}, // 0004 added deadline_at and timed_out
-		{From: 5, Seed: sqliteSeedBaseline, Check: checkLatest}, // 0005 added child_group and the events table
+		{From: 0, Seed: sqliteSeedUnversioned, Check: storetest.CheckLatestMigrations},
+		{From: 1, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations},
+		{From: 2, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0002 added only a NULL column
+		{From: 3, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0003 added only a NULL column
+		{From: 4, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0004 added deadline_at and timed_out
+		{From: 5, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0005 added child_group and the events table
 	})
 }
 

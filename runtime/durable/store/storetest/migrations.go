@@ -188,3 +188,11 @@ func CheckSetupOnACurrentSchema(t *testing.T, open func(hook store.StatementHook
 		t.Errorf("Setup on a current schema sent %q, want the one version read", sent)
 	}
 }
+
+// CheckLatestMigrations is the Check every store's MigrationSteps share:
+// what the newest migrations (0004 deadline, 0006 flow) are particular
+// about, which must hold whatever version a database came from.
+func CheckLatestMigrations(t *testing.T, s store.Store, d *db.DB) {
+	CheckDeadlineMigration(t, s, d)
+	CheckFlowMigrated(t, s, d)
+}
