@@ -67,7 +67,7 @@ func TestMigrations(t *testing.T) {
 			}
 		}},
 		{From: 1, Seed: pgSeedBaseline},
-		{From: 2, Seed: pgSeedBaseline},                     // 0002 added only a NULL column
+		{From: 2, Seed: pgSeedBaseline},                                         // 0002 added only a NULL column
 		{From: 3, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0003 added only a NULL column
 		{From: 4, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0004 added deadline_at and timed_out
 		{From: 5, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0005 added child_group and the events table
