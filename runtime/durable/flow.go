@@ -137,7 +137,6 @@ func (e *Engine) prepareFlow(ctx context.Context, reg *registry) error {
 			return err
 		}
 		reg.limited = append(reg.limited, name)
-		reg.rated = reg.rated || l.RatePerSecond > 0
 	}
 	return e.fireSchedules(ctx, reg)
 }

@@ -88,7 +88,7 @@ func (e *Engine) claim(ctx context.Context, reg registry, policy VersionPolicy, 
 	switch {
 	case len(reg.limited) > 0:
 		cl, ok, err = e.store.ClaimLimited(ctx, store.LimitedClaim{Names: reg.names, Keys: reg.keys, Pinned: policy != FailSafe,
-			Limited: reg.limited, Rated: reg.rated, Lease: e.heldLease(), Token: token, Worker: e.worker}, e.now())
+			Limited: reg.limited, Lease: e.heldLease(), Token: token, Worker: e.worker}, e.now())
 	case policy == FailSafe:
 		cl, ok, err = e.store.ClaimRun(ctx, reg.names, e.now(), e.heldLease(), token, e.worker)
 	default:

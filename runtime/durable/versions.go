@@ -42,10 +42,8 @@ type registry struct {
 	byName map[string]map[int]Workflow
 	names  []string           // distinct names, in registration order
 	keys   []store.VersionKey // distinct (name, version) pairs
-	// limited are the names with limits (flow.go), rated whether one of
-	// them has a rate limit.
+	// limited are the names with limits (flow.go).
 	limited []string
-	rated   bool
 }
 
 // newRegistry indexes defs; a later Workflow with the same name and version

@@ -62,13 +62,12 @@ func (l Limits) None() bool { return l.Concurrency <= 0 && l.PerKey <= 0 && l.Ra
 
 // LimitedClaim is one claim with limits: the workflows by name (or by
 // version key when Pinned), Limited the names among them whose limits were
-// declared, Rated whether any of those has a rate limit.
+// declared.
 type LimitedClaim struct {
 	Names   []string
 	Keys    []VersionKey
 	Pinned  bool
 	Limited []string
-	Rated   bool
 	Lease   time.Duration
 	Token   string
 	Worker  string

@@ -33,6 +33,7 @@ INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at,
     FROM generate_series(1, 50000) g;
 INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at, updated_at)
   SELECT 'due' || g, 'w', 'waiting', '""', now() - interval '1 hour', now(), now() FROM generate_series(1, 5000) g;
+INSERT INTO _sky_durable_flow (workflow, concurrency, per_key, updated_at) VALUES ('w', 1000, 1, now());
 ANALYZE`); err != nil {
 		t.Fatal(err)
 	}
@@ -56,6 +57,11 @@ ANALYZE`); err != nil {
 			[]string{"Index Scan using _sky_durable_runs_claim on _sky_durable_runs r", claimBound}, []string{"Sort Key: ((- r.priority)), r.wake_at", "Hash Semi Join"}},
 		{"claim pinned", pgClaimWhere(pgPickByVersion, 2), `NULL, 1000, '[{"w":"w","v":1}]', '["x","y"]', 'B'`,
 			[]string{"Index Scan using _sky_durable_runs_claim on _sky_durable_runs r", claimBound}, []string{"Sort Key: ((- r.priority)), r.wake_at", "Hash Semi Join"}},
+		{"claim with limits", pgClaimAdmitted, `NULL, 1000, '["w"]', '["w"]', 'x', 'B'`,
+			[]string{"Index Scan using _sky_durable_runs_claim on _sky_durable_runs r", claimBound}, []string{"Sort Key: ((- r.priority)), r.wake_at", "Seq Scan on _sky_durable_runs"}},
+		{"gated claim with limits", pgClaimAdmittedGated, `NULL, 1000, '["w"]', 1000, false, '["w"]', '["w"]', '["w"]', 'x', 'B'`,
+			[]string{"Index Scan using _sky_durable_runs_claim on _sky_durable_runs r", claimBound, "Index Scan using _sky_durable_runs_running"},
+			[]string{"Sort Key: ((- r.priority)), r.wake_at", "Seq Scan on _sky_durable_runs"}},
 	}
 	for _, c := range cases {
 		p, err := genericPlan(ctx, d, c.sql, c.args, nil)

@@ -7,20 +7,22 @@ import (
 	"strings"
 	"time"
 
-	"skydurable/runtime/db"
 	"skydurable/runtime/durable/store"
 )
 
-// Flow control on PostgreSQL. A claim with limits is the ordinary claim
-// statement with a gate: the CTE gate calls _sky_durable_flow_gate (migration
-// 0006), which returns the open limited workflows of the worker, each with
-// the concurrency slot the claim holds for it (a transaction advisory lock,
-// taken without waiting), and the pick asks _sky_durable_flow_key_open of
-// the run it is about to lock whether its perKey key is open (the key's
-// advisory lock, then a fresh count). Only a rate-limited workflow's flow
-// row is locked, for its token bucket: claims of a workflow with
-// concurrency and perKey limits do not queue behind each other. A workflow
-// without limits is never gated: its claim is the statement it was.
+// Flow control on PostgreSQL (migration 0007). A claim with limits picks
+// as an unlimited claim does and asks _sky_durable_flow_admit about the run
+// it locked, once: the function takes the run's perKey key and a free
+// concurrency slot with transaction advisory locks (never waiting), checks
+// them in a fresh snapshot, and takes a rate limit's token. When limits do
+// not hold runs back that is the whole cost of them: one function call in
+// the claim statement. When it refuses (the run it locked is held back),
+// the same call makes a second, gated claim: it picks only among the
+// workflows its snapshot saw open and skips the keys it saw full (a hint;
+// the function decides again), so runs behind a held one still start.
+// Claims of a workflow with concurrency and perKey limits do not queue
+// behind each other; those of a rate-limited one take turns on its flow
+// row. A workflow without limits is never gated.
 
 const pgDeclareLimits = pgClock + `
 INSERT INTO _sky_durable_flow (workflow, concurrency, per_key, rate_per_second, updated_at)
@@ -39,92 +41,103 @@ func (s *Store) DeclareLimits(ctx context.Context, l store.Limits, now time.Time
 	return err
 }
 
-// pgGate is the claim's gate and its conditions on the run to pick: a run
-// of a limited workflow only while its workflow is open and its key was
-// not full when the gate looked; when every workflow is limited (the
-// boolean parameter is false), a closed gate stops the scan before it reads
-// any run (a one-time filter). The claim's update records the slot the gate
-// took and, on the one run it locked, asks _sky_durable_flow_key_open
-// whether its key is open (pgClaimGated): a claim that loses the race for a
-// key to another claim claims nothing this time.
-const (
-	pgGate = `,
-gate AS MATERIALIZED (
-  SELECT g.workflow, g.slot, g.full_key
-    FROM _sky_durable_flow_gate(ARRAY(SELECT jsonb_array_elements_text(CAST(? AS JSONB))), (SELECT now FROM clock), CAST(? AS BIGINT)) g)`
-	pgGateAlso = `
-     AND (CAST(? AS BOOLEAN) OR EXISTS (SELECT 1 FROM gate g WHERE g.full_key IS NULL))
+// pgGate is the gated claim's hint: the open limited workflows (under
+// their concurrency, their rate limit's next claim due) and the perKey keys
+// at their limit, among the live running runs (under a lease: lease_ms).
+const pgGate = `,
+since AS (SELECT clock.now - CAST(? AS BIGINT) * INTERVAL '1 millisecond' AS at FROM clock),
+flows AS MATERIALIZED (
+  SELECT fl.workflow, fl.per_key FROM _sky_durable_flow fl
+    LEFT JOIN LATERAL (
+      SELECT count(*) AS live FROM _sky_durable_runs r
+       WHERE fl.concurrency IS NOT NULL AND r.workflow = fl.workflow AND r.status = 'running'
+         AND r.claimed_at >= (SELECT at FROM since)) u ON TRUE
+   WHERE fl.workflow IN (SELECT jsonb_array_elements_text(CAST(? AS JSONB)))
+     AND (fl.rate_per_second IS NULL OR fl.next_claim_at IS NULL OR fl.next_claim_at <= (SELECT now FROM clock))
+     AND (fl.concurrency IS NULL OR u.live < fl.concurrency)),
+full_keys AS MATERIALIZED (
+  SELECT f.workflow, k.limit_key FROM flows f CROSS JOIN LATERAL (
+    SELECT r.limit_key FROM _sky_durable_runs r
+     WHERE r.workflow = f.workflow AND r.status = 'running' AND r.limit_key IS NOT NULL
+       AND r.claimed_at >= (SELECT at FROM since)
+     GROUP BY r.limit_key
+    HAVING count(*) >= f.per_key) k
+   WHERE f.per_key IS NOT NULL)`
+
+// pgGateAlso are the gated claim's conditions on the run to pick: a run of
+// a limited workflow only while its workflow is open and its key was not
+// full; when every workflow is limited (the boolean parameter is false), a
+// closed gate stops the scan before it reads any run (a one-time filter).
+const pgGateAlso = `
+     AND (CAST(? AS BOOLEAN) OR EXISTS (SELECT 1 FROM flows))
      AND (r.workflow NOT IN (SELECT jsonb_array_elements_text(CAST(? AS JSONB)))
-          OR r.workflow IN (SELECT g.workflow FROM gate g WHERE g.full_key IS NULL))
-     AND (r.limit_key IS NULL OR NOT EXISTS (SELECT 1 FROM gate g WHERE g.workflow = r.workflow AND g.full_key = r.limit_key))`
+          OR r.workflow IN (SELECT f.workflow FROM flows f))
+     AND (r.limit_key IS NULL OR NOT EXISTS (SELECT 1 FROM full_keys k WHERE k.workflow = r.workflow AND k.limit_key = r.limit_key))`
+
+// pgAdmit asks _sky_durable_flow_admit about the locked run of a limited
+// workflow, once (an unlimited one's slot is NULL); a claim it refuses
+// returns a row of part 2 instead of the run.
+const (
+	pgAdmit = `
+admitted AS MATERIALIZED (
+  SELECT CASE WHEN r.workflow IN (SELECT jsonb_array_elements_text(CAST(? AS JSONB)))
+              THEN _sky_durable_flow_admit(r.workflow, r.limit_key, clock.now, lease.span) END AS slot
+    FROM picked p JOIN _sky_durable_runs r ON r.id = p.id, clock, lease),`
+	pgRefused = `
+UNION ALL
+SELECT 2, '', '', '', 0, '', 0, '', clock.now, FALSE, 0, '', '', '', clock.now, '' FROM admitted a, clock WHERE a.slot = -1`
+	pgClaimCTE = `
+claimed AS (`
 	pgClaimSets   = `waiting_signal = NULL`
 	pgClaimPicked = `WHERE r.id = picked.id`
 )
 
+// The claims with limits: by name or pinned (the pick), first ungated,
+// then gated.
 var (
-	pgClaimLimited       = pgClaimGated(pgClaimStatement(pgClaimClock+pgGate, pgGateAlso, "", pgPickByName, 1))
-	pgClaimLimitedPinned = pgClaimGated(pgClaimStatement(pgClaimClock+pgGate, pgGateAlso, "", pgPickByVersion, 1))
+	pgClaimAdmitted            = pgClaimGated(pgClaimStatement(pgClaimClock, "", pgRefused, pgPickByName, 1))
+	pgClaimAdmittedPinned      = pgClaimGated(pgClaimStatement(pgClaimClock, "", pgRefused, pgPickByVersion, 1))
+	pgClaimAdmittedGated       = pgClaimGated(pgClaimStatement(pgClaimClock+pgGate, pgGateAlso, pgRefused, pgPickByName, 1))
+	pgClaimAdmittedGatedPinned = pgClaimGated(pgClaimStatement(pgClaimClock+pgGate, pgGateAlso, pgRefused, pgPickByVersion, 1))
 )
 
-// pgClaimGated makes a gated claim statement's update record the
-// concurrency slot its gate took and check the picked run's perKey key.
+// pgClaimGated makes a claim statement admit its picked run (pgAdmit) and
+// record the concurrency slot the run took.
 func pgClaimGated(sql string) string {
-	if strings.Count(sql, pgClaimSets) != 1 || strings.Count(sql, pgClaimPicked) != 1 {
-		panic("postgres: the claim statement's update changed; update pgClaimGated")
+	for _, part := range []string{pgClaimCTE, pgClaimSets, pgClaimPicked} {
+		if strings.Count(sql, part) != 1 {
+			panic("postgres: the claim statement changed; update pgClaimGated")
+		}
 	}
+	sql = strings.Replace(sql, pgClaimCTE, pgAdmit+pgClaimCTE, 1)
 	sql = strings.Replace(sql, pgClaimSets, pgClaimSets+`,
-         flow_slot = (SELECT g.slot FROM gate g WHERE g.workflow = r.workflow AND g.full_key IS NULL)`, 1)
+         flow_slot = (SELECT a.slot FROM admitted a)`, 1)
 	return strings.Replace(sql, pgClaimPicked, pgClaimPicked+`
-     AND (r.limit_key IS NULL OR _sky_durable_flow_key_open(r.workflow, r.limit_key, clock.now, lease.span))`, 1)
+     AND (SELECT a.slot FROM admitted a) IS DISTINCT FROM -1`, 1)
 }
 
-// pgRateTaken moves a rate-limited workflow's next claim on by one interval
-// from the claim's time (or from its last next claim, when that is later).
-const pgRateTaken = `
-UPDATE _sky_durable_flow
-   SET next_claim_at = GREATEST(COALESCE(next_claim_at, CAST(? AS TIMESTAMPTZ)), CAST(? AS TIMESTAMPTZ))
-                       + INTERVAL '1 millisecond' * ceil(1000.0 / rate_per_second)
- WHERE workflow = ? AND rate_per_second IS NOT NULL`
-
-// ClaimLimited is one statement (one round trip) when no limited workflow
-// has a rate limit; with one, a transaction of the claim and, when it
-// claimed a run, the rate limit's update (four round trips: BEGIN, claim,
-// update, COMMIT), holding the rate-limited flow row's lock in between.
+// ClaimLimited is one statement (one round trip) when the run it locks is
+// admitted or none is due, and two when the first is refused.
 func (s *Store) ClaimLimited(ctx context.Context, c store.LimitedClaim, now time.Time) (store.Claimed, bool, error) {
-	sql, pick := pgClaimLimited, jsonText(c.Names)
+	ungated, gated, pick := pgClaimAdmitted, pgClaimAdmittedGated, jsonText(c.Names)
 	if c.Pinned {
-		sql, pick = pgClaimLimitedPinned, jsonText(c.Keys)
-	}
-	hasUnlimited := len(c.Limited) < len(c.Names)
-	if c.Pinned {
-		hasUnlimited = slices.ContainsFunc(c.Keys, func(k store.VersionKey) bool { return !slices.Contains(c.Limited, k.Name) })
+		ungated, gated, pick = pgClaimAdmittedPinned, pgClaimAdmittedGatedPinned, jsonText(c.Keys)
 	}
 	limited := jsonText(c.Limited)
-	args := []any{clockArg(now), limited, c.Lease.Milliseconds(), c.Lease.Milliseconds(), hasUnlimited, limited, pick, c.Token, c.Worker}
-	claim := func(q *db.DB) (store.Claimed, bool, error) {
-		runs, _, err := s.claimRowsOp(ctx, q, "claim", sql, args...)
-		if err != nil || len(runs) == 0 {
-			return store.Claimed{}, false, err
+	lease := c.Lease.Milliseconds()
+	runs, refused, err := s.claimRowsOp(ctx, s.d, "claim", ungated, clockArg(now), lease, pick, limited, c.Token, c.Worker)
+	if err == nil && len(runs) == 0 && refused {
+		hasUnlimited := len(c.Limited) < len(c.Names)
+		if c.Pinned {
+			hasUnlimited = slices.ContainsFunc(c.Keys, func(k store.VersionKey) bool { return !slices.Contains(c.Limited, k.Name) })
 		}
-		return runs[0].c, true, nil
+		runs, _, err = s.claimRowsOp(ctx, s.d, "claim", gated,
+			clockArg(now), lease, limited, lease, hasUnlimited, limited, pick, limited, c.Token, c.Worker)
 	}
-	if !c.Rated {
-		return claim(s.d)
-	}
-	var cl store.Claimed
-	var ok bool
-	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
-		var err error
-		if cl, ok, err = claim(tx); err != nil || !ok || !slices.Contains(c.Limited, cl.Workflow) {
-			return err
-		}
-		_, err = s.exec(ctx, tx, "claim", pgRateTaken, cl.Now, cl.Now, cl.Workflow)
-		return err
-	})
-	if err != nil {
+	if err != nil || len(runs) == 0 {
 		return store.Claimed{}, false, err
 	}
-	return cl, ok, nil
+	return runs[0].c, true, nil
 }
 
 // pgFlowStates reads the limits of workflows with their running counts

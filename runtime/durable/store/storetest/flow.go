@@ -43,9 +43,9 @@ func (f *fixture) insertWith(id, workflow string, priority int, key string, at t
 
 // claimLimited claims with limits among names (limited: those declared)
 // and returns the run id claimed, "" when none.
-func (f *fixture) claimLimited(now time.Time, names, limited []string, rated bool) string {
+func (f *fixture) claimLimited(now time.Time, names, limited []string) string {
 	f.t.Helper()
-	c, ok, err := f.s.ClaimLimited(f.ctx, store.LimitedClaim{Names: names, Limited: limited, Rated: rated, Lease: Lease, Token: "tok-" + now.String() + f.t.Name() + time.Now().String(), Worker: "w1"}, now)
+	c, ok, err := f.s.ClaimLimited(f.ctx, store.LimitedClaim{Names: names, Limited: limited, Lease: Lease, Token: "tok-" + now.String() + f.t.Name() + time.Now().String(), Worker: "w1"}, now)
 	if err != nil {
 		f.t.Fatalf("ClaimLimited: %v", err)
 	}
@@ -67,9 +67,9 @@ func (f *fixture) complete(id string, now time.Time) {
 }
 
 // claims claims with limits until none is due and returns the ids.
-func (f *fixture) claims(now time.Time, names, limited []string, rated bool) []string {
+func (f *fixture) claims(now time.Time, names, limited []string) []string {
 	var ids []string
-	for id := f.claimLimited(now, names, limited, rated); id != ""; id = f.claimLimited(now, names, limited, rated) {
+	for id := f.claimLimited(now, names, limited); id != ""; id = f.claimLimited(now, names, limited) {
 		ids = append(ids, id)
 	}
 	return ids
@@ -106,17 +106,17 @@ var flowCases = []storeCase{
 		}
 		f.insertWith("free", "u", 0, "", T0.Add(time.Second))
 		now := T0.Add(time.Minute)
-		got := f.claims(now, []string{"w", "u"}, []string{"w"}, false)
+		got := f.claims(now, []string{"w", "u"}, []string{"w"})
 		if want := []string{"w1", "w2", "free"}; !slices.Equal(got, want) {
 			f.t.Fatalf("claims %v, want %v: two of w (its limit), then the unlimited run", got, want)
 		}
 		f.complete("w1", now)
-		if got := f.claims(now, []string{"w"}, []string{"w"}, false); !slices.Equal(got, []string{"w3"}) {
+		if got := f.claims(now, []string{"w"}, []string{"w"}); !slices.Equal(got, []string{"w3"}) {
 			f.t.Errorf("claims after one finished = %v, want [w3]", got)
 		}
 		// A run whose lease expired holds no slot: it is claimable again.
 		later := now.Add(Lease + time.Second)
-		if got := f.claims(later, []string{"w"}, []string{"w"}, false); len(got) != 2 {
+		if got := f.claims(later, []string{"w"}, []string{"w"}); len(got) != 2 {
 			f.t.Errorf("claims after the leases expired = %v, want the two stale runs back", got)
 		}
 	}},
@@ -126,7 +126,7 @@ var flowCases = []storeCase{
 		f.insertWith("a2", "w", 0, "a", T0.Add(time.Second))
 		f.insertWith("b1", "w", 0, "b", T0.Add(2*time.Second))
 		now := T0.Add(time.Minute)
-		if got := f.claims(now, []string{"w"}, []string{"w"}, false); !slices.Equal(got, []string{"a1", "b1"}) {
+		if got := f.claims(now, []string{"w"}, []string{"w"}); !slices.Equal(got, []string{"a1", "b1"}) {
 			f.t.Fatalf("claims = %v, want [a1 b1]: a2 waits for a1", got)
 		}
 		states, err := f.s.FlowStates(f.ctx, []string{"w"}, Lease, now)
@@ -135,7 +135,7 @@ var flowCases = []storeCase{
 			f.t.Errorf("FlowStates = %+v, want per key 1, 2 running, 1 of key a", states)
 		}
 		f.complete("a1", now)
-		if got := f.claims(now, []string{"w"}, []string{"w"}, false); !slices.Equal(got, []string{"a2"}) {
+		if got := f.claims(now, []string{"w"}, []string{"w"}); !slices.Equal(got, []string{"a2"}) {
 			f.t.Errorf("claims after a1 finished = %v, want [a2]", got)
 		}
 		if r := f.run("a2"); r.LimitKey != "a" {
@@ -152,7 +152,7 @@ var flowCases = []storeCase{
 			ms   int
 			want string
 		}{{0, "r1"}, {0, ""}, {499, ""}, {500, "r2"}, {900, ""}, {1000, "r3"}, {5000, "r4"}} {
-			if got := f.claimLimited(at(c.ms), []string{"w"}, []string{"w"}, true); got != c.want {
+			if got := f.claimLimited(at(c.ms), []string{"w"}, []string{"w"}); got != c.want {
 				f.t.Errorf("claim at +%d ms = %q, want %q (2 a second: one every 500 ms)", c.ms, got, c.want)
 			}
 		}
