@@ -133,7 +133,11 @@ func startChildren[I, O any](c *Ctx, def Def[I, O], id, group string, children [
 				if err := c.checkSize(fmt.Sprintf("the input of child %q", childID), js); err != nil {
 					return 0, err
 				}
-				news[i] = store.NewChild{ID: childID, Input: js}
+				key, err := runOptions{limits: def.limits}.limitKey(def.name, childID, js)
+				if err != nil {
+					return 0, err
+				}
+				news[i] = store.NewChild{ID: childID, Input: js, LimitKey: key}
 			}
 			n, err := c.e.store.InsertChildren(ctx, tx, c.RunID(), group, def.name, def.version, news, c.e.now())
 			if err != nil {

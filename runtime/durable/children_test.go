@@ -403,3 +403,25 @@ func TestChildRoundTrips(t *testing.T) {
 		h.wantStatus("f1", StatusDone)
 	})
 }
+
+// TestChildrenCarryTheirPerKeyKey: children of a workflow with a perKey
+// limit store the key computed from their input, as started runs do, so
+// the limit holds them too.
+func TestChildrenCarryTheirPerKeyKey(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		ship := shipWorkflow(newCounter()).WithLimits(Limits{PerKey: 1}, func(in string) (string, error) { return in[:1], nil })
+		fan := fanOut(ship)
+		h.start(fan, "f1", "a1,a2,b1")
+		h.poll(h.e, fan.Erase())
+		for id, want := range map[string]string{"f1/a1": "a", "f1/a2": "a", "f1/b1": "b"} {
+			if r := h.wantStatus(id, StatusWaiting); r.LimitKey != want {
+				t.Errorf("child %s has limit key %q, want %q", id, r.LimitKey, want)
+			}
+		}
+		h.drain(h.e, fan.Erase(), ship.Erase())
+		if p := h.wantStatus("f1", StatusDone); p.Output != `"shipped:a1|shipped:a2|shipped:b1"` {
+			t.Errorf("parent output %s", p.Output)
+		}
+	})
+}

@@ -38,6 +38,8 @@ type Composer interface {
 type NewChild struct {
 	ID    string `json:"id"`
 	Input string `json:"input"`
+	// LimitKey is the child's perKey key, as NewRun's.
+	LimitKey *string `json:"limit_key,omitempty"`
 }
 
 // ChildState is what a parent reads of its children.

@@ -12,9 +12,9 @@ import (
 // The children of one Durable.all (or the one of a startChild) are inserted
 // by one statement whatever their number: the list is one JSON parameter.
 const pgInsertChildren = pgClock + `
-INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, parent_id, child_group)
-SELECT c.id, ?, ?, 'waiting', c.input, 0, clock.now, '', clock.now, clock.now, ?, NULLIF(?, '')
-  FROM clock, json_to_recordset(CAST(? AS JSON)) AS c(id TEXT, input TEXT)
+INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, parent_id, child_group, limit_key)
+SELECT c.id, ?, ?, 'waiting', c.input, 0, clock.now, '', clock.now, clock.now, ?, NULLIF(?, ''), c.limit_key
+  FROM clock, json_to_recordset(CAST(? AS JSON)) AS c(id TEXT, input TEXT, limit_key TEXT)
 ON CONFLICT (id) DO NOTHING`
 
 func (s *Store) InsertChildren(ctx context.Context, q *db.DB, parentID, group, workflow string, version int, children []store.NewChild, now time.Time) (int64, error) {

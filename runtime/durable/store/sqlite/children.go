@@ -12,8 +12,8 @@ import (
 // The children of one Durable.all (or the one of a startChild) are inserted
 // by one statement whatever their number: the list is one JSON parameter.
 const sqliteInsertChildren = `
-INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, parent_id, child_group)
-SELECT json_extract(c.value, '$.id'), ?, ?, 'waiting', json_extract(c.value, '$.input'), 0, ?, '', ?, ?, ?, NULLIF(?, '')
+INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, parent_id, child_group, limit_key)
+SELECT json_extract(c.value, '$.id'), ?, ?, 'waiting', json_extract(c.value, '$.input'), 0, ?, '', ?, ?, ?, NULLIF(?, ''), json_extract(c.value, '$.limit_key')
   FROM json_each(?) AS c
  WHERE TRUE
 ON CONFLICT (id) DO NOTHING`
