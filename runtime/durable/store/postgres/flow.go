@@ -80,9 +80,9 @@ const pgGateAlso = `
 const (
 	pgAdmit = `
 admitted AS MATERIALIZED (
-  SELECT CASE WHEN r.workflow IN (SELECT jsonb_array_elements_text(CAST(? AS JSONB)))
-              THEN _sky_durable_flow_admit(r.workflow, r.limit_key, clock.now, lease.span) END AS slot
-    FROM picked p JOIN _sky_durable_runs r ON r.id = p.id, clock, lease),`
+  SELECT CASE WHEN p.workflow IN (SELECT jsonb_array_elements_text(CAST(? AS JSONB)))
+              THEN _sky_durable_flow_admit(p.workflow, p.limit_key, clock.now, lease.span) END AS slot
+    FROM picked p, clock, lease),`
 	pgRefused = `
 UNION ALL
 SELECT 2, '', '', '', 0, '', 0, '', clock.now, FALSE, 0, '', '', '', clock.now, '' FROM admitted a, clock WHERE a.slot = -1`

@@ -207,8 +207,8 @@ func pgClaimStatement(head, also, extra, pick string, n int) string {
 	sql := head + `,
 lease AS (SELECT CAST(? AS BIGINT) * INTERVAL '1 millisecond' AS span),` + pgPriorityLevels + `,
 picked AS (
-  SELECT c.id, c.locked, c.wake_at, c.priority FROM levels CROSS JOIN LATERAL (
-  SELECT r.id, r.xmin AS locked, r.wake_at, r.priority FROM _sky_durable_runs r
+  SELECT c.id, c.locked, c.wake_at, c.priority, c.workflow, c.limit_key FROM levels CROSS JOIN LATERAL (
+  SELECT r.id, r.xmin AS locked, r.wake_at, r.priority, r.workflow, r.limit_key FROM _sky_durable_runs r
    WHERE -r.priority >= -levels.p AND (-r.priority, r.wake_at) <= (-levels.p, (SELECT now FROM clock))
      AND r.status NOT IN (` + store.SQLDueIndexExcludes + `)` + also + `
      AND (r.claimed_at IS NULL OR r.claimed_at < (SELECT now FROM clock) - (SELECT span FROM lease))
