@@ -1,0 +1,12 @@
+package ui
+
+import (
+	"testing"
+
+	"skydurable/runtime/db/dbtest"
+)
+
+// TestMain starts a private PostgreSQL when none answers at
+// dbtest.ServerURL, so the dashboard's PostgreSQL subtests run on a machine
+// with the binaries but no server.
+func TestMain(m *testing.M) { dbtest.Main(m) }
