@@ -18,6 +18,7 @@ CHAOS_WORKERS ?= 3
 .PHONY: run test bench check chaos sky skybench
 
 sky:
+	@test -x $(BIN)/sky || echo "building $(BIN)/sky (the first build compiles every dependency and takes a minute or two)..."
 	$(GO) build -o $(BIN)/sky ./cmd/sky
 
 skybench:
