@@ -1,5 +1,8 @@
 // Package examples runs the Sky example programs with the real `sky` binary
 // and checks the story each one prints.
+//
+// It may import only the standard library: it drives the programs through the
+// `sky` binary it builds, as a user would.
 package examples
 
 import (

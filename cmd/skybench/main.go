@@ -9,6 +9,8 @@
 // it, and pgbench (on PATH or in /usr/lib/postgresql/*/bin) for the
 // reference commit rate. It prints figures and asserts none, except that
 // every run it started ended done; it exits 1 when a measurement failed.
+//
+// It may import its internal/loadtest and the standard library.
 package main
 
 import (

@@ -17,6 +17,9 @@
 //
 // The package depends on nothing but the standard library, so every phase
 // can use it.
+//
+// It may import only the standard library; every phase of the front end
+// imports it.
 package diag
 
 import (

@@ -48,4 +48,8 @@
 // file:line:col and the source line; Diagnostics turns either into what
 // the CLI renders (compiler/diag). Sky failures (a Task failing with an
 // Error) are not runtime errors: they travel inside Tasks.
+//
+// It may import the front end's earlier phases (compiler/syntax,
+// compiler/types, compiler/diag), stdlib/app (a main that is an App),
+// runtime/task and runtime/value; never cmd/.
 package eval

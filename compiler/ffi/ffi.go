@@ -6,6 +6,9 @@
 // Kernels(); a test parses every module and fails if a kernel named in a
 // .sky file is missing, if its arity differs from the number of arrows at
 // the top of its annotation, or if a table entry is never used.
+//
+// It may import every stdlib package, runtime/durable, runtime/value and the
+// standard library; never cmd/.
 package ffi
 
 import (

@@ -18,6 +18,9 @@
 //     syntax error. FFI bindings are ordinary ValueDecls (see ValueDecl).
 //   - Doc comments attach to the next top-level declaration; the one right
 //     after the module header is the module's (File.Docs).
+//
+// It may import compiler/diag and the standard library; never the phases
+// after it (compiler/types, compiler/eval).
 package syntax
 
 import "strings"

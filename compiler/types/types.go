@@ -7,6 +7,10 @@
 // The checker never mutates the AST: what it learns is recorded in an Info
 // value's side tables keyed by AST node, which later phases (the evaluator)
 // may read. Errors are values with positions; Check collects them all.
+//
+// It may import compiler/syntax, compiler/diag and the standard library;
+// never compiler/eval or compiler/ffi (its corpus test, an external test
+// package, reads the stdlib sources through compiler/ffi).
 package types
 
 import "skydurable/compiler/syntax"

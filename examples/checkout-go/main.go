@@ -9,6 +9,9 @@
 // order and the number of charges the payment provider made: 1.
 //
 // Run it with `make run` (go run ./examples/checkout-go).
+//
+// It may import only the engine's Go API (runtime/durable, runtime/db,
+// runtime/codec, runtime/task), as a Go user's program would.
 package main
 
 import (

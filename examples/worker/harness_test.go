@@ -5,6 +5,10 @@
 //
 // The `sky` binary is built from cmd/sky once per test run; SKY_BIN names a
 // prebuilt one instead.
+//
+// It may import the engine's Go API (to seed and read runs),
+// runtime/db/dbtest and testscript; the workers themselves are `sky`
+// processes.
 package worker_test
 
 import (

@@ -33,4 +33,7 @@
 // Effects from outside the loop (a PostgreSQL NOTIFY listener, say) reach it
 // through the Waker found in the context of every Task the loop runs: Wake
 // fires every current ticker's message now.
+//
+// It may import runtime/task, runtime/value and the standard library; never
+// compiler/ or stdlib/ (nothing in runtime/ does).
 package app

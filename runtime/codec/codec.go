@@ -2,6 +2,8 @@
 // one type. Decoding first parses the whole text, then walks it; a mismatch
 // is a Decode error that names the JSON path of the bad value and what was
 // found there (`$.items[2].sku: expected a string, found 42`).
+//
+// It may import runtime/task and the standard library.
 package codec
 
 import (

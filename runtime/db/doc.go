@@ -48,4 +48,7 @@
 // Query results inside a transaction are read fully before the call returns
 // (so the transaction's connection is free for the next statement); outside a
 // transaction rows stream and must be closed.
+//
+// It may import runtime/task, the two drivers (pgx, modernc.org/sqlite) and
+// the standard library; it is where the drivers live.
 package db

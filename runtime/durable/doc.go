@@ -24,4 +24,11 @@
 // default, or FailSafe); CompactOlderThan deletes the journal of finished
 // runs in short batches; Cancel stops a run at its next step boundary. See
 // docs/durable.md for the guarantees, the schema and operations.
+//
+// It may import its stores (runtime/durable/store and, until the store seam
+// is finished, store/postgres and store/sqlite), runtime/db, runtime/codec,
+// runtime/task, the OpenTelemetry API and the standard library; never a Sky
+// value (runtime/value), the TEA runtime (runtime/app), compiler/ or stdlib/,
+// and no database driver (the one exception left, pgx for LISTEN, is
+// allow-listed in internal/houserules).
 package durable

@@ -1,6 +1,8 @@
 // Package project reads sky.toml, the optional project file of a Sky program.
 // It is the one TOML reader of the project: the CLI takes the program's layout
 // from it and Db.connect its [database] table.
+//
+// It may import the TOML decoder and the standard library.
 package project
 
 import (

@@ -2,6 +2,8 @@
 // that yields a value or fails with an error, plus Sky's Error (its kinds,
 // details and labels). Every layer that performs I/O returns a Task or a Go
 // error that converts to *Error through As.
+//
+// It may import only the standard library: every other layer imports it.
 package task
 
 import (

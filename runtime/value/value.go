@@ -20,6 +20,9 @@
 //
 // Values are immutable: no function of this package, and no kernel, mutates a
 // Value it was given.
+//
+// It may import runtime/task and the standard library; the durable engine
+// never imports it.
 package value
 
 import (

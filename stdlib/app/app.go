@@ -12,6 +12,9 @@
 // table through stdlib/durable's SnapshotStore; its default snapshot id is
 // "default", as in real Sky. Use App.withDurableId when two programs share a
 // database.
+//
+// It may import runtime/ packages and the stdlib packages it composes
+// (stdlib/codec, stdlib/db, stdlib/durable); never compiler/ or cmd/.
 package app
 
 import (

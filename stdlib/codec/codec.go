@@ -14,6 +14,9 @@
 // a two-element array; records (object/field, auto) as objects keyed by
 // field name; enum values as strings; taggedUnion values as
 // {"tag": "Name", "args": [...]} ("args" omitted for a var0).
+//
+// It may import runtime/codec, runtime/task, runtime/value and the standard
+// library; never compiler/ or cmd/.
 package codec
 
 import (

@@ -13,6 +13,9 @@
 // returns is a runtime error (a wrong argument kind, a division by zero);
 // Sky failures travel inside Task values. Effects read the clock, the random
 // source and the sleeper from an Env, so tests control time.
+//
+// It may import runtime/task, runtime/value and the standard library; never
+// compiler/ or cmd/.
 package core
 
 import (

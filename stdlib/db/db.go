@@ -9,6 +9,9 @@
 // Unavailable for a lost connection, ...) and reach Sky as Error values.
 //
 // `Db.connect ()` resolution is documented on Config.
+//
+// It may import runtime/db, runtime/codec, runtime/project, runtime/task,
+// runtime/value and the standard library; never compiler/ or cmd/.
 package db
 
 import (

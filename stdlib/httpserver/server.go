@@ -6,6 +6,9 @@
 // The names follow real Sky's Sky.Http.Server (listen, get, post, text,
 // json, withStatus, param, body, ...). A handler's failure maps to a status
 // by its ErrorKind (statusOf); a runtime error is 500.
+//
+// It may import runtime/task, runtime/value and the standard library; never
+// compiler/ or cmd/.
 package httpserver
 
 import (

@@ -7,6 +7,9 @@
 // encoding/json decodes (json.Number for numbers) or an ordered object built
 // by Encode.object; a `Decoder a` is value.Opaque{Kind: "JsonDecoder"}
 // holding a decode function.
+//
+// It may import runtime/task, runtime/value and the standard library; never
+// compiler/ or cmd/.
 package json
 
 import (

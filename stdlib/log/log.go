@@ -7,6 +7,9 @@
 // environment variable SKY_LOG_DEBUG is non-empty. Each call writes its line
 // with one Write under a lock, so lines from parallel Tasks never interleave.
 // The `*With` variants (real Sky's) add key=value attributes to the line.
+//
+// It may import runtime/task, runtime/value and the standard library; never
+// compiler/ or cmd/.
 package log
 
 import (

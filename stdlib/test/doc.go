@@ -16,4 +16,7 @@
 // "Expected <expected>, but got <actual>" (values rendered by value.Show, a
 // Sky Error rendered as "<Label>: <message>"); the others say what they
 // expected in the same style.
+//
+// It may import runtime/task, runtime/value and the standard library; never
+// compiler/ or cmd/.
 package test

@@ -2,6 +2,9 @@
 // a fresh PostgreSQL database per call, dropped when the test ends. A missing
 // PostgreSQL is a loud failure, never a skip: Main starts a private throwaway
 // server when none answers and the PostgreSQL binaries are installed.
+//
+// It may import runtime/db, pgx and the standard library; only tests import
+// it.
 package dbtest
 
 import (

@@ -4,6 +4,9 @@
 // CrashEverywhere kills the worker at every journal boundary of a run in turn
 // and checks that the resumed run ends as the crash-free one did. The Sky
 // module Std.Durable.Test is a thin binding of it.
+//
+// It may import runtime/durable, runtime/db, runtime/task and the standard
+// library; never a Sky value (stdlib/durable binds it to Sky).
 package durabletest
 
 import (

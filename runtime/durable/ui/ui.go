@@ -9,6 +9,9 @@
 // (a bearer header, or the cookie a first visit with ?token= sets); actions
 // are POST only and carry a CSRF token; ReadOnly refuses every action. The
 // command binds to 127.0.0.1 unless a token is given.
+//
+// It may import runtime/durable, runtime/durable/view, runtime/task and the
+// standard library; never cmd/ (`sky durable ui` serves it).
 package ui
 
 import (

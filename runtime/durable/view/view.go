@@ -3,6 +3,9 @@
 // the time between two journal entries, payloads as indented JSON. The CLI
 // (`sky durable ls/show`) and the dashboard (runtime/durable/ui) share it, so
 // both say the same thing about the same run.
+//
+// It may import runtime/durable/store and the standard library, never the
+// engine, so the CLI and the dashboard share it without pulling in more.
 package view
 
 import (

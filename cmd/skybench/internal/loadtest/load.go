@@ -10,6 +10,11 @@
 // Every measurement gets a fresh database of its own (databases.go), dropped
 // when it ends. Round trips and commits are counted on the wire by a proxy
 // (wire.go); engine statements come from the engine's Options.OnStatement.
+//
+// It may import the engine's Go API (runtime/durable, runtime/db,
+// runtime/codec, runtime/task), pgx for the measurements the engine does not
+// make (pgbench's rate, EXPLAIN) and the OpenTelemetry SDK; never compiler/
+// or stdlib/.
 package loadtest
 
 import (

@@ -12,6 +12,9 @@
 //			return postgres.New(d, nil), d
 //		})
 //	}
+//
+// It may import runtime/durable/store, runtime/db, go-cmp and the standard
+// library; never a store package (each store's tests call it) nor the engine.
 package storetest
 
 import (
