@@ -105,7 +105,7 @@ func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, now 
 	}
 }
 
-// runJSON is the stable JSON shape of a run for --json.
+// runOut is the stable JSON shape of a run for --json.
 type runOut struct {
 	ID            string          `json:"id"`
 	Workflow      string          `json:"workflow"`

@@ -9,7 +9,7 @@ import (
 	"skydurable/runtime/value"
 )
 
-// benchProgram loads src and returns its top-level function name.
+// benchFunc loads src and returns the value of its top-level function name.
 func benchFunc(b *testing.B, src, name string) value.Value {
 	b.Helper()
 	var out []string

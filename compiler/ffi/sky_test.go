@@ -12,8 +12,8 @@ import (
 	"skydurable/compiler/ffi"
 )
 
-// runSky loads main.sky (and any other files) into a temporary source root
-// with the real stdlib and returns `result` shown, or runs `tests`.
+// loadSky writes files (Main.sky and any others) into a temporary source
+// root and loads the program with the real stdlib.
 func loadSky(t *testing.T, files map[string]string) *eval.Program {
 	t.Helper()
 	dir := t.TempDir()
@@ -36,7 +36,7 @@ func loadSky(t *testing.T, files map[string]string) *eval.Program {
 	return prog
 }
 
-// runTests runs a Sky.Test module and fails the Go test on any Sky failure.
+// runSkyTests runs a Sky.Test module and fails the Go test on any Sky failure.
 func runSkyTests(t *testing.T, src string) {
 	t.Helper()
 	prog := loadSky(t, map[string]string{"Main.sky": src})

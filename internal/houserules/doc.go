@@ -8,6 +8,8 @@
 //     and no tracked file over 1 MB, read from `git ls-files`.
 //   - docs_test.go: every package has a doc comment saying what it owns
 //     and what it may import.
+//   - comments_test.go: a comment names only files and Go declarations
+//     that exist, and a doc comment begins with the name it documents.
 //
 // It may import only the standard library: it reads the repository through
 // `go list`, `git` and go/parser, never by importing the packages it checks.

@@ -25,9 +25,9 @@ func (t *ticker) message(at time.Time) (value.Value, error) {
 	return t.every.Msg, nil
 }
 
-// tickerKey identifies a Sub.every across re-evaluations: its interval and
-// message, or for Sub.everyWithTime its interval and position among those of
-// the same interval; a repeated key gets its occurrence number.
+// tickerKeys identifies each Sub.every across re-evaluations: its interval
+// and message, or for Sub.everyWithTime its interval and position among
+// those of the same interval; a repeated key gets its occurrence number.
 func tickerKeys(es []Every) []string {
 	keys := make([]string, len(es))
 	seen := map[string]int{}

@@ -189,7 +189,7 @@ func (c *Ctx) write(ctx context.Context, q *db.DB, e JournalEntry) error {
 	return c.fenced(c.e.store.AppendEntry(ctx, q, c.f, e, c.e.now()))
 }
 
-// fenced turns the store's errLeaseLost into the Ctx's lost state.
+// fenced turns the store's ErrLeaseLost into the Ctx's lost state.
 func (c *Ctx) fenced(err error) error {
 	if err == nil || !IsLeaseLost(err) {
 		return err

@@ -80,7 +80,8 @@ func wantAttrs(t *testing.T, s sdktrace.ReadOnlySpan, want map[string]any) {
 	}
 }
 
-// runCounts sums the durable.runs counter by outcome.
+// metrics sums the durable.runs counter by outcome, counts the points of
+// each histogram, and says whether the durable.due.backlog gauge reported.
 func (o otelEngine) metrics(t *testing.T) (runs map[string]int64, histograms map[string]uint64, backlog bool) {
 	t.Helper()
 	var rm metricdata.ResourceMetrics

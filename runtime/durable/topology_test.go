@@ -47,7 +47,7 @@ type topologyLoad struct {
 	workers sync.WaitGroup
 }
 
-// topologyWorkflow charges (a row in topo_effects, in the step's
+// workflow charges (a row in topo_effects, in the step's
 // transaction), sleeps 20ms, notes a plain execution, awaits "go", then
 // ships (another row, transactional).
 func (l *topologyLoad) workflow() durable.Def[string, string] {

@@ -187,7 +187,7 @@ type SignalInfo struct {
 	CreatedAt time.Time
 }
 
-// LeaseChecked maps a fenced write that matched no row to errLeaseLost.
+// LeaseChecked maps a fenced write that matched no row to ErrLeaseLost.
 func LeaseChecked(n int64, err error) error {
 	if err != nil {
 		return err

@@ -8,13 +8,13 @@ import (
 )
 
 // Store is everything the engine asks of the database. Each dialect
-// implements it in one file (store_postgres.go, store_sqlite.go) holding all
-// of its SQL; engine logic never builds SQL. A zero now means "use the
+// implements it in one package (store/postgres, store/sqlite) holding all of
+// its SQL; engine logic never builds SQL. A zero now means "use the
 // database's own clock" and is only ever passed to the PostgreSQL Store.
 //
 // Every write for a claimed run takes a fence (run id + lease token) and is
 // guarded by it in the same statement or transaction; a write whose fence no
-// longer matches reports errLeaseLost and changes nothing.
+// longer matches reports ErrLeaseLost and changes nothing.
 type Store interface {
 	// Setup creates or migrates the tables, idempotently and safely when
 	// several processes call it at once.
@@ -25,9 +25,9 @@ type Store interface {
 	// ClaimRun leases the most overdue claimable run whose workflow is in
 	// names, counting an attempt. ok is false when none is due. It also
 	// reads the run's journal in the same statement when it can prove the
-	// read complete (c.journalRead); otherwise the caller uses loadJournal.
+	// read complete (c.JournalRead); otherwise the caller uses LoadJournal.
 	ClaimRun(ctx context.Context, names []string, now time.Time, lease time.Duration, token, worker string) (c Claimed, ok bool, err error)
-	// ClaimPinned is claimRun for runs whose (workflow, version) is in keys.
+	// ClaimPinned is ClaimRun for runs whose (workflow, version) is in keys.
 	ClaimPinned(ctx context.Context, keys []VersionKey, now time.Time, lease time.Duration, token, worker string) (c Claimed, ok bool, err error)
 	// LoadJournal reads a run's whole journal in sequence order.
 	LoadJournal(ctx context.Context, runID string) ([]JournalEntry, error)
@@ -48,7 +48,7 @@ type Store interface {
 	Complete(ctx context.Context, f Fence, last *JournalEntry, output string, now time.Time) error
 	// CompleteAndClaim is complete followed by a claim of the next due run
 	// (never the one completed), in one statement on PostgreSQL. done is
-	// errLeaseLost when the completion's fence no longer held (the claim
+	// ErrLeaseLost when the completion's fence no longer held (the claim
 	// happens regardless); err is a failure of the whole.
 	CompleteAndClaim(ctx context.Context, f Fence, last *JournalEntry, output string, now time.Time, next NextClaim) (c Claimed, ok bool, done error, err error)
 	// Fail records lastError and releases the run as failed (due again
@@ -84,7 +84,7 @@ type Store interface {
 	ReplaceSignal(ctx context.Context, runID, name, payload string, now time.Time) (replaced bool, err error)
 	// ListSignals reads a run's mailbox, oldest first.
 	ListSignals(ctx context.Context, runID string) ([]SignalInfo, error)
-	// ReadRun reads one run; a missing run is errRunNotFound.
+	// ReadRun reads one run; a missing run is ErrRunNotFound.
 	ReadRun(ctx context.Context, runID string) (Run, error)
 	// ListRuns reads runs newest first (created_at, id), filtered by f
 	// in SQL on an index.
@@ -178,8 +178,9 @@ type Claimed struct {
 	// extra statement.
 	TraceContext string
 	// Journal is the run's whole Journal in sequence order, read by the
-	// claim itself when journalRead is true (see pgClaimWhere for when it
-	// is not: then loadJournal, after the claim, reads it).
+	// claim itself when JournalRead is true (see the PostgreSQL store's
+	// pgClaimWhere for when it is not: then LoadJournal, after the claim,
+	// reads it).
 	Journal     []JournalEntry
 	JournalRead bool
 }

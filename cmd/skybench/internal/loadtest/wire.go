@@ -31,7 +31,7 @@ import (
 	"sync/atomic"
 )
 
-// wireCounts is a snapshot of a proxy's counters.
+// WireCounts is a snapshot of a proxy's counters.
 type WireCounts struct {
 	RoundTrips   int64
 	Transactions int64

@@ -18,7 +18,7 @@ import (
 // commits after the claim statement started but before it locks the run,
 // and leaves the run claimable (its lease renewed by a clock far behind the
 // claimant's). The claim must then say its journal is not complete, and
-// loadJournal (after the claim) must see the write.
+// LoadJournal (after the claim) must see the write.
 func TestClaimDetectsAJournalWriteItsSnapshotMissed(t *testing.T) {
 	ctx := context.Background()
 	d := dbtest.Open(t, "postgres")

@@ -8,7 +8,7 @@ import (
 
 // pgBeforeDeadline ends the fence of a journal write or a completion: a run
 // past its deadline (deadline_at, migration 0004) refuses them, so its lease
-// holder stops at its next step boundary (errLeaseLost) and TimeOutRuns ends
+// holder stops at its next step boundary (store.ErrLeaseLost) and TimeOutRuns ends
 // the run timed_out.
 const pgBeforeDeadline = `
    AND (r.deadline_at IS NULL OR r.deadline_at > clock.now)`

@@ -18,7 +18,7 @@ type Store struct {
 	d    *db.DB
 	hook store.StatementHook
 	// claims, appends and completes group the statements of concurrent
-	// pollers (store_postgres_batch.go).
+	// pollers (postgres_batch.go).
 	claims    *groupCommit[claimRequest]
 	appends   *groupCommit[appendRequest]
 	completes *groupCommit[completeRequest]
@@ -175,7 +175,7 @@ levels AS (
 // A batch of n > 1 makes the statement claim up to n runs (LIMIT n, a
 // literal: a LIMIT parameter gets a generic plan that sorts every due run)
 // and lease them with the tokens of a JSON array, one each (group commit of
-// the claims of concurrent pollers, store_postgres_batch.go).
+// the claims of concurrent pollers, postgres_batch.go).
 //
 // Is the journal read here complete? Every journal write of the previous
 // lease holder updates the run row in the same transaction (pgAppend renews
@@ -188,7 +188,7 @@ levels AS (
 // we would claim it while our snapshot misses that write's journal row. The
 // statement detects exactly that case: the locked row version (picked.xmin)
 // differs from the one in our snapshot. Then fresh is false and the engine
-// reads the journal again (loadJournal) after the claim committed, when the
+// reads the journal again (LoadJournal) after the claim committed, when the
 // old holder's token no longer matches and it cannot write any more.
 func pgClaimWhere(pick string, n int) string {
 	return pgClaimStatement(pgClaimClock, "", "", pick, n)

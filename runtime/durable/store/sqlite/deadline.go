@@ -12,7 +12,7 @@ import (
 // sqliteBeforeDeadline ends the fence of a journal write or a completion
 // (its last parameter is the time): a run past its deadline (deadline_at,
 // migration 0004) refuses them, so its lease holder stops at its next step
-// boundary (errLeaseLost) and TimeOutRuns ends the run timed_out.
+// boundary (store.ErrLeaseLost) and TimeOutRuns ends the run timed_out.
 const sqliteBeforeDeadline = `
    AND (deadline_at IS NULL OR deadline_at > ?)`
 

@@ -14,7 +14,7 @@ import (
 )
 
 // Store is the SQLite store. Times are INTEGER Unix milliseconds
-// (infinityMs stands for 'infinity'); the clock is always passed in. SQLite
+// (store.InfinityMs stands for 'infinity'); the clock is always passed in. SQLite
 // serialises writers, so a statement or transaction here needs no row locks.
 type Store struct {
 	d    *db.DB
