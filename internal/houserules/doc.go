@@ -10,6 +10,9 @@
 //     and what it may import.
 //   - comments_test.go: a comment names only files and Go declarations
 //     that exist, and a doc comment begins with the name it documents.
+//   - testmain_test.go: a package whose tests open PostgreSQL starts a
+//     private server when none answers (dbtest.Main), and `make run` says
+//     what it builds before its first, slow build.
 //
 // It may import only the standard library: it reads the repository through
 // `go list`, `git` and go/parser, never by importing the packages it checks.
