@@ -20,9 +20,6 @@ type Program struct {
 	kernels map[string]value.Kernel
 }
 
-// Entry is the program's entry module.
-func (p *Program) Entry() *Module { return p.entry }
-
 // Value returns the value of a top-level declaration of the entry module.
 func (p *Program) Value(name string) (value.Value, error) {
 	g, ok := p.entry.values[name]

@@ -101,9 +101,6 @@ func sleepContext(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Kernels returns every Sky.Core kernel with DefaultEnv.
-func Kernels() map[string]value.Kernel { return KernelsWith(DefaultEnv()) }
-
 // KernelsWith returns every Sky.Core kernel, the effectful ones reading env.
 func KernelsWith(env Env) map[string]value.Kernel {
 	out := map[string]value.Kernel{}

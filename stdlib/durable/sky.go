@@ -98,10 +98,6 @@ func (b *binding) engineFor(d *db.DB) *durable.Engine {
 	return e
 }
 
-// Kernels returns the Std.Durable kernels configured from the process
-// environment (see OptionsFromEnv).
-func Kernels() map[string]value.Kernel { return KernelsWith(OptionsFromEnv(os.Getenv)) }
-
 // OptionsFromEnv is the engine configuration `sky` programs get from their
 // environment: lifecycle logs (see LoggerFromEnv); SKY_DURABLE_LEASE, the
 // lease of a claimed run as a Go duration ("30m" by default; crash demos and

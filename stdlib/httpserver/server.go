@@ -50,9 +50,6 @@ type Env struct {
 // DefaultEnv logs to stderr with the documented limits.
 func DefaultEnv() Env { return Env{Log: os.Stderr, ShutdownGrace: 10 * time.Second, MaxBody: 1 << 20} }
 
-// Kernels returns the Std.Http.Server kernels with DefaultEnv.
-func Kernels() map[string]value.Kernel { return KernelsWith(DefaultEnv()) }
-
 const (
 	routeKind   = "Route"
 	requestKind = "Request"
