@@ -330,10 +330,10 @@ func durableShow(ctx context.Context, e *durable.Engine, f *durableFlags, a []st
 		return err
 	}
 	if f.json {
-		return writeJSON(out, map[string]any{"run": runJSON(r), "journal": journalJSON(journal), "signals": signalsJSON(signals), "children": runsJSON(children)})
+		return writeJSON(out, map[string]any{"run": runJSON(r), "journal": journalJSON(journal), "signals": signalsJSON(signals, r.Status), "children": runsJSON(children)})
 	}
-	printRun(out, r, journal, time.Now())
-	printSignals(out, signals)
+	printRun(out, r, journal, signals, time.Now())
+	printSignals(out, signals, r.Status)
 	printChildren(out, r.ID, children, time.Now())
 	return nil
 }

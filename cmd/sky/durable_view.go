@@ -35,8 +35,9 @@ func printRunTable(out io.Writer, runs []durable.Run, held map[string]string, no
 	tw.Flush()
 }
 
-// printRun prints a run, then its journal as a timeline.
-func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, now time.Time) {
+// printRun prints a run, then its journal as a timeline; its mailbox tells
+// an arrived signal in the wake line.
+func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, mailbox []durable.SignalInfo, now time.Time) {
 	fmt.Fprintf(out, "run %s\n", r.ID)
 	field := func(name, v string) {
 		fmt.Fprintf(out, "  %-10s %s\n", name+":", strings.ReplaceAll(v, "\n", "\n"+strings.Repeat(" ", 13)))
@@ -47,7 +48,7 @@ func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, now 
 		field("parent", r.ParentID)
 	}
 	field("attempts", fmt.Sprint(r.Attempts))
-	field("wake", view.WakeText(r, now))
+	field("wake", view.WakeTextIn(r, mailbox, now))
 	if !r.Deadline.IsZero() {
 		when := view.Stamp(r.Deadline)
 		if r.Status == durable.StatusWaiting || r.Status == durable.StatusRunning || r.Status == durable.StatusFailed {
@@ -171,36 +172,34 @@ func runsJSON(runs []durable.Run) []runOut {
 	return out
 }
 
-// printSignals prints a run's mailbox: what was sent and whether the run
-// consumed it.
-func printSignals(out io.Writer, signals []durable.SignalInfo) {
+// printSignals prints a run's mailbox: what was sent and where each signal
+// stands (view.SignalState: pending, consumed or orphan).
+func printSignals(out io.Writer, signals []durable.SignalInfo, run durable.Status) {
 	if len(signals) == 0 {
 		return
 	}
 	fmt.Fprintf(out, "signals (%d):\n", len(signals))
 	for _, si := range signals {
-		state := "pending (not consumed yet)"
-		if si.Delivered {
-			state = "received"
-		}
-		fmt.Fprintf(out, "  %s  %s  %s\n", view.Stamp(si.CreatedAt), si.Name, state)
+		fmt.Fprintf(out, "  %s  %s  %s\n", view.Stamp(si.CreatedAt), si.Name, view.SignalStateOf(si, run).Explained())
 		for _, line := range strings.Split(view.Pretty(si.Payload, 6), "\n") {
 			fmt.Fprintf(out, "         %s\n", line)
 		}
 	}
 }
 
+// signalOut is the JSON shape of a mailbox entry; State is the same word
+// the text says (view.SignalState).
 type signalOut struct {
-	Name      string          `json:"name"`
-	Payload   json.RawMessage `json:"payload"`
-	Delivered bool            `json:"delivered"`
-	CreatedAt time.Time       `json:"created_at"`
+	Name      string           `json:"name"`
+	Payload   json.RawMessage  `json:"payload"`
+	State     view.SignalState `json:"state"`
+	CreatedAt time.Time        `json:"created_at"`
 }
 
-func signalsJSON(signals []durable.SignalInfo) []signalOut {
+func signalsJSON(signals []durable.SignalInfo, run durable.Status) []signalOut {
 	out := make([]signalOut, len(signals))
 	for i, si := range signals {
-		out[i] = signalOut{Name: si.Name, Payload: raw(si.Payload), Delivered: si.Delivered, CreatedAt: si.CreatedAt}
+		out[i] = signalOut{Name: si.Name, Payload: raw(si.Payload), State: view.SignalStateOf(si, run), CreatedAt: si.CreatedAt}
 	}
 	return out
 }

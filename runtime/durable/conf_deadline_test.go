@@ -79,8 +79,8 @@ func TestDeadlineWhileWaitingOnASignal(t *testing.T) {
 		h.drain(h.e, wf)
 		h.wantStatus("approval-1", StatusTimedOut)
 		h.signal("approval-1", "approve", `"late"`)
-		if out, err := h.e.SignalRun(h.ctx, "approval-1", "approve", `"later"`); err != nil || out != SignalRunFinished {
-			t.Errorf("SignalRun to a timed-out run = %v, %v; want SignalRunFinished", out, err)
+		if out, err := h.e.SignalRun(h.ctx, "approval-1", "approve", `"later"`); err != nil || out != SignalRunTimedOut {
+			t.Errorf("SignalRun to a timed-out run = %v, %v; want SignalRunTimedOut", out, err)
 		}
 		h.drain(h.e, wf)
 		if r := h.wantStatus("approval-1", StatusTimedOut); r.Output != "" {

@@ -110,8 +110,8 @@ func TestGuarantee09SignalsAreADurableMailbox(t *testing.T) {
 			h.clock.Advance(2 * time.Second)
 			h.drain(h.e, wf)
 			h.wantStatus("r3", StatusDone)
-			if out, err := h.e.SignalRun(h.ctx, "r3", "approve", `"later"`); err != nil || out != SignalRunFinished {
-				t.Fatalf("SignalRun to a done run = %v, %v; want SignalRunFinished, no error", out, err)
+			if out, err := h.e.SignalRun(h.ctx, "r3", "approve", `"later"`); err != nil || out != SignalRunDone {
+				t.Fatalf("SignalRun to a done run = %v, %v; want SignalRunDone, no error", out, err)
 			}
 			if err := h.e.Signal(h.ctx, "r3", "other", `1`); err != nil {
 				t.Fatalf("Signal to a done run = %v, want Ok", err)

@@ -24,19 +24,27 @@ const (
 	// SignalNoRunYet: stored, but no run with that id exists yet (a signal
 	// may beat Start; the id may also be a typo).
 	SignalNoRunYet
-	// SignalDuplicate: ignored, a signal of that name was delivered to the
-	// run before (the first delivery wins).
+	// SignalDuplicate: ignored, a signal of that name was sent to the run
+	// before (the first one wins, pending or consumed).
 	SignalDuplicate
-	// SignalRunFinished: ignored, the run is done, cancelled or timed out
-	// and will never consume a signal.
-	SignalRunFinished
-	// SignalReplaced: ReplaceSignal overwrote the unconsumed payload.
+	// SignalRunDone, SignalRunCancelled, SignalRunTimedOut: ignored, the
+	// run is finished (in that status) and will never consume a signal.
+	SignalRunDone
+	SignalRunCancelled
+	SignalRunTimedOut
+	// SignalReplaced: ReplaceSignal overwrote the pending payload.
 	SignalReplaced
 )
 
+// finishedOutcome is the outcome of a signal to a run finished in status s.
+var finishedOutcome = map[Status]SignalOutcome{
+	StatusDone: SignalRunDone, StatusCancelled: SignalRunCancelled, StatusTimedOut: SignalRunTimedOut,
+}
+
 // finished reports whether a run in status s will never consume a signal.
 func finished(s Status) bool {
-	return s == StatusDone || s == StatusCancelled || s == StatusTimedOut
+	_, ok := finishedOutcome[s]
+	return ok
 }
 
 // putSignal checks and stores a signal, logging what it did; stored is false
@@ -62,8 +70,9 @@ func (e *Engine) putSignal(ctx context.Context, runID, name, payload string) (bo
 
 // SignalRun is Signal as an operator sends it (`sky durable signal`, the
 // dashboard), saying what happened: it reads the run first, so a finished
-// run is reported (SignalRunFinished, nothing stored) and an id with no run
-// yet too (SignalNoRunYet, stored: a signal may beat Start).
+// run is reported (SignalRunDone, SignalRunCancelled or SignalRunTimedOut,
+// nothing stored) and an id with no run yet too (SignalNoRunYet, stored: a
+// signal may beat Start).
 func (e *Engine) SignalRun(ctx context.Context, runID, name, payload string) (SignalOutcome, error) {
 	r, err := e.store.ReadRun(ctx, runID)
 	exists := err == nil
@@ -76,7 +85,7 @@ func (e *Engine) SignalRun(ctx context.Context, runID, name, payload string) (Si
 			return 0, err
 		}
 		e.log.Info("durable signal ignored: the run is finished", "run", runID, "signal", name, "status", string(r.Status))
-		return SignalRunFinished, nil
+		return finishedOutcome[r.Status], nil
 	}
 	stored, err := e.putSignal(ctx, runID, name, payload)
 	switch {
@@ -128,15 +137,20 @@ func (e *Engine) ReplaceSignal(ctx context.Context, runID, name, payload string)
 }
 
 // Message says what the signal did, for an operator (`sky durable signal`,
-// the dashboard).
+// the dashboard), in the mailbox's words (runtime/durable/view's
+// SignalState: pending, consumed, orphan).
 func (o SignalOutcome) Message(runID, name string) string {
 	switch o {
 	case SignalDuplicate:
-		return fmt.Sprintf("signal %s to run %s ignored: a signal %s was delivered before and the first delivery wins (correct an unconsumed payload with --replace)", name, runID, name)
-	case SignalRunFinished:
-		return fmt.Sprintf("signal %s to run %s ignored: run is done (finished, it will never consume a signal)", name, runID)
+		return fmt.Sprintf("signal %s to run %s ignored: a signal %s was sent to it before and the first one wins (correct a pending payload with --replace)", name, runID, name)
+	case SignalRunDone:
+		return fmt.Sprintf("signal %s to run %s ignored: the run is done and will never consume a signal", name, runID)
+	case SignalRunCancelled:
+		return fmt.Sprintf("signal %s to run %s ignored: the run is cancelled and will never consume a signal", name, runID)
+	case SignalRunTimedOut:
+		return fmt.Sprintf("signal %s to run %s ignored: the run timed out and will never consume a signal", name, runID)
 	case SignalReplaced:
-		return fmt.Sprintf("signal %s of run %s replaced", name, runID)
+		return fmt.Sprintf("signal %s of run %s replaced: pending, with the new payload", name, runID)
 	}
-	return fmt.Sprintf("signal %s delivered to run %s", name, runID)
+	return fmt.Sprintf("signal %s to run %s stored: pending until the run consumes it", name, runID)
 }

@@ -55,14 +55,15 @@ func TestActions(t *testing.T) {
 			{"/runs/broken-1/retry", nil, http.StatusSeeOther, "is+due+again", "broken-1", durable.StatusWaiting},
 			{"/runs/broken-1/retry", nil, http.StatusConflict, `cannot retry run "broken-1": it is waiting and only failed or dead runs can be retried`, "broken-1", durable.StatusWaiting},
 			{"/runs/order-2/cancel", nil, http.StatusConflict, `cannot cancel run "order-2": it is done and it has already finished`, "order-2", durable.StatusDone},
-			{"/runs/order-2/signal", url.Values{"name": {"go"}, "payload": {`"late"`}}, http.StatusSeeOther, "ignored%3A+run+is+done", "order-2", durable.StatusDone},
+			{"/runs/order-2/signal", url.Values{"name": {"go"}, "payload": {`"late"`}}, http.StatusSeeOther, "ignored%3A+the+run+is+done", "order-2", durable.StatusDone},
 			{"/runs/order-1/signal", url.Values{"name": {"go"}, "payload": {`not json`}}, http.StatusBadRequest, "is not valid JSON", "order-1", durable.StatusWaiting},
 			{"/runs/order-1/signal", url.Values{"name": {""}, "payload": {`1`}}, http.StatusBadRequest, "a signal needs a name", "order-1", durable.StatusWaiting},
 			{"/runs/nope/retry", nil, http.StatusNotFound, `no run with id "nope"`, "order-1", durable.StatusWaiting},
-			{"/runs/order-1/signal", url.Values{"name": {"go"}, "payload": {`"` + xss + `"`}}, http.StatusSeeOther, "signal+go+delivered", "order-1", durable.StatusWaiting},
-			{"/runs/order-1/signal", url.Values{"name": {"go"}, "payload": {`"again"`}}, http.StatusSeeOther, "the+first+delivery+wins", "order-1", durable.StatusWaiting},
+			{"/runs/order-1/signal", url.Values{"name": {"go"}, "payload": {`"` + xss + `"`}}, http.StatusSeeOther, "signal+go+to+run+order-1+stored", "order-1", durable.StatusWaiting},
+			{"/runs/order-1/signal", url.Values{"name": {"go"}, "payload": {`"again"`}}, http.StatusSeeOther, "the+first+one+wins", "order-1", durable.StatusWaiting},
 			{"/runs/ghost-1/signal", url.Values{"name": {"go"}, "payload": {`1`}}, http.StatusSeeOther, "no+run+with+id", "order-1", durable.StatusWaiting},
 			{"/runs/order-1/cancel", nil, http.StatusSeeOther, "cancelled", "order-1", durable.StatusCancelled},
+			{"/runs/order-1/signal", url.Values{"name": {"go"}, "payload": {`"late"`}}, http.StatusSeeOther, "ignored%3A+the+run+is+cancelled", "order-1", durable.StatusCancelled},
 		} {
 			form := url.Values{"csrf": {token}}
 			for k, v := range c.form {
@@ -80,13 +81,14 @@ func TestActions(t *testing.T) {
 				t.Errorf("after POST %s, run %s is %s, want %s", c.path, c.run, got, c.after)
 			}
 		}
-		// The signal waits in the mailbox (escaped on the page), and the
-		// retried run was advanced no further by the dashboard itself.
+		// The signal stays in the mailbox (escaped on the page), an orphan
+		// now that its run is cancelled, and the retried run was advanced
+		// no further by the dashboard itself.
 		signals, err := f.e.Signals(f.ctx, "order-1")
 		if err != nil || len(signals) != 1 || signals[0].Payload != `"`+xss+`"` {
 			t.Errorf("order-1's mailbox = %+v, %v", signals, err)
 		}
-		f.page("/runs/order-1", "waiting to be consumed", html.EscapeString(xss))
+		f.page("/runs/order-1", "orphan (the run finished without consuming it)", html.EscapeString(xss))
 		f.page("/runs/broken-1?done=run+broken-1+is+due+again", `id="notice">run broken-1 is due again`)
 	})
 }

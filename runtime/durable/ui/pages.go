@@ -296,7 +296,13 @@ func newChart(started, finished []int) chart {
 }
 
 var funcs = template.FuncMap{
-	"wake":   func(r durable.Run, now time.Time) string { return view.WakeText(r, now) },
+	"wake": func(r durable.Run, now time.Time) string { return view.WakeText(r, now) },
+	"wakeIn": func(r durable.Run, mailbox []durable.SignalInfo, now time.Time) string {
+		return view.WakeTextIn(r, mailbox, now)
+	},
+	"signalState": func(si durable.SignalInfo, run durable.Status) string {
+		return view.SignalStateOf(si, run).Explained()
+	},
 	"ago":    view.Ago,
 	"stamp":  view.Stamp,
 	"short":  view.Short,

@@ -113,7 +113,7 @@ func TestPages(t *testing.T) {
 		f.page("/runs?status=dead", `<option selected>dead</option>`)
 
 		// The run page: timeline, mailbox, payloads, and no live markup.
-		body := f.page("/runs/order-2", `id="run-status">done<`, "reserve", "finish", "signal:go", "received", `id="output"`)
+		body := f.page("/runs/order-2", `id="run-status">done<`, "reserve", "finish", "signal:go", "consumed (its payload is in the journal)", `id="output"`)
 		for _, b := range []string{body, f.page("/runs/order-1", "waiting for go"), f.page("/runs/broken-1", "payment provider down")} {
 			if strings.Contains(b, "<script>document") || strings.Contains(b, "<b>card-9") {
 				t.Errorf("a payload reached the page as markup:\n%s", b)

@@ -18,21 +18,95 @@ import (
 	"skydurable/runtime/durable/store"
 )
 
-// WakeText says when a run is next due, in words.
-func WakeText(r store.Run, now time.Time) string {
+// WakeText says when a run is next due, in words. A run parked on a signal
+// (or on children) shows "(timeout in 1d)" only while its due time is in
+// the future, which only an awaitSignalFor's timeout sets; once due it is
+// "waiting for approve, due 2s ago", which is true whether the signal
+// arrived, the timeout passed or an operator woke it (WakeTextIn tells an
+// arrived signal apart from the run's mailbox).
+func WakeText(r store.Run, now time.Time) string { return WakeTextIn(r, nil, now) }
+
+// WakeTextIn is WakeText for a run whose mailbox is at hand (`sky durable
+// show`, the dashboard's run page): a due run whose awaited signal is
+// pending says so, "approve arrived, due 2s ago".
+func WakeTextIn(r store.Run, mailbox []store.SignalInfo, now time.Time) string {
 	switch {
-	case r.Status == store.StatusDone || r.Status == store.StatusDead || r.Status == store.StatusCancelled || r.Status == store.StatusTimedOut:
+	case store.Terminal(r.Status) || r.Status == store.StatusDead:
 		return "-"
 	case r.Status == store.StatusRunning:
 		return "running"
 	case r.WaitingSignal != "" && r.WakeAt.IsZero():
 		return "waiting for " + WaitingFor(r.WaitingSignal)
-	case r.WaitingSignal != "":
+	case r.WaitingSignal != "" && r.WakeAt.After(now):
 		return "waiting for " + WaitingFor(r.WaitingSignal) + " (timeout " + Until(r.WakeAt, now) + ")"
+	case r.WaitingSignal != "" && pendingIn(mailbox, r.WaitingSignal):
+		return r.WaitingSignal + " arrived, " + Due(r.WakeAt, now)
+	case r.WaitingSignal != "":
+		return "waiting for " + WaitingFor(r.WaitingSignal) + ", " + Due(r.WakeAt, now)
 	case r.WakeAt.IsZero():
 		return "-"
 	}
 	return Until(r.WakeAt, now)
+}
+
+// pendingIn reports whether the mailbox holds a pending signal name.
+func pendingIn(mailbox []store.SignalInfo, name string) bool {
+	for _, si := range mailbox {
+		if si.Name == name && !si.Delivered {
+			return true
+		}
+	}
+	return false
+}
+
+// Due renders a due time that has come: "due now", "due 2s ago".
+func Due(t, now time.Time) string {
+	if u := Until(t, now); u != "now" {
+		return u
+	}
+	return "due now"
+}
+
+// SignalState is where a signal stands in its run's mailbox: the one word
+// `sky durable show` (text and --json) and the dashboard use for it.
+type SignalState string
+
+// The signal states.
+const (
+	// SignalPending: stored and not consumed yet; the run consumes it when
+	// it awaits that name (the first signal of a name wins; an operator may
+	// still correct its payload with `sky durable signal --replace`).
+	SignalPending SignalState = "pending"
+	// SignalConsumed: an awaitSignal consumed it; its payload is in the
+	// run's journal and can no longer change.
+	SignalConsumed SignalState = "consumed"
+	// SignalOrphan: not consumed, and its run is finished (done,
+	// cancelled or timed out), so nothing ever will.
+	SignalOrphan SignalState = "orphan"
+)
+
+// SignalStateOf says where si stands, given the status of its run.
+func SignalStateOf(si store.SignalInfo, run store.Status) SignalState {
+	switch {
+	case si.Delivered:
+		return SignalConsumed
+	case store.Terminal(run):
+		return SignalOrphan
+	}
+	return SignalPending
+}
+
+// Explained is the state with its meaning, for a person.
+func (s SignalState) Explained() string {
+	switch s {
+	case SignalPending:
+		return "pending (not consumed yet)"
+	case SignalConsumed:
+		return "consumed (its payload is in the journal)"
+	case SignalOrphan:
+		return "orphan (the run finished without consuming it)"
+	}
+	return string(s)
 }
 
 // WaitingFor names what a parked run waits for: a signal, or a parent's
