@@ -8,8 +8,8 @@ import (
 	"skydurable/runtime/task"
 )
 
-// A signal is one-shot per (run, name): the first delivery is kept and a
-// later one with that name is ignored, whether or not the first was
+// A signal is one-shot per (run, name): the first one sent is kept and a
+// later one with that name is ignored, whether the first is pending or
 // consumed, so a webhook its provider retries has one outcome however the
 // retry races the worker. Only an operator replaces a payload, and only
 // while it is not consumed (ReplaceSignal, `sky durable signal --replace`).
@@ -63,7 +63,7 @@ func (e *Engine) putSignal(ctx context.Context, runID, name, payload string) (bo
 	if stored {
 		e.log.Info("durable signal stored", "run", runID, "signal", name)
 	} else {
-		e.log.Info("durable signal ignored: the first delivery of that name wins, or the run is finished", "run", runID, "signal", name)
+		e.log.Info("durable signal ignored: the first signal of that name wins, or the run is finished", "run", runID, "signal", name)
 	}
 	return stored, nil
 }

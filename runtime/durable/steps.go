@@ -331,7 +331,7 @@ func consume[A any](ctx context.Context, c *Ctx, cd codec.Codec[A], name, id str
 		var err error
 		if a, err = cd.Decode(payload); err != nil {
 			return task.Errorf(task.Decode,
-				"durable run %q: the payload of signal %q does not decode: %s; hint: correct the payload with `sky durable signal --replace %s %s JSON` (a repeated signal is ignored: the first delivery wins)",
+				"durable run %q: the payload of signal %q does not decode: %s; hint: correct the payload with `sky durable signal --replace %s %s JSON` (a repeated signal is ignored: the first one sent wins)",
 				c.f.RunID, name, errText(err), c.f.RunID, name)
 		}
 		e.Result = payload
