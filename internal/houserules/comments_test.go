@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -45,7 +46,7 @@ func TestCommentsNameWhatExists(t *testing.T) {
 		named[p.Name] = append(named[p.Name], p.ImportPath)
 	}
 	for _, p := range r.packages {
-		for _, f := range slicesConcat(p.GoFiles, p.CgoFiles, p.TestGoFiles, p.XTestGoFiles) {
+		for _, f := range slices.Concat(p.GoFiles, p.CgoFiles, p.TestGoFiles, p.XTestGoFiles) {
 			file := filepath.Join(p.Dir, f)
 			fset := token.NewFileSet()
 			parsed, err := parser.ParseFile(fset, file, nil, parser.ParseComments)
@@ -356,15 +357,6 @@ func trackedFiles(t *testing.T, root string) []string {
 		return nil
 	})
 	return files
-}
-
-// slicesConcat joins string slices.
-func slicesConcat(ss ...[]string) []string {
-	var out []string
-	for _, s := range ss {
-		out = append(out, s...)
-	}
-	return out
 }
 
 // camelWord matches an identifier spelled in lower camel case (`claimRun`),

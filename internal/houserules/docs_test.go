@@ -4,6 +4,7 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -16,7 +17,10 @@ import (
 func TestEveryPackageSaysWhatItOwnsAndMayImport(t *testing.T) {
 	r := loadRepo(t)
 	for _, p := range r.packages {
-		files := slicesOr(append(append([]string{}, p.GoFiles...), p.CgoFiles...), append(append([]string{}, p.TestGoFiles...), p.XTestGoFiles...))
+		files := slices.Concat(p.GoFiles, p.CgoFiles)
+		if len(files) == 0 {
+			files = slices.Concat(p.TestGoFiles, p.XTestGoFiles)
+		}
 		doc, name := "", ""
 		for _, f := range files {
 			parsed, err := parser.ParseFile(token.NewFileSet(), filepath.Join(p.Dir, f), nil, parser.PackageClauseOnly|parser.ParseComments)
@@ -38,14 +42,6 @@ func TestEveryPackageSaysWhatItOwnsAndMayImport(t *testing.T) {
 			t.Errorf("%s: its package doc does not say what it may import; hint: add a sentence such as \"It may import runtime/task and the standard library.\"", where)
 		}
 	}
-}
-
-// slicesOr returns a when it is not empty, else b.
-func slicesOr(a, b []string) []string {
-	if len(a) > 0 {
-		return a
-	}
-	return b
 }
 
 // firstLine is the first line of s.

@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,7 +21,7 @@ func TestPostgresTestsStartAPrivateServer(t *testing.T) {
 	r := loadRepo(t)
 	for _, p := range r.packages {
 		usesPostgres, startsServer := false, false
-		for _, f := range slicesConcat(p.TestGoFiles, p.XTestGoFiles) {
+		for _, f := range slices.Concat(p.TestGoFiles, p.XTestGoFiles) {
 			parsed, err := parser.ParseFile(token.NewFileSet(), filepath.Join(p.Dir, f), nil, 0)
 			if err != nil {
 				t.Fatal(err)
