@@ -18,7 +18,8 @@ import (
 // TestCommentsNameWhatExists holds that no comment names a file or a Go
 // declaration that does not exist (the comments that outlived the engine's
 // split into stores did). It checks what it can resolve without guessing,
-// so it has no false alarms:
+// so it has no false alarms (a name from outside the repository goes in
+// backquotes):
 //
 //   - a word ending in .go, or a backquoted path with a slash ending in a
 //     source extension (`assets/run.html`): a tracked file at that path from
@@ -27,7 +28,11 @@ import (
 //     package's name): Name is declared in that package, and in pkg.T.M, M
 //     is a method or field of T;
 //   - a backquoted `T.M` where T is a type of the file's own package: M is
-//     a method or field of T.
+//     a method or field of T;
+//   - a word in lower camel case outside backquotes (firstWord): something
+//     in the repository's Go, Sky, SQL, testscript or web sources spells it;
+//   - a declaration's doc comment: it begins with the declaration's name,
+//     not with an old name (a word in camel case or in another case).
 func TestCommentsNameWhatExists(t *testing.T) {
 	r := loadRepo(t)
 	tracked := trackedFiles(t, r.root)
@@ -76,7 +81,7 @@ func TestCommentsNameWhatExists(t *testing.T) {
 				for _, cm := range group.List {
 					problems := c.check(cm.Text)
 					for _, w := range unknownCamelWords(cm.Text, known) {
-						problems = append(problems, "names "+w+", which nothing in the repository declares or spells")
+						problems = append(problems, "names "+w+", which nothing in the repository declares or spells; hint: name what the code calls it now, or backquote a name from outside the repository")
 					}
 					for _, problem := range problems {
 						t.Errorf("%s:%d: %s", rel(p.ImportPath)+"/"+f, fset.Position(cm.Pos()).Line, problem)
