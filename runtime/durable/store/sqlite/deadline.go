@@ -45,7 +45,21 @@ UPDATE _sky_durable_runs
    SET status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = ?
  WHERE id IN (SELECT id FROM tree) AND status IN (` + store.SQLClaimable + `)`
 
+// sqliteAnyOverdue is the sweep's probe, a read on the deadline index: a
+// sweep with nothing overdue takes no write lock.
+const sqliteAnyOverdue = `
+SELECT EXISTS (
+  SELECT 1 FROM _sky_durable_runs INDEXED BY _sky_durable_runs_deadline
+   WHERE deadline_at IS NOT NULL AND status IN (` + store.SQLClaimable + `) AND deadline_at <= ?)`
+
+// TimeOutRuns probes the deadline index and, only when a run is overdue,
+// sweeps in one write transaction.
 func (s *Store) TimeOutRuns(ctx context.Context, now time.Time, limit int) (int64, int64, error) {
+	var overdue bool
+	s.hook("timeout", sqliteAnyOverdue)
+	if err := s.d.QueryRow(ctx, sqliteAnyOverdue, ms(now)).Scan(&overdue); err != nil || !overdue {
+		return 0, 0, err
+	}
 	var timedOut, cancelled int64
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		s.hook("timeout", sqliteTimeOutRuns)
