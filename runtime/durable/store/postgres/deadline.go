@@ -130,3 +130,30 @@ func (s *Store) withoutJIT(ctx context.Context, fn func(ctx context.Context, tx 
 		return fn(ctx, tx)
 	})
 }
+
+// pgProbe is Store.Probe, three index probes in one statement: the first
+// due run of the workflows on the due index (in wake_at order, so an idle
+// queue reads no entry), the earliest deadline (pgAnyOverdue's min()) and
+// the first due schedule tick of the workflows.
+const pgProbe = pgClock + `
+SELECT EXISTS (
+         SELECT 1 FROM (
+           SELECT r.wake_at FROM _sky_durable_runs r
+            WHERE r.status NOT IN (` + store.SQLDueIndexExcludes + `) AND r.wake_at <= (SELECT now FROM clock)
+              AND r.workflow = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(? AS JSONB))))
+            ORDER BY r.wake_at LIMIT 1) due),
+       COALESCE((
+         SELECT min(r.deadline_at) FROM _sky_durable_runs r
+          WHERE r.deadline_at IS NOT NULL AND r.status NOT IN (` + store.SQLUnclaimable + `)) <= (SELECT now FROM clock), FALSE),
+       EXISTS (
+         SELECT 1 FROM _sky_durable_schedules s
+          WHERE s.next_at <= (SELECT now FROM clock)
+            AND s.workflow = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(? AS JSONB)))))`
+
+func (s *Store) Probe(ctx context.Context, workflows []string, now time.Time) (store.Probe, error) {
+	var p store.Probe
+	names := jsonText(workflows)
+	s.hook("probe", pgProbe)
+	err := s.d.QueryRow(ctx, pgProbe, clockArg(now), names, names).Scan(&p.Due, &p.Overdue, &p.SchedulesDue)
+	return p, err
+}

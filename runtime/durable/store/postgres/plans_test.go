@@ -308,6 +308,7 @@ func checkEveryConstantSent(t *testing.T, log *statementLog) {
 // finds them in the source: a new one must be added here); a variable
 // holding several texts lists each.
 var sqlConstants = map[string][]string{
+	"pgProbe":                    {pgProbe},
 	"pgAdmit":                    {pgAdmit},
 	"pgAnyOverdue":               {pgAnyOverdue},
 	"pgAnyScheduleDue":           {pgAnyScheduleDue},

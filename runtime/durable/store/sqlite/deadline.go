@@ -78,3 +78,29 @@ func (s *Store) TimeOutRuns(ctx context.Context, now time.Time, limit int) (int6
 	})
 	return timedOut, cancelled, err
 }
+
+// sqliteProbe is Store.Probe, three index reads in one statement (the due,
+// deadline and schedule indexes).
+const sqliteProbe = `
+SELECT EXISTS (
+         SELECT 1 FROM _sky_durable_runs INDEXED BY _sky_durable_runs_due
+          WHERE status IN (` + store.SQLClaimable + `) AND wake_at <= ?
+            AND workflow IN (SELECT value FROM json_each(?))),
+       EXISTS (
+         SELECT 1 FROM _sky_durable_runs INDEXED BY _sky_durable_runs_deadline
+          WHERE deadline_at IS NOT NULL AND status IN (` + store.SQLClaimable + `) AND deadline_at <= ?),
+       EXISTS (
+         SELECT 1 FROM _sky_durable_schedules INDEXED BY _sky_durable_schedules_due
+          WHERE next_at <= ? AND workflow IN (SELECT value FROM json_each(?)))`
+
+func (s *Store) Probe(ctx context.Context, workflows []string, now time.Time) (store.Probe, error) {
+	var p store.Probe
+	names, err := json.Marshal(workflows)
+	if err != nil {
+		return p, err
+	}
+	s.hook("probe", sqliteProbe)
+	at := ms(now)
+	err = s.d.QueryRow(ctx, sqliteProbe, at, string(names), at, at, string(names)).Scan(&p.Due, &p.Overdue, &p.SchedulesDue)
+	return p, err
+}
