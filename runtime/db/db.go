@@ -61,6 +61,7 @@ type pool struct {
 	dialect Dialect
 	be      backend
 	closed  atomic.Bool
+	obs     observer
 
 	mu   sync.Mutex
 	open map[*txState]struct{} // transactions not yet ended, rolled back by Close
@@ -155,7 +156,7 @@ func (d *DB) Exec(ctx context.Context, sql string, args ...any) (int64, error) {
 		return 0, err
 	}
 	var n int64
-	err = d.run(ctx, true, func(ex executor) error {
+	err = d.run(ctx, Event{SQL: sql, Args: args, Writes: true}, func(ex executor) error {
 		var e error
 		n, e = ex.exec(ctx, st, conv)
 		return e
@@ -174,7 +175,7 @@ func (d *DB) Query(ctx context.Context, sql string, args ...any) (Rows, error) {
 		return nil, err
 	}
 	var raw rawRows
-	err = d.run(ctx, st.writes, func(ex executor) error {
+	err = d.run(ctx, Event{SQL: sql, Args: args, Writes: st.writes}, func(ex executor) error {
 		var e error
 		raw, e = ex.query(ctx, st, conv)
 		return e
@@ -242,7 +243,7 @@ func (d *DB) QueryMaps(ctx context.Context, sql string, args ...any) ([]map[stri
 // set-up, migrations) and reports the total rows affected.
 func (d *DB) ExecRaw(ctx context.Context, sql string) (int64, error) {
 	var n int64
-	err := d.run(ctx, true, func(ex executor) error {
+	err := d.run(ctx, Event{SQL: sql, Writes: true}, func(ex executor) error {
 		var e error
 		n, e = ex.execRaw(ctx, sql)
 		return e
@@ -276,8 +277,10 @@ func (d *DB) prepare(sql string, args []any) (*statement, []any, error) {
 // ambient transaction of ctx for this pool, or the pool itself. On SQLite a
 // lazy transaction not yet begun is begun by the first write only: a read
 // before it goes to a reader connection, so a step that reads and then waits
-// on something slow does not hold SQLite's single write lock meanwhile.
-func (d *DB) run(ctx context.Context, writes bool, fn func(executor) error) error {
+// on something slow does not hold SQLite's single write lock meanwhile. ev
+// describes the statement to the pool's observer.
+func (d *DB) run(ctx context.Context, ev Event, fn func(executor) error) error {
+	writes := ev.Writes
 	if d.p.closed.Load() {
 		return errClosed(d.p.dialect)
 	}
@@ -290,6 +293,8 @@ func (d *DB) run(ctx context.Context, writes bool, fn func(executor) error) erro
 			}
 		}
 	}
+	ev.InTx = st != nil
+	d.p.obs.emit(ev)
 	if st == nil {
 		return fn(d.p.be)
 	}

@@ -48,8 +48,10 @@ func (s *txState) finish(ctx context.Context, commit bool) error {
 	delete(s.pool.open, s)
 	s.pool.mu.Unlock()
 	if commit {
+		s.pool.obs.emit(Event{Kind: Commit})
 		return s.conn.commit(ctx)
 	}
+	s.pool.obs.emit(Event{Kind: Rollback})
 	return s.conn.rollback(ctx)
 }
 
@@ -136,6 +138,7 @@ func (d *DB) begin(ctx context.Context) (*txState, error) {
 	if err != nil {
 		return nil, mapError(d.p.dialect, "BEGIN", err)
 	}
+	d.p.obs.emit(Event{Kind: Begin})
 	st := &txState{dialect: d.p.dialect, pool: d.p, conn: conn}
 	d.p.mu.Lock()
 	if d.p.open == nil {

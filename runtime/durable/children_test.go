@@ -384,9 +384,9 @@ func TestChildRoundTrips(t *testing.T) {
 		if driver == "postgres" {
 			suspend = []string{"lock", "await", "await"} // the run, its unfinished children FOR SHARE, the suspension
 		}
-		// The first poll of the engine also sweeps for deadlines and looks
-		// for due schedule ticks.
-		want := append([]string{"timeout", "schedule", "claim", "children", "append"}, suspend...)
+		// The first poll of the engine also probes for due runs, deadlines
+		// and schedule ticks.
+		want := append([]string{"probe", "claim", "children", "append"}, suspend...)
 		if diff := cmp.Diff(want, h.takeOps()); diff != "" {
 			t.Errorf("first attempt of a fan-out of 3 (-want +got):\n%s", diff)
 		}

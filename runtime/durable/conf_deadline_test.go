@@ -123,8 +123,9 @@ func TestDeadlineCancelsChildren(t *testing.T) {
 }
 
 // TestDeadlineSweepCostsOneStatementPerSecond: runs without a deadline cost
-// polls nothing but one sweep statement per DeadlineSweep; a bad deadline
-// is refused, naming the run.
+// polls nothing but one probe per DeadlineSweep (store.Probe, which also
+// looks for due runs and schedule ticks), and no sweep: nothing is overdue;
+// a bad deadline is refused, naming the run.
 func TestDeadlineSweepCostsOneStatementPerSecond(t *testing.T) {
 	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
 		h := newHarness(t, d)
@@ -136,14 +137,17 @@ func TestDeadlineSweepCostsOneStatementPerSecond(t *testing.T) {
 		}
 		h.clock.Advance(DeadlineSweep)
 		h.poll(h.e, wf)
-		sweeps := 0
+		probes, sweeps := 0, 0
 		for _, op := range h.takeOps() {
-			if op == "timeout" {
+			switch op {
+			case "probe":
+				probes++
+			case "timeout":
 				sweeps++
 			}
 		}
-		if sweeps != 2 {
-			t.Errorf("6 polls over one DeadlineSweep sent %d sweeps, want 2", sweeps)
+		if probes != 2 || sweeps != 0 {
+			t.Errorf("6 polls over one DeadlineSweep sent %d probes and %d sweeps, want 2 and 0", probes, sweeps)
 		}
 		err := StartWith(h.ctx, h.e, StartOptions{Deadline: -time.Second}, def, "bad-1", "x")
 		if task.As(err) == nil || task.As(err).Kind != task.InvalidInput {

@@ -79,10 +79,9 @@ func TestRetriesWithBackoff(t *testing.T) {
 
 // TestRoundTrips counts the statements the engine sends: an empty poll is
 // one, a fresh plain step one (the last one shares the completion's), a
-// replayed step none; once per DeadlineSweep a poll sweeps for runs past
-// their deadline ("timeout", one statement); and a worker's first poll in
-// each second (its clock's) also looks for due schedule ticks, one indexed
-// query ("schedule").
+// replayed step none; a worker's first poll in each second (its clock's)
+// probes for due runs, runs past their deadline and due schedule ticks in
+// one statement ("probe"), and claims only when a run is due.
 func TestRoundTrips(t *testing.T) {
 	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
 		h := newHarness(t, d)
@@ -100,7 +99,7 @@ func TestRoundTrips(t *testing.T) {
 		if h.poll(h.e, wf) {
 			t.Fatal("work before start")
 		}
-		if diff := cmp.Diff([]string{"timeout", "schedule", "claim"}, h.takeOps()); diff != "" {
+		if diff := cmp.Diff([]string{"probe"}, h.takeOps()); diff != "" {
 			t.Errorf("empty poll (-want +got):\n%s", diff)
 		}
 		h.start(def, "r1", "x")
@@ -117,9 +116,9 @@ func TestRoundTrips(t *testing.T) {
 		// Replaying a and the sleep costs nothing; b one statement; c's row
 		// is written with the completion: in its statement on PostgreSQL,
 		// in its transaction on SQLite.
-		want := []string{"timeout", "schedule", "claim", "append", "complete"}
+		want := []string{"probe", "claim", "append", "complete"}
 		if driver == "sqlite" {
-			want = []string{"timeout", "schedule", "claim", "append", "append", "complete"}
+			want = []string{"probe", "claim", "append", "append", "complete"}
 		}
 		if diff := cmp.Diff(want, h.takeOps()); diff != "" {
 			t.Errorf("resuming poll (-want +got):\n%s", diff)

@@ -100,15 +100,18 @@ func (s *deadlineSweeper) leaseLost() {
 	s.mu.Unlock()
 }
 
-// sweepDeadlines ends the runs past their deadline when a sweep is due.
-func (e *Engine) sweepDeadlines(ctx context.Context) error {
+// sweepDue reports whether this engine should sweep for runs past their
+// deadline now, and if so takes the sweep.
+func (e *Engine) sweepDue() bool {
 	at := e.now()
 	if at.IsZero() {
 		at = time.Now() // the database clock decides; this only throttles
 	}
-	if !e.deadlines.due(at) {
-		return nil
-	}
+	return e.deadlines.due(at)
+}
+
+// sweepDeadlines ends the runs past their deadline.
+func (e *Engine) sweepDeadlines(ctx context.Context) error {
 	timedOut, cancelled, err := e.store.TimeOutRuns(ctx, e.now(), deadlineSweepBatch)
 	if err != nil {
 		return fmt.Errorf("durable: sweeping runs past their deadline: %w", err)

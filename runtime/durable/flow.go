@@ -138,7 +138,7 @@ func (e *Engine) prepareFlow(ctx context.Context, reg *registry) error {
 		}
 		reg.limited = append(reg.limited, name)
 	}
-	return e.fireSchedules(ctx, reg)
+	return nil
 }
 
 // declare stores l unless this engine already did.

@@ -21,6 +21,9 @@ type PollOptions struct {
 	// Versions says what to do with a run whose workflow version is not
 	// among defs (default PinToStart: leave it for a worker that has it).
 	Versions VersionPolicy
+	// claimed, when set, is called when the poll claims a run, before it
+	// advances it (Work wakes its idle pollers then).
+	claimed func()
 }
 
 // Poll claims one due run whose workflow (and version, see PinToStart) is
@@ -44,23 +47,53 @@ func (e *Engine) PollWith(ctx context.Context, defs []Workflow, opts PollOptions
 	if len(reg.names) == 0 {
 		return false, nil
 	}
-	if err := e.sweepDeadlines(ctx); err != nil {
+	if err := e.prepareFlow(ctx, &reg); err != nil {
 		return false, err
 	}
-	if err := e.prepareFlow(ctx, &reg); err != nil {
+	if idle, err := e.background(ctx, &reg); err != nil || idle {
 		return false, err
 	}
 	var ch chain
 	for i := 0; i < opts.MaxRuns; i++ {
 		// A chained claim (completeAndClaim) knows no limits.
 		ch.on = i+1 < opts.MaxRuns && len(reg.limited) == 0
-		worked, err := e.pollOne(ctx, reg, opts.Versions, &ch)
+		worked, err := e.pollOne(ctx, reg, opts, &ch)
 		didWork = didWork || worked
 		if err != nil || !worked || ch.none {
 			return didWork, err
 		}
 	}
 	return didWork, nil
+}
+
+// background does a poll's share of the work no run asks for: at most once
+// per second of this engine's clock (DeadlineSweep, ScheduleCheckInterval)
+// one statement (store.Probe) says whether a run of reg is due, a deadline
+// has passed and a schedule tick is due, and only what it found is done:
+// the deadline sweep, the schedule ticks. idle is true when nothing is due
+// for reg, so the poll need not claim: an idle worker costs one cheap
+// statement a second (TestCostsAreCounted, BenchmarkIdleWorker).
+func (e *Engine) background(ctx context.Context, reg *registry) (idle bool, err error) {
+	sweep, schedules := e.sweepDue(), e.scheduleCheckDue()
+	if !sweep && !schedules {
+		return false, nil
+	}
+	p, err := e.store.Probe(ctx, reg.names, e.now())
+	if err != nil {
+		return false, fmt.Errorf("durable: looking for due work: %w", err)
+	}
+	if sweep && p.Overdue {
+		if err := e.sweepDeadlines(ctx); err != nil {
+			return false, err
+		}
+	}
+	fired := 0
+	if schedules && p.SchedulesDue {
+		if fired, err = e.fireSchedules(ctx, reg); err != nil {
+			return false, err
+		}
+	}
+	return !p.Due && fired == 0, nil
 }
 
 // releaseTimeout bounds the release of a run by a stopping worker.
@@ -99,7 +132,8 @@ func (e *Engine) claim(ctx context.Context, reg registry, policy VersionPolicy, 
 }
 
 // pollOne claims (or takes the run ch carries) and advances one run.
-func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPolicy, ch *chain) (bool, error) {
+func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch *chain) (bool, error) {
+	versions := opts.Versions
 	var cl store.Claimed
 	var token string
 	var err error
@@ -112,6 +146,9 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, versions VersionPoli
 		if cl, ok, err = e.claim(ctx, reg, versions, token); err != nil || !ok {
 			return false, err
 		}
+	}
+	if opts.claimed != nil {
+		opts.claimed()
 	}
 	ctx, att := e.tel.startAttempt(ctx, cl)
 	defer att.end(ctx)

@@ -104,24 +104,28 @@ func (e *Engine) Schedules(ctx context.Context) ([]Schedule, error) {
 	return e.store.ListSchedules(ctx)
 }
 
-// fireSchedules starts the runs of the due ticks of the schedules of reg's
-// workflows, looking at most once per ScheduleCheckInterval of this engine's
-// clock, batch after batch until none is due.
-func (e *Engine) fireSchedules(ctx context.Context, reg *registry) error {
+// scheduleCheckDue reports whether this engine should look for due
+// schedule ticks now (at most once per ScheduleCheckInterval of its
+// clock), and if so takes the look.
+func (e *Engine) scheduleCheckDue() bool {
 	local := time.Now
 	if e.clock != nil {
 		local = e.clock
 	}
 	now := local()
 	e.flow.mu.Lock()
+	defer e.flow.mu.Unlock()
 	due := !now.Before(e.flow.nextCheck)
 	if due {
 		e.flow.nextCheck = now.Add(ScheduleCheckInterval)
 	}
-	e.flow.mu.Unlock()
-	if !due {
-		return nil
-	}
+	return due
+}
+
+// fireSchedules starts the runs of the due ticks of the schedules of reg's
+// workflows, batch after batch until none is due, and reports how many it
+// started.
+func (e *Engine) fireSchedules(ctx context.Context, reg *registry) (int, error) {
 	plan := func(s store.Schedule, now time.Time) store.SchedulePlan {
 		p := e.planTicks(s, now)
 		key, err := runOptions{limits: reg.newest(s.Workflow).Limits}.limitKey(s.Workflow, s.ID, s.Input)
@@ -131,11 +135,13 @@ func (e *Engine) fireSchedules(ctx context.Context, reg *registry) error {
 		p.LimitKey = key
 		return p
 	}
+	started := 0
 	for {
 		n, err := e.store.FireSchedules(ctx, reg.names, e.now(), plan)
 		if err != nil || n == 0 {
-			return err
+			return started, err
 		}
+		started += n
 		e.log.Info("durable schedule ticks started", "runs", n, "worker", e.worker)
 	}
 }

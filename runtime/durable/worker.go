@@ -108,11 +108,11 @@ func (e *Engine) Work(ctx context.Context, defs []Workflow, opts WorkerOptions) 
 		}()
 	}
 	var stats WorkerStats
-	for range opts.Concurrency {
+	for i := range opts.Concurrency {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e.poller(ctx, runCtx, defs, opts, kick, report, &stats.Advanced)
+			e.poller(ctx, runCtx, defs, opts, i == 0, kick, wake, report, &stats.Advanced)
 		}()
 	}
 	wg.Wait()
@@ -120,10 +120,17 @@ func (e *Engine) Work(ctx context.Context, defs []Workflow, opts WorkerOptions) 
 	return stats, nil
 }
 
-// poller is one of Work's loops: poll, drain, wait for the tick or a kick.
-func (e *Engine) poller(ctx, runCtx context.Context, defs []Workflow, opts WorkerOptions, kick <-chan struct{}, report func(string), advanced *int64) {
+// poller is one of Work's loops: poll, drain, wait for a kick (a hint, or
+// another poller that found work) or, for the worker's first poller (the
+// watcher), the tick. So an idle worker polls once per tick, not once per
+// poller: one statement a second (Engine.background's probe). The first
+// claim of a drain wakes the idle pollers: more runs may be due.
+func (e *Engine) poller(ctx, runCtx context.Context, defs []Workflow, opts WorkerOptions, watcher bool, kick <-chan struct{}, wake func(string), report func(string), advanced *int64) {
 	tick := time.NewTimer(0)
 	defer tick.Stop()
+	if !watcher {
+		tick.Stop()
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -131,8 +138,13 @@ func (e *Engine) poller(ctx, runCtx context.Context, defs []Workflow, opts Worke
 		case <-tick.C:
 		case <-kick:
 		}
-		for ctx.Err() == nil {
-			worked, err := e.PollWith(runCtx, defs, PollOptions{Versions: opts.Versions})
+		for first := true; ctx.Err() == nil; first = false {
+			claimed := func() {
+				if first {
+					wake("")
+				}
+			}
+			worked, err := e.PollWith(runCtx, defs, PollOptions{Versions: opts.Versions, claimed: claimed})
 			if err != nil {
 				if runCtx.Err() == nil {
 					report("durable worker: poll failed: " + errText(err) + "; trying again at the next tick")
@@ -144,6 +156,8 @@ func (e *Engine) poller(ctx, runCtx context.Context, defs []Workflow, opts Worke
 			}
 			atomic.AddInt64(advanced, 1)
 		}
-		tick.Reset(opts.Tick)
+		if watcher {
+			tick.Reset(opts.Tick)
+		}
 	}
 }

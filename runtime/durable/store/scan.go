@@ -49,9 +49,20 @@ func QuerySnapshot(ctx context.Context, q *db.DB, sql, id string) (int64, string
 	return seq, data, true, nil
 }
 
+// ListDialect is what ListSQL needs of a store's SQL: its index hint
+// (SQLite's "INDEXED BY", nothing on PostgreSQL), its form of a time
+// parameter, and its test of id against the ids a subquery returns (on
+// PostgreSQL "= ANY (ARRAY(...))", so the runs are read by key whatever the
+// table's statistics: an IN (subquery) was planned as a hash join over a
+// sequential scan of a table without them).
+type ListDialect struct {
+	IndexedBy func(index string) string
+	Time      func(time.Time) any
+	IDIn      func(subquery string) string
+}
+
 // ListSQL builds the listing query for f, newest first, given the run
-// columns, a dialect's index hint (SQLite's "INDEXED BY", nothing on
-// PostgreSQL) and its form of a time parameter. Each filter combination is
+// columns and the dialect. Each filter combination is
 // its own statement, so a cached generic plan still uses its index, and each
 // reads only the first rows of an index scan:
 //
@@ -66,7 +77,8 @@ func QuerySnapshot(ctx context.Context, q *db.DB, sql, id string) (int64, string
 // prefix is a filter on the rows the index walk reads: it costs as many rows
 // as there are newer runs not matching it (a rare prefix among a million
 // runs reads them all).
-func ListSQL(columns string, f ListFilter, indexedBy func(index string) string, timeArg func(time.Time) any) (string, []any) {
+func ListSQL(columns string, f ListFilter, d ListDialect) (string, []any) {
+	indexedBy, timeArg := d.IndexedBy, d.Time
 	const order = " ORDER BY created_at DESC, id DESC LIMIT ?"
 	from := " FROM _sky_durable_runs"
 	// extra are the page and prefix conditions, the same in every branch.
@@ -100,7 +112,7 @@ func ListSQL(columns string, f ListFilter, indexedBy func(index string) string, 
 			from, indexedBy("_sky_durable_runs_workflow_status_list"), st, extra, order, i)
 		args = append(args, with(f.Workflow)...)
 	}
-	return "SELECT " + columns + from + " WHERE id IN (" + strings.Join(branches, " UNION ALL ") + ")" + order, append(args, f.Limit)
+	return "SELECT " + columns + from + " WHERE id " + d.IDIn(strings.Join(branches, " UNION ALL ")) + order, append(args, f.Limit)
 }
 
 // listChildrenSQL is ListSQL for f.Parent: the parent index

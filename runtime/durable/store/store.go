@@ -66,6 +66,12 @@ type Store interface {
 	// is known dead): due at once, in the status Release gives, the
 	// attempt still counted; false when the run is not running.
 	ReleaseRun(ctx context.Context, runID string, now time.Time) (bool, error)
+	// Probe is a poll's look at the work no run asks for, in one statement
+	// on indexes: whether a run of one of workflows is due at now (a
+	// superset of what a claim would take: a lease or a limit may still
+	// hold it), whether an unfinished run's deadline has passed, and
+	// whether a schedule tick of one of workflows is due.
+	Probe(ctx context.Context, workflows []string, now time.Time) (Probe, error)
 	// TimeOutRuns ends, in one transaction, up to limit unfinished
 	// (waiting, running, failed) runs whose deadline passed by now as
 	// timed_out, revoking any lease, and cancels their unfinished descendants
@@ -135,6 +141,11 @@ type NextClaim struct {
 	Pinned        bool
 	Lease         time.Duration
 	Token, Worker string
+}
+
+// Probe is what Store.Probe found.
+type Probe struct {
+	Due, Overdue, SchedulesDue bool
 }
 
 // Fence identifies the lease a worker holds on a run.

@@ -26,7 +26,7 @@ func (s *Store) InsertChildren(ctx context.Context, q *db.DB, parentID, group, w
 }
 
 const pgReadChildren = `SELECT id, workflow, COALESCE(parent_id, ''), COALESCE(child_group, ''), status, COALESCE(output, ''), last_error
-  FROM _sky_durable_runs WHERE id IN (SELECT jsonb_array_elements_text(CAST(? AS JSONB)))`
+  FROM _sky_durable_runs WHERE id = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(? AS JSONB))))`
 
 func (s *Store) ReadChildren(ctx context.Context, ids []string) ([]store.ChildState, error) {
 	list, err := json.Marshal(ids)

@@ -2,8 +2,10 @@ package postgres
 
 import (
 	"context"
-	"skydurable/runtime/durable/store"
 	"time"
+
+	"skydurable/runtime/db"
+	"skydurable/runtime/durable/store"
 )
 
 // pgBeforeDeadline ends the fence of a journal write or a completion: a run
@@ -73,9 +75,85 @@ children AS (
      AND c.status NOT IN (` + store.SQLUnclaimable + `)
   RETURNING c.id)`
 
+// pgAnyOverdue is the sweep's probe: the earliest deadline of an
+// unfinished run, the first entry of the partial deadline index (min() over
+// the index's predicate is planned as one index probe; an EXISTS with the
+// time test was planned as a sequential scan of a table without
+// statistics), so a sweep with nothing overdue — nearly every sweep — costs
+// one cheap read and no lock, whatever the size of the table.
+const pgAnyOverdue = pgClock + `
+SELECT COALESCE((
+  SELECT min(r.deadline_at) FROM _sky_durable_runs r
+   WHERE r.deadline_at IS NOT NULL AND r.status NOT IN (` + store.SQLUnclaimable + `)) <= (SELECT now FROM clock), FALSE)`
+
+// pgSweepLock lets one sweep run at a time in the cluster (a transaction
+// advisory lock, tried, never waited for): a worker that finds another
+// sweeping leaves the overdue runs to it.
+const pgSweepLock = `SELECT pg_try_advisory_xact_lock(7362201557)`
+
+// TimeOutRuns probes the deadline index (pgAnyOverdue); only when a run is
+// overdue does it sweep (pgTimeOutRuns), in a transaction that holds the
+// sweep lock and plans without JIT (withoutJIT: the recursive walk of the
+// descendants is estimated at millions of rows once runs have many
+// children, which made PostgreSQL JIT-compile every sweep).
 func (s *Store) TimeOutRuns(ctx context.Context, now time.Time, limit int) (int64, int64, error) {
+	var overdue bool
+	s.hook("timeout", pgAnyOverdue)
+	if err := s.d.QueryRow(ctx, pgAnyOverdue, clockArg(now)).Scan(&overdue); err != nil || !overdue {
+		return 0, 0, err
+	}
 	var timedOut, cancelled int64
-	s.hook("timeout", pgTimeOutRuns)
-	err := s.d.QueryRow(ctx, pgTimeOutRuns, clockArg(now), limit).Scan(&timedOut, &cancelled)
+	err := s.withoutJIT(ctx, func(ctx context.Context, tx *db.DB) error {
+		var mine bool
+		s.hook("timeout", pgSweepLock)
+		if err := tx.QueryRow(ctx, pgSweepLock).Scan(&mine); err != nil || !mine {
+			return err
+		}
+		s.hook("timeout", pgTimeOutRuns)
+		return tx.QueryRow(ctx, pgTimeOutRuns, clockArg(now), limit).Scan(&timedOut, &cancelled)
+	})
 	return timedOut, cancelled, err
+}
+
+// withoutJIT runs fn in a transaction whose statements PostgreSQL plans
+// without JIT compilation. It is for the statements that walk a run's
+// descendants (WITH RECURSIVE): the planner estimates a recursive term at
+// ten times its non-recursive one, so with a hundred children per parent
+// the estimate passes jit_above_cost and every execution paid hundreds of
+// milliseconds of compilation for a walk that reads a few index pages
+// (TestEveryStatementPlansWithoutJIT).
+func (s *Store) withoutJIT(ctx context.Context, fn func(ctx context.Context, tx *db.DB) error) error {
+	return s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+		if _, err := tx.ExecRaw(ctx, `SET LOCAL jit = off`); err != nil {
+			return err
+		}
+		return fn(ctx, tx)
+	})
+}
+
+// pgProbe is Store.Probe, three index probes in one statement: the first
+// due run of the workflows on the due index (in wake_at order, so an idle
+// queue reads no entry), the earliest deadline (pgAnyOverdue's min()) and
+// the first due schedule tick of the workflows.
+const pgProbe = pgClock + `
+SELECT EXISTS (
+         SELECT 1 FROM (
+           SELECT r.wake_at FROM _sky_durable_runs r
+            WHERE r.status NOT IN (` + store.SQLDueIndexExcludes + `) AND r.wake_at <= (SELECT now FROM clock)
+              AND r.workflow = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(? AS JSONB))))
+            ORDER BY r.wake_at LIMIT 1) due),
+       COALESCE((
+         SELECT min(r.deadline_at) FROM _sky_durable_runs r
+          WHERE r.deadline_at IS NOT NULL AND r.status NOT IN (` + store.SQLUnclaimable + `)) <= (SELECT now FROM clock), FALSE),
+       EXISTS (
+         SELECT 1 FROM _sky_durable_schedules s
+          WHERE s.next_at <= (SELECT now FROM clock)
+            AND s.workflow = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(? AS JSONB)))))`
+
+func (s *Store) Probe(ctx context.Context, workflows []string, now time.Time) (store.Probe, error) {
+	var p store.Probe
+	names := jsonText(workflows)
+	s.hook("probe", pgProbe)
+	err := s.d.QueryRow(ctx, pgProbe, clockArg(now), names, names).Scan(&p.Due, &p.Overdue, &p.SchedulesDue)
+	return p, err
 }

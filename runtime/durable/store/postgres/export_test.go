@@ -6,4 +6,5 @@ var (
 	ClaimPinnedSQL  = pgClaimPinned
 	RunColumns      = pgRunColumns
 	CompactBatchSQL = pgCompactBatch
+	ListDialect     = listDialect
 )

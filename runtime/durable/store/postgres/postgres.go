@@ -652,7 +652,7 @@ func (s *Store) ReadRun(ctx context.Context, runID string) (store.Run, error) {
 }
 
 func (s *Store) ListRuns(ctx context.Context, f store.ListFilter) ([]store.Run, error) {
-	sql, args := store.ListSQL(pgRunColumns, f, func(string) string { return "" }, func(t time.Time) any { return t })
+	sql, args := store.ListSQL(pgRunColumns, f, listDialect)
 	s.hook("list", sql)
 	return store.ScanRuns(ctx, s.d, sql, args, pgRunScanner)
 }
@@ -701,8 +701,16 @@ func (s *Store) WakeRun(ctx context.Context, runID string, now time.Time) (bool,
 	return n == 1, err
 }
 
+// listDialect is store.ListSQL's view of PostgreSQL.
+var listDialect = store.ListDialect{
+	IndexedBy: func(string) string { return "" },
+	Time:      func(t time.Time) any { return t },
+	IDIn:      func(sub string) string { return "= ANY (ARRAY(" + sub + "))" },
+}
+
 // pgCancel cancels a run that is not finished and, with it, its
-// unfinished descendants (child runs, theirs, ...), in one statement.
+// unfinished descendants (child runs, theirs, ...), in one statement,
+// planned without JIT (withoutJIT).
 const pgCancel = `WITH RECURSIVE ` + pgClockCTE + `,
 ended AS (
   UPDATE _sky_durable_runs r
@@ -715,8 +723,10 @@ SELECT (SELECT COUNT(*) FROM ended)`
 
 func (s *Store) CancelRun(ctx context.Context, runID string, now time.Time) (bool, error) {
 	var n int64
-	s.hook("cancel", pgCancel)
-	err := s.d.QueryRow(ctx, pgCancel, clockArg(now), runID).Scan(&n)
+	err := s.withoutJIT(ctx, func(ctx context.Context, tx *db.DB) error {
+		s.hook("cancel", pgCancel)
+		return tx.QueryRow(ctx, pgCancel, clockArg(now), runID).Scan(&n)
+	})
 	return n == 1, err
 }
 

@@ -45,7 +45,21 @@ UPDATE _sky_durable_runs
    SET status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = ?
  WHERE id IN (SELECT id FROM tree) AND status IN (` + store.SQLClaimable + `)`
 
+// sqliteAnyOverdue is the sweep's probe, a read on the deadline index: a
+// sweep with nothing overdue takes no write lock.
+const sqliteAnyOverdue = `
+SELECT EXISTS (
+  SELECT 1 FROM _sky_durable_runs INDEXED BY _sky_durable_runs_deadline
+   WHERE deadline_at IS NOT NULL AND status IN (` + store.SQLClaimable + `) AND deadline_at <= ?)`
+
+// TimeOutRuns probes the deadline index and, only when a run is overdue,
+// sweeps in one write transaction.
 func (s *Store) TimeOutRuns(ctx context.Context, now time.Time, limit int) (int64, int64, error) {
+	var overdue bool
+	s.hook("timeout", sqliteAnyOverdue)
+	if err := s.d.QueryRow(ctx, sqliteAnyOverdue, ms(now)).Scan(&overdue); err != nil || !overdue {
+		return 0, 0, err
+	}
 	var timedOut, cancelled int64
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		s.hook("timeout", sqliteTimeOutRuns)
@@ -63,4 +77,30 @@ func (s *Store) TimeOutRuns(ctx context.Context, now time.Time, limit int) (int6
 		return err
 	})
 	return timedOut, cancelled, err
+}
+
+// sqliteProbe is Store.Probe, three index reads in one statement (the due,
+// deadline and schedule indexes).
+const sqliteProbe = `
+SELECT EXISTS (
+         SELECT 1 FROM _sky_durable_runs INDEXED BY _sky_durable_runs_due
+          WHERE status IN (` + store.SQLClaimable + `) AND wake_at <= ?
+            AND workflow IN (SELECT value FROM json_each(?))),
+       EXISTS (
+         SELECT 1 FROM _sky_durable_runs INDEXED BY _sky_durable_runs_deadline
+          WHERE deadline_at IS NOT NULL AND status IN (` + store.SQLClaimable + `) AND deadline_at <= ?),
+       EXISTS (
+         SELECT 1 FROM _sky_durable_schedules INDEXED BY _sky_durable_schedules_due
+          WHERE next_at <= ? AND workflow IN (SELECT value FROM json_each(?)))`
+
+func (s *Store) Probe(ctx context.Context, workflows []string, now time.Time) (store.Probe, error) {
+	var p store.Probe
+	names, err := json.Marshal(workflows)
+	if err != nil {
+		return p, err
+	}
+	s.hook("probe", sqliteProbe)
+	at := ms(now)
+	err = s.d.QueryRow(ctx, sqliteProbe, at, string(names), at, at, string(names)).Scan(&p.Due, &p.Overdue, &p.SchedulesDue)
+	return p, err
 }

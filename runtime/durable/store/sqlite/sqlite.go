@@ -466,8 +466,11 @@ func (s *Store) ReadRun(ctx context.Context, runID string) (store.Run, error) {
 }
 
 func (s *Store) ListRuns(ctx context.Context, f store.ListFilter) ([]store.Run, error) {
-	sql, args := store.ListSQL(sqliteRunColumns, f, func(index string) string { return " INDEXED BY " + index },
-		func(t time.Time) any { return ms(t) })
+	sql, args := store.ListSQL(sqliteRunColumns, f, store.ListDialect{
+		IndexedBy: func(index string) string { return " INDEXED BY " + index },
+		Time:      func(t time.Time) any { return ms(t) },
+		IDIn:      func(sub string) string { return "IN (" + sub + ")" },
+	})
 	s.hook("list", sql)
 	return store.ScanRuns(ctx, s.d, sql, args, sqliteRunScanner)
 }

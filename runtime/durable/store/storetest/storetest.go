@@ -676,3 +676,8 @@ var cases = []storeCase{
 		}
 	}},
 }
+
+// Cases is how many cases Run runs: a caller that checks what the whole
+// suite did (the PostgreSQL plan test) knows whether a -run filter left
+// some out.
+func Cases() int { return len(cases) }

@@ -1,0 +1,160 @@
+package durable
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"skydurable/runtime/db"
+	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/task"
+)
+
+// costCases are the engine's costs in statements, round trips and commits
+// (db.Counts: a commit is a COMMIT or a statement that may write outside a
+// transaction; a claim that finds nothing changes no row and so flushes
+// nothing; the first poll of a second is a read, store.Probe), on each store: the table of docs/benchmarks.md ("Costs,
+// counted"). A cost that goes up fails TestCostsAreCounted; one that goes
+// down does too, so the table and the docs follow the improvement. A
+// fresh step is the difference of the 3-step and 1-step rows over two; a
+// replayed step costs nothing (the resume row: the claim, which reads the
+// journal, and the completion).
+var costCases = []string{
+	"start a run",
+	"empty poll, first of its second",
+	"empty poll",
+	"1-step workflow, one poll",
+	"3-step workflow, one poll",
+	"resume after a sleep (3 steps replayed)",
+	"signal a waiting run",
+	"fan-out of 100 children, the parent's poll",
+	"one second of an idle worker",
+}
+
+var wantCosts = map[string]map[string]db.Counts{
+	"postgres": {
+		"start a run":                     {Statements: 1, RoundTrips: 1, Commits: 1},
+		"empty poll, first of its second": {Statements: 1, RoundTrips: 1, Commits: 0},
+		"empty poll":                      {Statements: 1, RoundTrips: 1, Commits: 1},
+		// The claim reads the journal with the run; the last step is
+		// journalled by the completion's statement.
+		"1-step workflow, one poll":                  {Statements: 2, RoundTrips: 2, Commits: 2},
+		"3-step workflow, one poll":                  {Statements: 4, RoundTrips: 4, Commits: 4},
+		"resume after a sleep (3 steps replayed)":    {Statements: 2, RoundTrips: 2, Commits: 2},
+		"signal a waiting run":                       {Statements: 3, RoundTrips: 5, Commits: 1},
+		"fan-out of 100 children, the parent's poll": {Statements: 6, RoundTrips: 10, Commits: 3},
+		"one second of an idle worker":               {Statements: 1, RoundTrips: 1, Commits: 0},
+	},
+	"sqlite": {
+		"start a run":                     {Statements: 1, RoundTrips: 1, Commits: 1},
+		"empty poll, first of its second": {Statements: 1, RoundTrips: 1, Commits: 0},
+		"empty poll":                      {Statements: 1, RoundTrips: 1, Commits: 1},
+		// The last step and the completion share a transaction.
+		"1-step workflow, one poll":                  {Statements: 3, RoundTrips: 5, Commits: 2},
+		"3-step workflow, one poll":                  {Statements: 5, RoundTrips: 7, Commits: 4},
+		"resume after a sleep (3 steps replayed)":    {Statements: 2, RoundTrips: 2, Commits: 2},
+		"signal a waiting run":                       {Statements: 2, RoundTrips: 4, Commits: 1},
+		"fan-out of 100 children, the parent's poll": {Statements: 4, RoundTrips: 6, Commits: 3},
+		"one second of an idle worker":               {Statements: 1, RoundTrips: 1, Commits: 0},
+	},
+}
+
+// TestCostsAreCounted measures each cost of costCases exactly, on both
+// stores, with the pool's observer (db.Observe).
+func TestCostsAreCounted(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		var counter db.Counter
+		stop := d.Observe(counter.Add)
+		defer stop()
+		got := map[string]db.Counts{}
+		measure := func(name string, f func()) {
+			t.Helper()
+			counter.Take()
+			f()
+			got[name] = counter.Take()
+		}
+		step := func(c *Ctx, id string) task.Task[string] { return Step(c, str, id, task.Succeed(id)) }
+		one := Register("one", str, str, func(c *Ctx, in string) task.Task[string] { return step(c, "a") })
+		three := Register("three", str, str, func(c *Ctx, in string) task.Task[string] {
+			return task.AndThen(step(c, "a"), func(string) task.Task[string] {
+				return task.AndThen(step(c, "b"), func(string) task.Task[string] { return step(c, "c") })
+			})
+		})
+		sleeper := Register("sleeper", str, str, func(c *Ctx, in string) task.Task[string] {
+			return task.AndThen(step(c, "a"), func(string) task.Task[string] {
+				return task.AndThen(step(c, "b"), func(string) task.Task[string] {
+					return task.AndThen(step(c, "c"), func(string) task.Task[string] {
+						return task.AndThen(Sleep(c, 1000), func(struct{}) task.Task[string] { return task.Succeed(in) })
+					})
+				})
+			})
+		})
+		waiter := Register("waiter", str, str, func(c *Ctx, in string) task.Task[string] { return AwaitSignal(c, str, "go") })
+		ship := shipWorkflow(newCounter())
+		fan := fanOut(ship)
+		defs := []Workflow{one.Erase(), three.Erase(), sleeper.Erase(), waiter.Erase(), fan.Erase()}
+		pollOnce := func() { h.poll(h.e, defs...) }
+
+		h.poll(h.e, defs...) // the engine's first poll: sweeps and schedule look-up due
+		measure("start a run", func() { h.start(one, "one-1", "x") })
+		measure("1-step workflow, one poll", pollOnce)
+		h.wantStatus("one-1", StatusDone)
+		h.start(three, "three-1", "x")
+		measure("3-step workflow, one poll", pollOnce)
+		h.wantStatus("three-1", StatusDone)
+		measure("empty poll", pollOnce)
+		h.clock.Advance(time.Second)
+		measure("empty poll, first of its second", pollOnce)
+
+		h.start(sleeper, "sleeper-1", "x")
+		pollOnce()
+		h.wantStatus("sleeper-1", StatusWaiting)
+		h.start(waiter, "waiter-1", "x")
+		pollOnce()
+		h.wantStatus("waiter-1", StatusWaiting)
+		pollOnce() // in the same second: no sweep
+		measure("resume after a sleep (3 steps replayed)", func() {
+			h.clock.Advance(time.Second)
+			h.poll(h.e, ship.Erase()) // the second's sweeps, outside the figure
+			counter.Take()
+			pollOnce()
+		})
+		h.wantStatus("sleeper-1", StatusDone)
+		measure("signal a waiting run", func() {
+			if err := h.e.Signal(h.ctx, "waiter-1", "go", `"now"`); err != nil {
+				t.Fatal(err)
+			}
+		})
+		pollOnce()
+		h.wantStatus("waiter-1", StatusDone)
+
+		keys := make([]string, 100)
+		for i := range keys {
+			keys[i] = fmt.Sprint("k", i)
+		}
+		h.start(fan, "fan-1", strings.Join(keys, ","))
+		measure("fan-out of 100 children, the parent's poll", pollOnce)
+		if n := h.drain(h.e, ship.Erase()); n != 100 {
+			t.Errorf("the fan-out started %d children, want 100", n)
+		}
+		h.drain(h.e, defs...)
+		h.wantStatus("fan-1", StatusDone)
+
+		// An idle worker polls once a tick (its watcher; see Engine.poller).
+		measure("one second of an idle worker", func() {
+			h.clock.Advance(time.Second)
+			pollOnce()
+		})
+
+		for _, name := range costCases {
+			t.Logf("%-45s %+v", name, got[name])
+		}
+		if diff := cmp.Diff(wantCosts[driver], got); diff != "" {
+			t.Errorf("costs on %s (-want +got):\n%s", driver, diff)
+		}
+	})
+}
