@@ -63,7 +63,7 @@ var wantCosts = map[string]map[string]db.Counts{
 }
 
 // TestCostsAreCounted measures each cost of costCases exactly, on both
-// stores, with the pool's observer (db.Observe).
+// stores, with the pool's observer (DB.Observe).
 func TestCostsAreCounted(t *testing.T) {
 	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
 		h := newHarness(t, d)
