@@ -1,0 +1,76 @@
+package types
+
+import (
+	"skydurable/compiler/diag"
+	"skydurable/compiler/syntax"
+)
+
+// The nesting rule: the Task given to a step (`step`'s Task, `transaction`'s
+// function: every parameter of a durable operation that is an effect) runs
+// as one effect whose result is journalled once, so no durable operation may
+// run inside it — not written there, nor in a helper of the program's own
+// that it calls. The rule holds wherever a step is written, in a workflow
+// body or in a helper.
+
+// nestedOperations checks the effects given to e, when e is a durable
+// operation.
+func (ec *effectChecker) nestedOperations(f *syntax.File, e syntax.Expr) {
+	outer, ok := ec.info.asDurableOp(e)
+	if !ok {
+		return
+	}
+	for _, a := range outer.effectArgs() {
+		ec.insideStep(f, outer, a)
+	}
+}
+
+// insideStep reports every durable operation e, a part of outer's effect,
+// runs: called there, or reached through a helper.
+func (ec *effectChecker) insideStep(f *syntax.File, outer durableCall, e syntax.Expr) {
+	if inner, ok := ec.info.asDurableOp(e); ok {
+		ec.reportNested(f, outer, effectSite{file: f.Name, span: inner.head.Span, name: writtenName(inner.head)})
+		return
+	}
+	if v, ok := e.(*syntax.Var); ok {
+		if reached := ec.helpers.operation(ec.info.Refs[v]); reached != nil {
+			ec.reportNested(f, outer, effectSite{file: f.Name, span: v.Span, name: writtenName(v), via: reached})
+		}
+		return
+	}
+	for _, x := range subExprs(e) {
+		ec.insideStep(f, outer, x)
+	}
+}
+
+// reportNested gives the DURABLE OPERATION INSIDE A STEP error for s, a
+// durable operation inside the effect of outer.
+func (ec *effectChecker) reportNested(f *syntax.File, outer durableCall, s effectSite) {
+	if !ec.claim(s.file, s.span) {
+		return
+	}
+	step := "`" + writtenName(outer.head) + "`"
+	if _, lit, ok := outer.journalID(); ok {
+		step += " \"" + lit.Value + "\""
+	}
+	op, why := "`"+s.name+"`", ""
+	if s.via != nil {
+		why = chain(&s) + ".\n"
+		for r := s.via; r != nil; r = r.via {
+			op = "`" + r.name + "`"
+		}
+	}
+	why += "A step's Task runs as one effect and only its result is journalled. A durable operation " +
+		"inside it would be journalled in the middle of another step's effect, and a sleep or signal wait " +
+		"cannot suspend the run from there: the run fails when it gets there (\"started while step ... was " +
+		"still running\")."
+	src := ec.prog.Sources[f.Name]
+	ec.errs = append(ec.errs, diag.Diagnostic{
+		Title: "DURABLE OPERATION INSIDE A STEP", File: s.file, Start: diagPos(s.span.Start), End: diagPos(s.span.End),
+		Message: "The Task of " + step + " runs the durable operation " + op + ":",
+		Detail:  why,
+		Hint: "Take it out of the step and run it after the step, on the step's result: `" +
+			writtenName(outer.head) + " ctx codec \"id\" task |> Task.andThen (\\result -> " + s.name +
+			" ...)`. The Task of a step holds only the effect itself (a query, a call to a service).",
+		SourceLine: diag.Line(src, s.span.Start.Line),
+	})
+}

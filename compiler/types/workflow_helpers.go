@@ -1,0 +1,137 @@
+package types
+
+import "skydurable/compiler/syntax"
+
+// What the program's own functions reach, for the workflow rules: a helper
+// called between steps is an effect when its Task reaches a standard-library
+// effect, and a helper called inside a step's Task is a durable operation
+// when it reaches one. Each helper is walked once per way it is called and
+// the answer kept; a helper that calls itself reaches nothing more through
+// that call.
+
+// effectSite is an effect a walk reached: the call that runs it, and, when
+// the call is to a helper, what the helper reaches in turn.
+type effectSite struct {
+	file string
+	span syntax.Span
+	// name is the called function as written ("Db.exec", "chargeCard").
+	name string
+	// ref is the standard-library function finally reached.
+	ref Ref
+	via *effectSite
+}
+
+// declAt is a top-level value of the program and its file.
+type declAt struct {
+	file *syntax.File
+	decl *syntax.ValueDecl
+}
+
+// effectKey is a helper applied to enough arguments to run, with rest more
+// arguments applied to its result.
+type effectKey struct {
+	decl *syntax.ValueDecl
+	rest int
+}
+
+// helperFacts holds what each helper reaches, computed on demand.
+type helperFacts struct {
+	prog    *Program
+	info    *Info
+	decls   map[Ref]declAt
+	effects map[effectKey]*effectSite
+	ops     map[*syntax.ValueDecl]*effectSite
+}
+
+func newHelperFacts(prog *Program, info *Info) *helperFacts {
+	h := &helperFacts{prog: prog, info: info, decls: map[Ref]declAt{},
+		effects: map[effectKey]*effectSite{}, ops: map[*syntax.ValueDecl]*effectSite{}}
+	for name, f := range prog.Modules {
+		if isStdlibModule(name) {
+			continue
+		}
+		for _, d := range f.Decls {
+			if vd, ok := d.(*syntax.ValueDecl); ok {
+				h.decls[Ref{Kind: RefTopLevel, Module: name, Name: vd.Name.Name}] = declAt{f, vd}
+			}
+		}
+	}
+	return h
+}
+
+// decl is the program's own top-level value ref names, or nil.
+func (h *helperFacts) decl(ref Ref) (*syntax.File, *syntax.ValueDecl) {
+	d := h.decls[ref]
+	return d.file, d.decl
+}
+
+// effect is the first standard-library effect the helper's Task reaches
+// when it is called with nargs arguments, or nil (nil too when nargs is too
+// few for its body to run).
+func (h *helperFacts) effect(ref Ref, nargs int) *effectSite {
+	f, vd := h.decl(ref)
+	if vd == nil || nargs < len(vd.Params) {
+		return nil
+	}
+	k := effectKey{vd, nargs - len(vd.Params)}
+	if s, ok := h.effects[k]; ok {
+		return s
+	}
+	h.effects[k] = nil
+	w := &effectChecker{prog: h.prog, info: h.info, file: f, done: map[syntax.Node]bool{},
+		seen: map[siteKey]bool{}, helpers: h, collect: true}
+	if e, rest := peelLambdas(vd.Body, k.rest); rest > 0 {
+		w.runCall(e, rest)
+	} else {
+		w.run(e)
+	}
+	h.effects[k] = w.first
+	return w.first
+}
+
+// operation is the first durable operation the helper can run, anywhere in
+// its body or in the helpers it uses, or nil. Only a function whose result
+// is a Task is looked into (a WorkflowDef holds a body that is not run).
+func (h *helperFacts) operation(ref Ref) *effectSite {
+	f, vd := h.decl(ref)
+	if vd == nil {
+		return nil
+	}
+	if v := h.info.Values[ref.Module][ref.Name]; v == nil || !returnsTaskType(v.Scheme.Type) {
+		return nil
+	}
+	if s, ok := h.ops[vd]; ok {
+		return s
+	}
+	h.ops[vd] = nil
+	var found *effectSite
+	walkExprs(vd.Body, func(e syntax.Expr) {
+		v, ok := e.(*syntax.Var)
+		if !ok || found != nil {
+			return
+		}
+		r := h.info.Refs[v]
+		if h.info.durableKindOf(r) == durableOperation {
+			found = &effectSite{file: f.Name, span: v.Span, name: writtenName(v), ref: r}
+		} else if inner := h.operation(r); inner != nil {
+			found = &effectSite{file: f.Name, span: v.Span, name: writtenName(v), ref: inner.ref, via: inner}
+		}
+	})
+	h.ops[vd] = found
+	return found
+}
+
+// returnsTaskType reports whether a function of type t, given all its
+// arguments, is a Task.
+func returnsTaskType(t Type) bool {
+	_, res := uncurry(t)
+	return isCon(res, "Task")
+}
+
+// writtenName is a name as the program wrote it (`Db.exec`, `chargeCard`).
+func writtenName(v *syntax.Var) string {
+	if v.Module != "" {
+		return v.Module + "." + v.Name
+	}
+	return v.Name
+}
