@@ -28,12 +28,12 @@ func (ec *effectChecker) nestedOperations(f *syntax.File, e syntax.Expr) {
 // runs: called there, or reached through a helper.
 func (ec *effectChecker) insideStep(f *syntax.File, outer durableCall, e syntax.Expr) {
 	if inner, ok := ec.info.asDurableOp(e); ok {
-		ec.reportNested(f, outer, effectSite{file: f.Name, span: inner.head.Span, name: writtenName(inner.head)})
+		ec.reportNested(f, outer, effectSite{file: f.Name, span: inner.head.Span, name: writtenName(inner.head)}, e)
 		return
 	}
 	if v, ok := e.(*syntax.Var); ok {
 		if reached := ec.helpers.operation(ec.info.Refs[v]); reached != nil {
-			ec.reportNested(f, outer, effectSite{file: f.Name, span: v.Span, name: writtenName(v), via: reached})
+			ec.reportNested(f, outer, effectSite{file: f.Name, span: v.Span, name: writtenName(v), via: reached}, e)
 		}
 		return
 	}
@@ -43,14 +43,16 @@ func (ec *effectChecker) insideStep(f *syntax.File, outer durableCall, e syntax.
 }
 
 // reportNested gives the DURABLE OPERATION INSIDE A STEP error for s, a
-// durable operation inside the effect of outer.
-func (ec *effectChecker) reportNested(f *syntax.File, outer durableCall, s effectSite) {
+// durable operation (or a helper reaching one) inside the effect of outer,
+// run by the expression e.
+func (ec *effectChecker) reportNested(f *syntax.File, outer durableCall, s effectSite, e syntax.Expr) {
 	if !ec.claim(s.file, s.span) {
 		return
 	}
-	step := "`" + writtenName(outer.head) + "`"
+	step, id := "`"+writtenName(outer.head)+"`", "id"
 	if _, lit, ok := outer.journalID(); ok {
 		step += " \"" + lit.Value + "\""
+		id = lit.Value
 	}
 	op, why := "`"+s.name+"`", ""
 	if s.via != nil {
@@ -68,9 +70,9 @@ func (ec *effectChecker) reportNested(f *syntax.File, outer durableCall, s effec
 		Title: "DURABLE OPERATION INSIDE A STEP", File: s.file, Start: diagPos(s.span.Start), End: diagPos(s.span.End),
 		Message: "The Task of " + step + " runs the durable operation " + op + ":",
 		Detail:  why,
-		Hint: "Take it out of the step and run it after the step, on the step's result: `" +
-			writtenName(outer.head) + " ctx codec \"id\" task |> Task.andThen (\\result -> " + s.name +
-			" ...)`. The Task of a step holds only the effect itself (a query, a call to a service).",
+		Hint: "Take it out of the step's Task and run it after the step: `" + writtenName(outer.head) +
+			" ctx codec \"" + id + "\" (...) |> Task.andThen (\\result -> " + ec.snippet(f.Name, e.Range(), s.name+" ...") +
+			")`. The Task of a step holds only the effect itself (a query, a call to a service).",
 		SourceLine: diag.Line(src, s.span.Start.Line),
 	})
 }
