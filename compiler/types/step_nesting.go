@@ -31,11 +31,16 @@ func (ec *effectChecker) insideStep(f *syntax.File, outer durableCall, e syntax.
 		ec.reportNested(f, outer, effectSite{file: f.Name, span: inner.head.Span, name: writtenName(inner.head)}, e)
 		return
 	}
-	if v, ok := e.(*syntax.Var); ok {
-		if reached := ec.helpers.operation(ec.info.Refs[v]); reached != nil {
-			ec.reportNested(f, outer, effectSite{file: f.Name, span: v.Span, name: writtenName(v), via: reached}, e)
+	if _, isPipe := e.(*syntax.BinOp); !isPipe {
+		// a helper of the program's own, called (`pause ctx`) or named
+		if head, _, ok := call(e); ok {
+			if v, isVar := head.(*syntax.Var); isVar {
+				if reached := ec.helpers.operation(ec.info.Refs[v]); reached != nil {
+					ec.reportNested(f, outer, effectSite{file: f.Name, span: v.Span, name: writtenName(v), via: reached}, e)
+					return
+				}
+			}
 		}
-		return
 	}
 	for _, x := range subExprs(e) {
 		ec.insideStep(f, outer, x)
