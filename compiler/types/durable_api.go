@@ -171,3 +171,35 @@ func (dc durableCall) effectArgs() []syntax.Expr {
 	}
 	return out
 }
+
+// registrationCall is a call that registers a workflow body: the declared
+// types of the callee's parameters, the arguments, and the index of the
+// body among them.
+type registrationCall struct {
+	params []Type
+	args   []syntax.Expr
+	body   int
+}
+
+// asRegistration returns the registration e is, if it is one: a call (not
+// a partial application short of the body) of a function that returns a
+// WorkflowDef and takes a workflow body. A workflow body given there is not
+// run by the code around the call, so the rules of that code skip it.
+func (i *Info) asRegistration(e syntax.Expr) (registrationCall, bool) {
+	if _, isApp := e.(*syntax.App); !isApp {
+		if b, isPipe := e.(*syntax.BinOp); !isPipe || (b.Op != "|>" && b.Op != "<|") {
+			return registrationCall{}, false
+		}
+	}
+	head, args, _ := call(e)
+	v, ok := head.(*syntax.Var)
+	if !ok {
+		return registrationCall{}, false
+	}
+	params, res := uncurry(i.TypeOf(v))
+	idx := bodyParam(params)
+	if !isDurableCon(res, "WorkflowDef") || idx < 0 || len(args) <= idx {
+		return registrationCall{}, false
+	}
+	return registrationCall{params: params, args: args, body: idx}, true
+}

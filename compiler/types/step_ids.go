@@ -62,6 +62,9 @@ func (ec *effectChecker) stepIDs(f *syntax.File, e syntax.Expr) {
 // walk collects the ids e uses, on path; at is the call of the helper e
 // is in (zero in the body itself).
 func (w *idWalk) walk(file string, e syntax.Expr, path []branch, at effectSite) {
+	if _, registers := w.info.asRegistration(e); registers {
+		return // another workflow's body: its ids are its own
+	}
 	if dc, ok := w.info.asDurableOp(e); ok {
 		// the effect of a step is the nesting rule's: not looked into here
 		if id, lit, ok := dc.journalID(); ok {

@@ -27,6 +27,9 @@ func (ec *effectChecker) nestedOperations(f *syntax.File, e syntax.Expr) {
 // insideStep reports every durable operation e, a part of outer's effect,
 // runs: called there, or reached through a helper.
 func (ec *effectChecker) insideStep(f *syntax.File, outer durableCall, e syntax.Expr) {
+	if _, registers := ec.info.asRegistration(e); registers {
+		return // the body it registers is not run here
+	}
 	if inner, ok := ec.info.asDurableOp(e); ok {
 		ec.reportNested(f, outer, effectSite{file: f.Name, span: inner.head.Span, name: writtenName(inner.head)}, e)
 		return

@@ -106,29 +106,18 @@ func call(e syntax.Expr) (head syntax.Expr, args []syntax.Expr, ok bool) {
 // WorkflowDef (every Durable.register*, and any wrapper of the program's
 // own with such a parameter) and checks it.
 func (ec *effectChecker) registration(f *syntax.File, e syntax.Expr) {
-	if _, isApp := e.(*syntax.App); !isApp {
-		if b, isPipe := e.(*syntax.BinOp); !isPipe || (b.Op != "|>" && b.Op != "<|") {
-			return
-		}
-	}
-	head, args, _ := call(e)
-	v, ok := head.(*syntax.Var)
+	reg, ok := ec.info.asRegistration(e)
 	if !ok {
 		return
 	}
-	params, res := uncurry(ec.info.TypeOf(v))
-	idx := bodyParam(params)
-	if !isDurableCon(res, "WorkflowDef") || idx < 0 || len(args) <= idx {
-		return
-	}
 	ec.workflow = ""
-	for i, a := range args[:idx] {
-		if lit, ok := a.(*syntax.StringLit); ok && isCon(params[i], "String") {
+	for i, a := range reg.args[:reg.body] {
+		if lit, ok := a.(*syntax.StringLit); ok && isCon(reg.params[i], "String") {
 			ec.workflow = lit.Value
 			break
 		}
 	}
-	ec.body(f, args[idx], 2)
+	ec.body(f, reg.args[reg.body], 2)
 }
 
 // body walks the run positions of a workflow function that still takes n

@@ -105,18 +105,25 @@ func (h *helperFacts) operation(ref Ref) *effectSite {
 	}
 	h.ops[vd] = nil
 	var found *effectSite
-	walkExprs(vd.Body, func(e syntax.Expr) {
-		v, ok := e.(*syntax.Var)
-		if !ok || found != nil {
+	var visit func(e syntax.Expr)
+	visit = func(e syntax.Expr) {
+		if _, registers := h.info.asRegistration(e); registers || found != nil {
+			return // a body registered here is not run by the helper
+		}
+		if v, ok := e.(*syntax.Var); ok {
+			r := h.info.Refs[v]
+			if h.info.durableKindOf(r) == durableOperation {
+				found = &effectSite{file: f.Name, span: v.Span, name: writtenName(v), ref: r}
+			} else if inner := h.operation(r); inner != nil {
+				found = &effectSite{file: f.Name, span: v.Span, name: writtenName(v), ref: inner.ref, via: inner}
+			}
 			return
 		}
-		r := h.info.Refs[v]
-		if h.info.durableKindOf(r) == durableOperation {
-			found = &effectSite{file: f.Name, span: v.Span, name: writtenName(v), ref: r}
-		} else if inner := h.operation(r); inner != nil {
-			found = &effectSite{file: f.Name, span: v.Span, name: writtenName(v), ref: inner.ref, via: inner}
+		for _, x := range subExprs(e) {
+			visit(x)
 		}
-	})
+	}
+	visit(vd.Body)
 	h.ops[vd] = found
 	return found
 }
