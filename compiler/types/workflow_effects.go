@@ -1,6 +1,7 @@
 package types
 
 import (
+	"slices"
 	"sort"
 
 	"skydurable/compiler/diag"
@@ -46,6 +47,10 @@ type effectChecker struct {
 	// is kept in first instead of being reported.
 	collect bool
 	first   *effectSite
+	// params are the helper's parameters by name, and ranParams those its
+	// walk found run outside a step.
+	params    map[string]int
+	ranParams []int
 }
 
 // siteKey identifies a reported position across the program's files.
@@ -217,8 +222,14 @@ func (ec *effectChecker) runCall(e syntax.Expr, extra int) {
 		ec.local(ref.Name, len(args)+extra)
 	case ref.Kind != RefTopLevel:
 	case !isStdlibModule(ref.Module):
-		if inner := ec.helpers.effect(ref, len(args)+extra); inner != nil {
-			ec.hit(ec.site(e, v, ref, inner))
+		fx := ec.helpers.effect(ref, len(args)+extra)
+		if fx.site != nil {
+			ec.hit(ec.site(e, v, ref, fx.site))
+		}
+		for _, i := range fx.runs {
+			if i < len(args) {
+				ec.run(args[i])
+			}
 		}
 	case ec.info.durableKindOf(ref) == durableOperation:
 		// a journalled operation: its arguments may have effects
@@ -231,8 +242,13 @@ func (ec *effectChecker) runCall(e syntax.Expr, extra int) {
 	}
 }
 
-// local walks a let-bound value the body runs, applied to nargs arguments.
+// local walks a let-bound value the body runs, applied to nargs arguments;
+// in a helper, a parameter run is remembered.
 func (ec *effectChecker) local(name string, nargs int) {
+	if i, isParam := ec.params[name]; isParam && !ec.letBound(name) && !slices.Contains(ec.ranParams, i) {
+		ec.ranParams = append(ec.ranParams, i)
+		return
+	}
 	for i := len(ec.locals) - 1; i >= 0; i-- {
 		vd, ok := ec.locals[i][name]
 		if !ok {
@@ -248,6 +264,11 @@ func (ec *effectChecker) local(name string, nargs int) {
 		ec.locals = saved
 		return
 	}
+}
+
+// letBound reports whether name is a let-bound value in scope of the walk.
+func (ec *effectChecker) letBound(name string) bool {
+	return slices.ContainsFunc(ec.locals, func(scope map[string]*syntax.ValueDecl) bool { return scope[name] != nil })
 }
 
 // combinator walks the arguments of a Task combinator: a Task argument is

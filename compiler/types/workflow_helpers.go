@@ -27,6 +27,16 @@ type declAt struct {
 	decl *syntax.ValueDecl
 }
 
+// helperEffect is what a helper's Task does when it runs: the first
+// standard-library effect it reaches (nil for none), and which of its
+// parameters it runs outside a step (`withLog msg task = println msg |>
+// Task.andThen (\_ -> task)` runs its 2nd), so the Tasks a call passes
+// there are checked at the call.
+type helperEffect struct {
+	site *effectSite
+	runs []int
+}
+
 // effectKey is a helper applied to enough arguments to run, with rest more
 // arguments applied to its result.
 type effectKey struct {
@@ -39,13 +49,13 @@ type helperFacts struct {
 	prog    *Program
 	info    *Info
 	decls   map[Ref]declAt
-	effects map[effectKey]*effectSite
+	effects map[effectKey]helperEffect
 	ops     map[*syntax.ValueDecl]*effectSite
 }
 
 func newHelperFacts(prog *Program, info *Info) *helperFacts {
 	h := &helperFacts{prog: prog, info: info, decls: map[Ref]declAt{},
-		effects: map[effectKey]*effectSite{}, ops: map[*syntax.ValueDecl]*effectSite{}}
+		effects: map[effectKey]helperEffect{}, ops: map[*syntax.ValueDecl]*effectSite{}}
 	for name, f := range prog.Modules {
 		if isStdlibModule(name) {
 			continue
@@ -65,28 +75,38 @@ func (h *helperFacts) decl(ref Ref) (*syntax.File, *syntax.ValueDecl) {
 	return d.file, d.decl
 }
 
-// effect is the first standard-library effect the helper's Task reaches
-// when it is called with nargs arguments, or nil (nil too when nargs is too
-// few for its body to run).
-func (h *helperFacts) effect(ref Ref, nargs int) *effectSite {
+// effect is what the helper's Task does when it is called with nargs
+// arguments (nothing when nargs is too few for its body to run).
+func (h *helperFacts) effect(ref Ref, nargs int) helperEffect {
 	f, vd := h.decl(ref)
 	if vd == nil || nargs < len(vd.Params) {
-		return nil
+		return helperEffect{}
 	}
 	k := effectKey{vd, nargs - len(vd.Params)}
 	if s, ok := h.effects[k]; ok {
 		return s
 	}
-	h.effects[k] = nil
+	h.effects[k] = helperEffect{}
 	w := &effectChecker{prog: h.prog, info: h.info, file: f, done: map[syntax.Node]bool{},
-		seen: map[siteKey]bool{}, helpers: h, collect: true}
+		seen: map[siteKey]bool{}, helpers: h, collect: true, params: paramIndex(vd)}
 	if e, rest := peelLambdas(vd.Body, k.rest); rest > 0 {
 		w.runCall(e, rest)
 	} else {
 		w.run(e)
 	}
-	h.effects[k] = w.first
-	return w.first
+	h.effects[k] = helperEffect{site: w.first, runs: w.ranParams}
+	return h.effects[k]
+}
+
+// paramIndex maps each parameter of d that is a plain name to its index.
+func paramIndex(d *syntax.ValueDecl) map[string]int {
+	out := map[string]int{}
+	for i, p := range d.Params {
+		if v, ok := p.(*syntax.VarPat); ok {
+			out[v.Name] = i
+		}
+	}
+	return out
 }
 
 // operation is the first durable operation the helper can run, anywhere in
