@@ -10,23 +10,45 @@ import (
 // as one effect whose result is journalled once, so no durable operation may
 // run inside it — not written there, nor in a helper of the program's own
 // that it calls. The rule holds wherever a step is written, in a workflow
-// body or in a helper.
+// body or in a helper; a Task given to a helper of the program's own that
+// makes it a step's (`audited ctx id task = Durable.step ctx codec id task`)
+// is checked where the helper is called.
+
+// stepOf is the step whose Task is checked, for the message: the operation
+// as written and its literal id, or the helper that runs the Task in a step.
+type stepOf struct {
+	op, id, helper string
+}
 
 // nestedOperations checks the effects given to e, when e is a durable
-// operation.
+// operation or a call to a helper that runs an argument in a step.
 func (ec *effectChecker) nestedOperations(f *syntax.File, e syntax.Expr) {
-	outer, ok := ec.info.asDurableOp(e)
-	if !ok {
+	if outer, ok := ec.info.asDurableOp(e); ok {
+		step := stepOf{op: writtenName(outer.head)}
+		if _, lit, ok := outer.journalID(); ok {
+			step.id = lit.Value
+		}
+		for _, a := range outer.effectArgs() {
+			ec.insideStep(f, step, a)
+		}
 		return
 	}
-	for _, a := range outer.effectArgs() {
-		ec.insideStep(f, outer, a)
+	if _, isPipe := e.(*syntax.BinOp); isPipe {
+		return // the call is also seen without its pipes
+	}
+	head, args, _ := call(e)
+	if v, ok := head.(*syntax.Var); ok {
+		for _, i := range ec.helpers.stepParams(ec.info.Refs[v]) {
+			if i < len(args) {
+				ec.insideStep(f, stepOf{helper: writtenName(v)}, args[i])
+			}
+		}
 	}
 }
 
 // insideStep reports every durable operation e, a part of outer's effect,
 // runs: called there, or reached through a helper.
-func (ec *effectChecker) insideStep(f *syntax.File, outer durableCall, e syntax.Expr) {
+func (ec *effectChecker) insideStep(f *syntax.File, outer stepOf, e syntax.Expr) {
 	if _, registers := ec.info.asRegistration(e); registers {
 		return // the body it registers is not run here
 	}
@@ -53,14 +75,19 @@ func (ec *effectChecker) insideStep(f *syntax.File, outer durableCall, e syntax.
 // reportNested gives the DURABLE OPERATION INSIDE A STEP error for s, a
 // durable operation (or a helper reaching one) inside the effect of outer,
 // run by the expression e.
-func (ec *effectChecker) reportNested(f *syntax.File, outer durableCall, s effectSite, e syntax.Expr) {
+func (ec *effectChecker) reportNested(f *syntax.File, outer stepOf, s effectSite, e syntax.Expr) {
 	if !ec.claim(s.file, s.span) {
 		return
 	}
-	step, id := "`"+writtenName(outer.head)+"`", "id"
-	if _, lit, ok := outer.journalID(); ok {
-		step += " \"" + lit.Value + "\""
-		id = lit.Value
+	step, id := "`"+outer.op+"`", "id"
+	if outer.id != "" {
+		step += " \"" + outer.id + "\""
+		id = outer.id
+	}
+	fix := outer.op + " ctx codec \"" + id + "\" (...)"
+	if outer.helper != "" {
+		step = "the step in `" + outer.helper + "`"
+		fix = outer.helper + " ..."
 	}
 	op, why := "`"+s.name+"`", ""
 	if s.via != nil {
@@ -78,8 +105,8 @@ func (ec *effectChecker) reportNested(f *syntax.File, outer durableCall, s effec
 		Title: "DURABLE OPERATION INSIDE A STEP", File: s.file, Start: diagPos(s.span.Start), End: diagPos(s.span.End),
 		Message: "The Task of " + step + " runs the durable operation " + op + ":",
 		Detail:  why,
-		Hint: "Take it out of the step's Task and run it after the step: `" + writtenName(outer.head) +
-			" ctx codec \"" + id + "\" (...) |> Task.andThen (\\result -> " + ec.snippet(f.Name, e.Range(), s.name+" ...") +
+		Hint: "Take it out of the step's Task and run it after the step: `" + fix +
+			" |> Task.andThen (\\result -> " + ec.snippet(f.Name, e.Range(), s.name+" ...") +
 			")`. The Task of a step holds only the effect itself (a query, a call to a service).",
 		SourceLine: diag.Line(src, s.span.Start.Line),
 	})

@@ -1,6 +1,10 @@
 package types
 
-import "skydurable/compiler/syntax"
+import (
+	"slices"
+
+	"skydurable/compiler/syntax"
+)
 
 // What the program's own functions reach, for the workflow rules: a helper
 // called between steps is an effect when its Task reaches a standard-library
@@ -51,11 +55,13 @@ type helperFacts struct {
 	decls   map[Ref]declAt
 	effects map[effectKey]helperEffect
 	ops     map[*syntax.ValueDecl]*effectSite
+	steps   map[*syntax.ValueDecl][]int
 }
 
 func newHelperFacts(prog *Program, info *Info) *helperFacts {
 	h := &helperFacts{prog: prog, info: info, decls: map[Ref]declAt{},
-		effects: map[effectKey]helperEffect{}, ops: map[*syntax.ValueDecl]*effectSite{}}
+		effects: map[effectKey]helperEffect{}, ops: map[*syntax.ValueDecl]*effectSite{},
+		steps: map[*syntax.ValueDecl][]int{}}
 	for name, f := range prog.Modules {
 		if isStdlibModule(name) {
 			continue
@@ -161,4 +167,45 @@ func writtenName(v *syntax.Var) string {
 		return v.Module + "." + v.Name
 	}
 	return v.Name
+}
+
+// stepParams are the parameters of the helper that it runs as the Task of
+// a step (given to a durable operation as its effect, directly or through
+// another helper), so a durable operation passed there is nested.
+func (h *helperFacts) stepParams(ref Ref) []int {
+	_, vd := h.decl(ref)
+	if vd == nil {
+		return nil
+	}
+	if s, ok := h.steps[vd]; ok {
+		return s
+	}
+	h.steps[vd] = nil
+	params := paramIndex(vd)
+	var out []int
+	mark := func(a syntax.Expr) {
+		if v, ok := a.(*syntax.Var); ok && h.info.Refs[v].Kind == RefLocal {
+			if i, isParam := params[v.Name]; isParam && !slices.Contains(out, i) {
+				out = append(out, i)
+			}
+		}
+	}
+	walkExprs(vd.Body, func(e syntax.Expr) {
+		if dc, ok := h.info.asDurableOp(e); ok {
+			for _, a := range dc.effectArgs() {
+				mark(a)
+			}
+			return
+		}
+		head, args, _ := call(e)
+		if v, ok := head.(*syntax.Var); ok {
+			for _, j := range h.stepParams(h.info.Refs[v]) {
+				if j < len(args) {
+					mark(args[j])
+				}
+			}
+		}
+	})
+	h.steps[vd] = out
+	return out
 }
