@@ -23,13 +23,16 @@ func TestScripts(t *testing.T) {
 		Dir:                 "../../testscripts",
 		RequireExplicitExec: true,
 		Cmds:                allScriptCommands(t),
-		Setup: func(env *testscript.Env) error {
-			// Keep scripts hermetic: no database or debug settings leak in.
-			env.Setenv("DATABASE_URL", "")
-			env.Setenv("SKY_LOG_DEBUG", "")
-			return nil
-		},
+		Setup:               hermeticScript,
 	})
+}
+
+// hermeticScript keeps a script hermetic: no database or debug settings
+// leak in from the environment.
+func hermeticScript(env *testscript.Env) error {
+	env.Setenv("DATABASE_URL", "")
+	env.Setenv("SKY_LOG_DEBUG", "")
+	return nil
 }
 
 // allScriptCommands are the custom commands every script may use.

@@ -28,62 +28,63 @@ func walkExprs(e syntax.Expr, visit func(syntax.Expr)) {
 		return
 	}
 	visit(e)
+	for _, x := range subExprs(e) {
+		walkExprs(x, visit)
+	}
+}
+
+// subExprs is the expressions directly inside e, in source order.
+func subExprs(e syntax.Expr) []syntax.Expr {
 	switch e := e.(type) {
 	case *syntax.App:
-		walkExprs(e.Fn, visit)
-		for _, a := range e.Args {
-			walkExprs(a, visit)
-		}
+		return append([]syntax.Expr{e.Fn}, e.Args...)
 	case *syntax.BinOp:
-		walkExprs(e.L, visit)
-		walkExprs(e.R, visit)
+		return []syntax.Expr{e.L, e.R}
 	case *syntax.Neg:
-		walkExprs(e.X, visit)
+		return []syntax.Expr{e.X}
 	case *syntax.Lambda:
-		walkExprs(e.Body, visit)
+		return []syntax.Expr{e.Body}
 	case *syntax.Let:
+		var out []syntax.Expr
 		for _, b := range e.Bindings {
 			switch b := b.(type) {
 			case *syntax.ValueDecl:
-				walkExprs(b.Body, visit)
+				out = append(out, b.Body)
 			case *syntax.Destructure:
-				walkExprs(b.Body, visit)
+				out = append(out, b.Body)
 			}
 		}
-		walkExprs(e.Body, visit)
+		return append(out, e.Body)
 	case *syntax.Case:
-		walkExprs(e.Subject, visit)
+		out := []syntax.Expr{e.Subject}
 		for _, br := range e.Branches {
-			walkExprs(br.Body, visit)
+			out = append(out, br.Body)
 		}
+		return out
 	case *syntax.If:
-		walkExprs(e.Cond, visit)
-		walkExprs(e.Then, visit)
-		walkExprs(e.Else, visit)
+		return []syntax.Expr{e.Cond, e.Then, e.Else}
 	case *syntax.Tuple:
-		for _, x := range e.Elems {
-			walkExprs(x, visit)
-		}
+		return e.Elems
 	case *syntax.List:
-		for _, x := range e.Elems {
-			walkExprs(x, visit)
-		}
+		return e.Elems
 	case *syntax.Record:
-		for _, fi := range e.Fields {
-			walkExprs(fi.Value, visit)
+		out := make([]syntax.Expr, len(e.Fields))
+		for i, fi := range e.Fields {
+			out[i] = fi.Value
 		}
+		return out
 	case *syntax.RecordUpdate:
-		walkExprs(e.Record, visit)
+		out := []syntax.Expr{e.Record}
 		for _, fi := range e.Fields {
-			walkExprs(fi.Value, visit)
+			out = append(out, fi.Value)
 		}
+		return out
 	case *syntax.Access:
-		walkExprs(e.Record, visit)
+		return []syntax.Expr{e.Record}
 	case *syntax.Interp:
-		for _, x := range e.Parts {
-			walkExprs(x, visit)
-		}
+		return e.Parts
 	}
+	return nil
 }
 
 // patternNames calls f with every name a pattern binds.

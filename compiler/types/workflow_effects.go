@@ -1,64 +1,70 @@
 package types
 
 import (
+	"slices"
 	"sort"
 
 	"skydurable/compiler/diag"
 	"skydurable/compiler/syntax"
 )
 
-// The workflow-effect rule: a workflow body (the function passed to
-// Durable.register, registerWith or registerVersioned) re-runs from the top on
-// every resume, so a Task it runs outside a step runs again each time. The
-// pass walks the positions where the body itself runs a Task — its result, the
-// task and the continuation of Task.andThen and the other Task combinators,
-// the branches of if and case, `_ = task` let bindings, tasks bound in its own
-// let — and reports every call there to a standard-library Task that is not a
-// durable operation (Time.now, Uuid.v4, Db.exec, Durable.start, ...). The
-// arguments of a durable operation (a step's Task, a transaction's function)
-// are not looked into: that is where effects belong. Logging (Std.Log) is
-// allowed; a call to a function of the program's own is not followed.
-
-const durableModule = "Std.Durable"
-
-// workflowBodyArg is the index of the body argument of each register
-// function of Std.Durable.
-var workflowBodyArg = map[string]int{"register": 3, "registerWith": 4, "registerVersioned": 4}
-
-// workflowNameArg is the index of the workflow-name argument of each.
-var workflowNameArg = map[string]int{"register": 0, "registerWith": 1, "registerVersioned": 0, "registerWithLimits": 1}
-
-// durableOps are the Std.Durable functions that take the Ctx: journalled
-// operations, safe in a workflow body.
-var durableOps = map[string]bool{
-	"step": true, "stepValue": true, "transaction": true, "sleep": true, "sleepAs": true,
-	"awaitSignal": true, "awaitSignalFor": true,
-	"startChild": true, "awaitChild": true, "all": true, "setEvent": true,
-}
+// The workflow-effect rule: a workflow body (the function given to any
+// function that returns a WorkflowDef, see durable_api.go) re-runs from the
+// top on every resume, so a Task it runs outside a step runs again each time.
+// The pass walks the positions where the body itself runs a Task — its
+// result, the task and the continuation of Task.andThen and the other Task
+// combinators, the branches of if and case, `_ = task` let bindings, tasks
+// bound in its own let — and reports every call there to a standard-library
+// Task that is not a durable operation (Time.now, Uuid.v4, Db.exec,
+// Durable.start, ...), and every call to a function of the program's own
+// (in any of its modules) whose Task reaches one: the helper is walked the
+// same way, once, and what it reaches is remembered. The arguments of a
+// durable operation (a step's Task, a transaction's function) are not looked
+// into: that is where effects belong. Logging (Std.Log) is allowed.
 
 // allowedEffectModules are standard-library modules whose Tasks a workflow
 // body may run between steps: the combinators and logging.
 var allowedEffectModules = map[string]bool{"Sky.Core.Task": true, "Std.Log": true}
 
-// effectChecker is the state of one workflowEffects pass.
+// effectChecker is the state of one walk: of the program's workflow bodies
+// (reporting), or of one helper (collecting what it reaches).
 type effectChecker struct {
 	prog *Program
 	info *Info
 	errs diag.List
-	// file is the file of the body being walked; workflow names the
+	// file is the file of the code being walked; workflow names the
 	// registered function, for the message.
 	file     *syntax.File
 	workflow string
 	// locals are the let-bound values in scope of the walk, innermost last.
 	locals []map[string]*syntax.ValueDecl
 	done   map[syntax.Node]bool
-	seen   map[syntax.Span]bool
+	seen   map[siteKey]bool
+	// helpers remembers what each helper of the program reaches; shared by
+	// every walk of one pass.
+	helpers *helperFacts
+	// collect is set on the walk of a helper: the first effect it reaches
+	// is kept in first instead of being reported.
+	collect bool
+	first   *effectSite
+	// params are the helper's parameters by name, and ranParams those its
+	// walk found run outside a step.
+	params    map[string]int
+	ranParams []int
 }
 
-// workflowEffects applies the rule to every module of the program that is
-// not part of the standard library.
+// siteKey identifies a reported position across the program's files.
+type siteKey struct {
+	file string
+	span syntax.Span
+}
+
+// workflowEffects applies the workflow rules to every module of the program
+// that is not part of the standard library: the effect rule and the step-id
+// rule on each workflow body, the nesting rule on every step.
 func workflowEffects(prog *Program, info *Info) diag.List {
-	ec := &effectChecker{prog: prog, info: info, done: map[syntax.Node]bool{}, seen: map[syntax.Span]bool{}}
+	facts := newHelperFacts(prog, info)
+	ec := &effectChecker{prog: prog, info: info, done: map[syntax.Node]bool{}, seen: map[siteKey]bool{}, helpers: facts}
 	names := make([]string, 0, len(prog.Modules))
 	for n := range prog.Modules {
 		if !isStdlibModule(n) {
@@ -71,6 +77,7 @@ func workflowEffects(prog *Program, info *Info) diag.List {
 		for _, d := range f.Decls {
 			if vd, ok := d.(*syntax.ValueDecl); ok {
 				walkExprs(vd.Body, func(e syntax.Expr) { ec.registration(f, e) })
+				walkExprs(vd.Body, func(e syntax.Expr) { ec.nestedOperations(f, e) })
 			}
 		}
 	}
@@ -100,12 +107,34 @@ func call(e syntax.Expr) (head syntax.Expr, args []syntax.Expr, ok bool) {
 	return e, nil, false
 }
 
-// registration finds the body of a Durable.register* call and walks it.
+// registration finds the workflow body given to a function that returns a
+// WorkflowDef (every Durable.register*, and any wrapper of the program's
+// own with such a parameter) and checks it.
 func (ec *effectChecker) registration(f *syntax.File, e syntax.Expr) {
-	if _, isApp := e.(*syntax.App); !isApp {
-		if b, isPipe := e.(*syntax.BinOp); !isPipe || (b.Op != "|>" && b.Op != "<|") {
-			return
+	reg, ok := ec.info.asRegistration(e)
+	if !ok {
+		return
+	}
+	ec.workflow = ""
+	for i, a := range reg.args[:reg.body] {
+		if lit, ok := a.(*syntax.StringLit); ok && isCon(reg.params[i], "String") {
+			ec.workflow = lit.Value
+			break
 		}
+	}
+	ec.body(f, reg.args[reg.body], 2)
+}
+
+// body walks the run positions of a workflow function that still takes n
+// arguments: a lambda, a top-level function of the program (named or
+// partially applied) or a let-bound one.
+func (ec *effectChecker) body(f *syntax.File, e syntax.Expr, n int) {
+	e, n = peelLambdas(e, n)
+	if n <= 0 {
+		ec.file, ec.locals = f, nil
+		ec.run(e)
+		ec.stepIDs(f, e)
+		return
 	}
 	head, args, _ := call(e)
 	v, ok := head.(*syntax.Var)
@@ -113,21 +142,22 @@ func (ec *effectChecker) registration(f *syntax.File, e syntax.Expr) {
 		return
 	}
 	ref := ec.info.Refs[v]
-	idx, isReg := workflowBodyArg[ref.Name]
-	if ref.Kind != RefTopLevel || ref.Module != durableModule || !isReg || len(args) <= idx {
+	mf, vd := ec.helpers.decl(ref)
+	if vd == nil || ec.done[vd] {
 		return
 	}
-	ec.workflow = ""
-	if lit, ok := args[workflowNameArg[ref.Name]].(*syntax.StringLit); ok {
-		ec.workflow = lit.Value
+	ec.done[vd] = true
+	if ec.workflow == "" {
+		ec.workflow = ref.Name
 	}
-	ec.body(f, args[idx], 2)
+	if rest := n + len(args) - len(vd.Params); rest >= 0 {
+		ec.body(mf, vd.Body, rest)
+	}
 }
 
-// body walks the run positions of a workflow function that still takes n
-// arguments: a lambda, a top-level function of the program (named or
-// partially applied) or a let-bound one.
-func (ec *effectChecker) body(f *syntax.File, e syntax.Expr, n int) {
+// peelLambdas is the body of e applied to n arguments as far as e is a
+// lambda, and the arguments left over.
+func peelLambdas(e syntax.Expr, n int) (syntax.Expr, int) {
 	for n > 0 {
 		lam, ok := e.(*syntax.Lambda)
 		if !ok {
@@ -136,41 +166,7 @@ func (ec *effectChecker) body(f *syntax.File, e syntax.Expr, n int) {
 		n -= len(lam.Params)
 		e = lam.Body
 	}
-	if n <= 0 {
-		ec.file, ec.locals = f, nil
-		ec.run(e)
-		return
-	}
-	head, args, _ := call(e)
-	v, ok := head.(*syntax.Var)
-	if !ok {
-		return
-	}
-	ref := ec.info.Refs[v]
-	if ref.Kind != RefTopLevel || isStdlibModule(ref.Module) {
-		return
-	}
-	mf := ec.prog.Modules[ref.Module]
-	if mf == nil {
-		return
-	}
-	for _, d := range mf.Decls {
-		if vd, ok := d.(*syntax.ValueDecl); ok && vd.Name.Name == ref.Name {
-			if ec.done[vd] {
-				return
-			}
-			ec.done[vd] = true
-			if ec.workflow == "" {
-				ec.workflow = ref.Name
-			}
-			rest := n + len(args) - len(vd.Params)
-			if rest < 0 {
-				return
-			}
-			ec.body(mf, vd.Body, rest)
-			return
-		}
-	}
+	return e, n
 }
 
 // run checks an expression whose Task the workflow body runs.
@@ -224,21 +220,35 @@ func (ec *effectChecker) runCall(e syntax.Expr, extra int) {
 	switch {
 	case ref.Kind == RefLocal:
 		ec.local(ref.Name, len(args)+extra)
-	case ref.Kind != RefTopLevel || !isStdlibModule(ref.Module):
-		// a function of the program's own: not followed
-	case ref.Module == durableModule && durableOps[ref.Name]:
+	case ref.Kind != RefTopLevel:
+	case !isStdlibModule(ref.Module):
+		fx := ec.helpers.effect(ref, len(args)+extra)
+		if fx.site != nil {
+			ec.hit(ec.site(e, v, ref, fx.site))
+		}
+		for _, i := range fx.runs {
+			if i < len(args) {
+				ec.run(args[i])
+			}
+		}
+	case ec.info.durableKindOf(ref) == durableOperation:
 		// a journalled operation: its arguments may have effects
 	case allowedEffectModules[ref.Module]:
 		if extra == 0 {
 			ec.combinator(args)
 		}
 	case returnsTask(ec.info.TypeOf(v), len(args)+extra):
-		ec.report(e, v, ref)
+		ec.hit(ec.site(e, v, ref, nil))
 	}
 }
 
-// local walks a let-bound value the body runs, applied to nargs arguments.
+// local walks a let-bound value the body runs, applied to nargs arguments;
+// in a helper, a parameter run is remembered.
 func (ec *effectChecker) local(name string, nargs int) {
+	if i, isParam := ec.params[name]; isParam && !ec.letBound(name) && !slices.Contains(ec.ranParams, i) {
+		ec.ranParams = append(ec.ranParams, i)
+		return
+	}
 	for i := len(ec.locals) - 1; i >= 0; i-- {
 		vd, ok := ec.locals[i][name]
 		if !ok {
@@ -254,6 +264,11 @@ func (ec *effectChecker) local(name string, nargs int) {
 		ec.locals = saved
 		return
 	}
+}
+
+// letBound reports whether name is a let-bound value in scope of the walk.
+func (ec *effectChecker) letBound(name string) bool {
+	return slices.ContainsFunc(ec.locals, func(scope map[string]*syntax.ValueDecl) bool { return scope[name] != nil })
 }
 
 // combinator walks the arguments of a Task combinator: a Task argument is
@@ -314,47 +329,4 @@ func returnsTask(t Type, n int) bool {
 		t = f.Res
 	}
 	return t != nil && isCon(t, "Task")
-}
-
-// report records the error for the call e of the standard-library Task ref.
-func (ec *effectChecker) report(e syntax.Expr, head *syntax.Var, ref Ref) {
-	sp := e.Range()
-	if b, ok := e.(*syntax.BinOp); ok {
-		// `x |> Db.exec ...`: point at the call, not at what is piped into it
-		if b.Op == "|>" {
-			sp = b.R.Range()
-		} else {
-			sp = b.L.Range()
-		}
-	}
-	if ec.seen[sp] {
-		return
-	}
-	ec.seen[sp] = true
-	name := head.Name
-	if head.Module != "" {
-		name = head.Module + "." + head.Name
-	}
-	src := ec.prog.Sources[ec.file.Name]
-	text := name + " ..."
-	if line := diag.Line(src, sp.Start.Line); sp.End.Line == sp.Start.Line && sp.End.Col <= len(line)+1 &&
-		sp.End.Col-sp.Start.Col <= 60 {
-		text = line[sp.Start.Col-1 : sp.End.Col-1]
-	}
-	hint := "Make it the Task of a step, `Durable.step ctx codec \"some-id\" (" + text + ")`: its result is " +
-		"journalled, and a resumed run reads it back instead of running it again. A value computed once " +
-		"from what the body already has is `Durable.stepValue ctx codec \"some-id\" (\\() -> ...)`."
-	if ref.Module == "Sky.Core.Time" && ref.Name == "sleep" {
-		hint = "Use `Durable.sleep ctx ms`: a durable sleep is journalled, survives a restart and does not " +
-			"hold a worker."
-	}
-	ec.errs = append(ec.errs, diag.Diagnostic{
-		Title: "EFFECT BETWEEN STEPS", File: ec.file.Name, Start: diagPos(sp.Start), End: diagPos(sp.End),
-		Message: "The workflow `" + ec.workflow + "` runs `" + name + "` outside a durable step:",
-		Detail: "A workflow body re-runs from the top every time its run resumes (after a crash, a sleep or a " +
-			"signal), so `" + name + "` would run again each time, and a value it returns could differ " +
-			"from the one the journal was built on.",
-		Hint:       hint,
-		SourceLine: diag.Line(src, sp.Start.Line),
-	})
 }
