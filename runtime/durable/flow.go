@@ -137,6 +137,9 @@ func (e *Engine) prepareFlow(ctx context.Context, reg *registry) error {
 			return err
 		}
 		reg.limited = append(reg.limited, name)
+		if l.RatePerSecond > 0 {
+			reg.rated = append(reg.rated, name)
+		}
 	}
 	return e.fireSchedules(ctx, reg)
 }

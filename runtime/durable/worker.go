@@ -121,6 +121,8 @@ func (e *Engine) Work(ctx context.Context, defs []Workflow, opts WorkerOptions) 
 }
 
 // poller is one of Work's loops: poll, drain, wait for the tick or a kick.
+// A poll that a rate limit refused waits only until the limit's next token
+// (when that comes before the tick), so the limit delivers its rate.
 func (e *Engine) poller(ctx, runCtx context.Context, defs []Workflow, opts WorkerOptions, kick <-chan struct{}, report func(string), advanced *int64) {
 	tick := time.NewTimer(0)
 	defer tick.Stop()
@@ -131,8 +133,9 @@ func (e *Engine) poller(ctx, runCtx context.Context, defs []Workflow, opts Worke
 		case <-tick.C:
 		case <-kick:
 		}
+		next := opts.Tick
 		for ctx.Err() == nil {
-			worked, err := e.PollWith(runCtx, defs, PollOptions{Versions: opts.Versions})
+			worked, wait, err := e.pollWait(runCtx, defs, PollOptions{Versions: opts.Versions})
 			if err != nil {
 				if runCtx.Err() == nil {
 					report("durable worker: poll failed: " + errText(err) + "; trying again at the next tick")
@@ -140,10 +143,13 @@ func (e *Engine) poller(ctx, runCtx context.Context, defs []Workflow, opts Worke
 				break
 			}
 			if !worked {
+				if wait > 0 {
+					next = min(next, wait)
+				}
 				break
 			}
 			atomic.AddInt64(advanced, 1)
 		}
-		tick.Reset(opts.Tick)
+		tick.Reset(next)
 	}
 }

@@ -45,14 +45,26 @@ func (f *fixture) insertWith(id, workflow string, priority int, key string, at t
 // and returns the run id claimed, "" when none.
 func (f *fixture) claimLimited(now time.Time, names, limited []string) string {
 	f.t.Helper()
-	c, ok, err := f.s.ClaimLimited(f.ctx, store.LimitedClaim{Names: names, Limited: limited, Lease: Lease, Token: "tok-" + now.String() + f.t.Name() + time.Now().String(), Worker: "w1"}, now)
+	id, _ := f.claimRated(now, names, limited, nil)
+	return id
+}
+
+// claimRated is claimLimited with the names of rate-limited workflows
+// (rated); it also returns the claim's wait for the next token.
+func (f *fixture) claimRated(now time.Time, names, limited, rated []string) (string, time.Duration) {
+	f.t.Helper()
+	c, ok, wait, err := f.s.ClaimLimited(f.ctx, store.LimitedClaim{Names: names, Limited: limited, Rated: rated, Lease: Lease,
+		Token: "tok-" + now.String() + f.t.Name() + time.Now().String(), Worker: "w1"}, now)
 	if err != nil {
 		f.t.Fatalf("ClaimLimited: %v", err)
 	}
 	if !ok {
-		return ""
+		return "", wait
 	}
-	return c.ID
+	if wait != 0 {
+		f.t.Errorf("ClaimLimited claimed %s and says wait %v, want 0", c.ID, wait)
+	}
+	return c.ID, 0
 }
 
 func (f *fixture) complete(id string, now time.Time) {
@@ -165,6 +177,37 @@ var flowCases = []storeCase{
 		f.ok("DeclareLimits", f.s.DeclareLimits(f.ctx, store.Limits{Workflow: "w"}, T0))
 		if states, _ := f.s.FlowStates(f.ctx, []string{"w"}, Lease, at(5000)); len(states) != 0 {
 			f.t.Errorf("FlowStates after dropping the limits = %+v, want none", states)
+		}
+	}},
+	{"RateLimitRefusalWaitsForTheNextToken", func(f *fixture) {
+		// A claim the rate limit refuses says when its next token is due;
+		// a claim at that moment is admitted, and one that finds no due
+		// run, or no rate limit, says wait 0 (the worker's tick).
+		f.ok("DeclareLimits", f.s.DeclareLimits(f.ctx, store.Limits{Workflow: "r", RatePerSecond: 20}, T0))
+		f.ok("DeclareLimits", f.s.DeclareLimits(f.ctx, store.Limits{Workflow: "k", PerKey: 1}, T0))
+		for i, id := range []string{"r1", "r2", "r3", "k1", "k2"} {
+			f.insertWith(id, id[:1], 0, map[bool]string{true: "a"}[id[0] == 'k'], T0.Add(time.Duration(i)*time.Second))
+		}
+		at := func(ms int) time.Time { return T0.Add(time.Minute + time.Duration(ms)*time.Millisecond) }
+		names, limited, rated := []string{"r", "k"}, []string{"r", "k"}, []string{"r"}
+		for _, c := range []struct {
+			ms   int
+			want string
+			wait time.Duration
+		}{
+			{0, "r1", 0},
+			{0, "k1", 0}, // r's token is taken: the run of another workflow
+			{0, "", 50 * time.Millisecond},
+			{13, "", 37 * time.Millisecond},
+			{50, "r2", 0},
+			{99, "", time.Millisecond},
+			{100, "r3", 0},
+			{100, "", 50 * time.Millisecond}, // no run of r is due, and its token is not either
+			{150, "", 0},                     // k2 is held by its key, which has no rate
+		} {
+			if got, wait := f.claimRated(at(c.ms), names, limited, rated); got != c.want || wait != c.wait {
+				f.t.Errorf("claim at +%d ms = %q, wait %v; want %q, wait %v (20 a second: one every 50 ms)", c.ms, got, wait, c.want, c.wait)
+			}
 		}
 	}},
 	{"SchedulesFireEachTickOnce", func(f *fixture) {
