@@ -88,6 +88,23 @@ type FlowState struct {
 	Now         time.Time
 }
 
+// Hold is the limit that holds a due run back (Engine.HeldBy): its
+// workflow's concurrency, its perKey key (Key) or its rate limit.
+type Hold struct {
+	Limit HoldLimit
+	Key   string
+}
+
+// HoldLimit names the limit of a Hold.
+type HoldLimit string
+
+// The limits that hold runs back.
+const (
+	HoldConcurrency HoldLimit = "concurrency"
+	HoldKey         HoldLimit = "key"
+	HoldRate        HoldLimit = "rate"
+)
+
 // Schedule is a cron schedule of a workflow: each tick starts one run of
 // Workflow (at Version) with Input.
 type Schedule struct {
