@@ -25,7 +25,8 @@ type Limits struct {
 	PerKey int
 	Key    func(input string) (string, error)
 	// RatePerSecond spaces the claims of the workflow 1/RatePerSecond
-	// apart, so no more than that many start in any second.
+	// apart (on a grid: a late claim is caught up by the next), and no
+	// more than that many start in any second.
 	RatePerSecond float64
 }
 

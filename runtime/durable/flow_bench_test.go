@@ -213,6 +213,11 @@ func BenchmarkRateLimitDelivers(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
+				if driver == "sqlite" {
+					// SQLite keeps times in whole milliseconds: the
+					// rule holds on the claim times it stores.
+					s.Claimed = s.Claimed.Truncate(time.Millisecond)
+				}
 				claims = append(claims, s.Claimed)
 			}
 			slices.SortFunc(claims, func(a, b time.Time) int { return a.Compare(b) })
