@@ -329,12 +329,16 @@ func durableShow(ctx context.Context, e *durable.Engine, f *durableFlags, a []st
 	if err != nil {
 		return err
 	}
-	if f.json {
-		return writeJSON(out, map[string]any{"run": runJSON(r), "journal": journalJSON(journal), "signals": signalsJSON(signals, r.Status), "children": runsJSON(children)})
+	held, err := e.HeldBy(ctx, append([]durable.Run{r}, children...))
+	if err != nil {
+		return err
 	}
-	printRun(out, r, journal, signals, time.Now())
+	if f.json {
+		return writeJSON(out, map[string]any{"run": runJSON(r, held), "journal": journalJSON(journal), "signals": signalsJSON(signals, r.Status), "children": runsJSON(children, held)})
+	}
+	printRun(out, r, journal, signals, held, time.Now())
 	printSignals(out, signals, r.Status)
-	printChildren(out, r.ID, children, time.Now())
+	printChildren(out, r.ID, children, held, time.Now())
 	return nil
 }
 

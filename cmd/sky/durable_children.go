@@ -11,7 +11,7 @@ import (
 )
 
 // printChildren prints the children of run id under `sky durable show`.
-func printChildren(out io.Writer, id string, children []durable.Run, now time.Time) {
+func printChildren(out io.Writer, id string, children []durable.Run, held map[string]durable.Hold, now time.Time) {
 	if len(children) == 0 {
 		return
 	}
@@ -22,7 +22,7 @@ func printChildren(out io.Writer, id string, children []durable.Run, now time.Ti
 	fmt.Fprintf(out, "children (%d%s):\n", len(children), more)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	for _, c := range children {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", c.ID, c.Workflow, c.Status, view.WakeText(c, now))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", c.ID, c.Workflow, c.Status, view.WakeOrHeld(c, held, now))
 	}
 	tw.Flush()
 }

@@ -46,13 +46,13 @@ func durableLs(ctx context.Context, e *durable.Engine, f *durableFlags, _ []stri
 	if truncated {
 		runs = runs[:f.limit]
 	}
+	held, err := e.HeldBy(ctx, runs)
+	if err != nil {
+		return err
+	}
 	if f.json {
-		err = writeJSON(out, runsJSON(runs))
+		err = writeJSON(out, runsJSON(runs, held))
 	} else {
-		held, herr := e.HeldBy(ctx, runs)
-		if herr != nil {
-			return herr
-		}
 		printRunTable(out, runs, held, time.Now())
 	}
 	if truncated {

@@ -88,6 +88,7 @@ func durableStats(ctx context.Context, e *durable.Engine, f *durableFlags, _ []s
 	} else {
 		fmt.Fprintln(out, "oldest due: none")
 	}
+	fmt.Fprintf(out, "held: %s\n", view.HeldCount(st.Held))
 	fmt.Fprintf(out, "stuck past their lease: %d\n", st.StuckCount)
 	for _, r := range st.Stuck {
 		fmt.Fprintf(out, "  %s (%s) held by %s, lease ended %s ago\n", r.ID, r.Workflow, r.ClaimedBy, view.Short(st.Now.Sub(r.WakeAt)))
@@ -117,5 +118,5 @@ func statsJSON(st durable.Stats) map[string]any {
 		oldest = due(*st.OldestDue)
 	}
 	return map[string]any{"now": st.Now, "counts": counts, "started_per_minute": st.Started, "finished_per_minute": st.Finished,
-		"oldest_due": oldest, "stuck": stuck, "stuck_count": st.StuckCount}
+		"oldest_due": oldest, "held": st.Held, "stuck": stuck, "stuck_count": st.StuckCount}
 }

@@ -17,7 +17,7 @@ import (
 
 // printRunTable prints one line per run; a due run a limit holds back says
 // so in WAKE (held, from Engine.HeldBy).
-func printRunTable(out io.Writer, runs []durable.Run, held map[string]string, now time.Time) {
+func printRunTable(out io.Writer, runs []durable.Run, held map[string]durable.Hold, now time.Time) {
 	if len(runs) == 0 {
 		fmt.Fprintln(out, "no runs")
 		return
@@ -25,19 +25,16 @@ func printRunTable(out io.Writer, runs []durable.Run, held map[string]string, no
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tWORKFLOW\tVERSION\tSTATUS\tATTEMPTS\tWAKE\tUPDATED\tLAST ERROR")
 	for _, r := range runs {
-		wake := view.WakeText(r, now)
-		if h, ok := held[r.ID]; ok {
-			wake = h
-		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Workflow, r.Version, r.Status, r.Attempts,
-			wake, view.Ago(r.UpdatedAt, now), view.Elide(view.OneLine(r.LastError), 60))
+			view.WakeOrHeld(r, held, now), view.Ago(r.UpdatedAt, now), view.Elide(view.OneLine(r.LastError), 60))
 	}
 	tw.Flush()
 }
 
 // printRun prints a run, then its journal as a timeline; its mailbox tells
-// an arrived signal in the wake line.
-func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, mailbox []durable.SignalInfo, now time.Time) {
+// an arrived signal in the wake line, and a due run a limit holds back
+// (held) says so there.
+func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, mailbox []durable.SignalInfo, held map[string]durable.Hold, now time.Time) {
 	fmt.Fprintf(out, "run %s\n", r.ID)
 	field := func(name, v string) {
 		fmt.Fprintf(out, "  %-10s %s\n", name+":", strings.ReplaceAll(v, "\n", "\n"+strings.Repeat(" ", 13)))
@@ -48,7 +45,7 @@ func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, mail
 		field("parent", r.ParentID)
 	}
 	field("attempts", fmt.Sprint(r.Attempts))
-	field("wake", view.WakeTextIn(r, mailbox, now))
+	field("wake", view.WakeOrHeldIn(r, mailbox, held, now))
 	if !r.Deadline.IsZero() {
 		when := view.Stamp(r.Deadline)
 		if r.Status == durable.StatusWaiting || r.Status == durable.StatusRunning || r.Status == durable.StatusFailed {
@@ -130,6 +127,16 @@ type runOut struct {
 	// Priority and LimitKey (flow control) are left out when unset.
 	Priority int    `json:"priority,omitempty"`
 	LimitKey string `json:"limit_key,omitempty"`
+	// Held is the limit that holds a due run back, left out when none.
+	Held *heldOut `json:"held,omitempty"`
+}
+
+// heldOut is a Hold in JSON: limit "concurrency", "key" (with key) or
+// "rate", and the words ls and show print.
+type heldOut struct {
+	Limit string `json:"limit"`
+	Key   string `json:"key,omitempty"`
+	Text  string `json:"text"`
 }
 
 // leaseExpiry says when a running run's lease ends (its WakeAt, which the
@@ -141,7 +148,7 @@ func leaseExpiry(r durable.Run, now time.Time) string {
 	return view.Stamp(r.WakeAt) + " (in " + view.Short(r.WakeAt.Sub(now)) + "): renewed by its worker's heartbeat while it lives"
 }
 
-func runJSON(r durable.Run) runOut {
+func runJSON(r durable.Run, held map[string]durable.Hold) runOut {
 	o := runOut{ID: r.ID, Workflow: r.Workflow, Version: r.Version, Status: string(r.Status), Attempts: r.Attempts,
 		WaitingSignal: r.WaitingSignal, LastError: r.LastError, ClaimedBy: r.ClaimedBy,
 		Input: raw(r.Input), Output: raw(r.Output), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ParentID: r.ParentID,
@@ -161,13 +168,16 @@ func runJSON(r durable.Run) runOut {
 	if !r.Deadline.IsZero() {
 		o.DeadlineAt = &r.Deadline
 	}
+	if h, ok := held[r.ID]; ok {
+		o.Held = &heldOut{Limit: string(h.Limit), Key: h.Key, Text: view.HeldText(h)}
+	}
 	return o
 }
 
-func runsJSON(runs []durable.Run) []runOut {
+func runsJSON(runs []durable.Run, held map[string]durable.Hold) []runOut {
 	out := make([]runOut, len(runs))
 	for i, r := range runs {
-		out[i] = runJSON(r)
+		out[i] = runJSON(r, held)
 	}
 	return out
 }

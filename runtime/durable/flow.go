@@ -2,7 +2,6 @@ package durable
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"sort"
 	"sync"
@@ -26,7 +25,8 @@ type Limits struct {
 	PerKey int
 	Key    func(input string) (string, error)
 	// RatePerSecond spaces the claims of the workflow 1/RatePerSecond
-	// apart, so no more than that many start in any second.
+	// apart (on a grid: a late claim is caught up by the next), and no
+	// more than that many start in any second.
 	RatePerSecond float64
 }
 
@@ -137,6 +137,9 @@ func (e *Engine) prepareFlow(ctx context.Context, reg *registry) error {
 			return err
 		}
 		reg.limited = append(reg.limited, name)
+		if l.RatePerSecond > 0 {
+			reg.rated = append(reg.rated, name)
+		}
 	}
 	return nil
 }
@@ -161,11 +164,10 @@ func (e *Engine) declare(ctx context.Context, l store.Limits) error {
 	return nil
 }
 
-// HeldBy says, for each due run of runs that a limit holds back, which:
-// "held by concurrency", "held by concurrency (key k)" or "held by rate
-// limit" (`sky durable ls`). It reads the limits and running counts of the
-// runs' workflows in one query.
-func (e *Engine) HeldBy(ctx context.Context, runs []Run) (map[string]string, error) {
+// HeldBy says, for each due run of runs that a limit holds back, which
+// (view.HeldText words it: "held by concurrency (key k)"). It reads the
+// limits and running counts of the runs' workflows in one query.
+func (e *Engine) HeldBy(ctx context.Context, runs []Run) (map[string]Hold, error) {
 	seen := map[string]bool{}
 	var names []string
 	for _, r := range runs {
@@ -174,7 +176,7 @@ func (e *Engine) HeldBy(ctx context.Context, runs []Run) (map[string]string, err
 			names = append(names, r.Workflow)
 		}
 	}
-	held := map[string]string{}
+	held := map[string]Hold{}
 	if len(names) == 0 {
 		return held, nil
 	}
@@ -194,11 +196,11 @@ func (e *Engine) HeldBy(ctx context.Context, runs []Run) (map[string]string, err
 		}
 		switch {
 		case st.Concurrency > 0 && st.Running >= st.Concurrency:
-			held[r.ID] = "held by concurrency"
+			held[r.ID] = Hold{Limit: store.HoldConcurrency}
 		case st.PerKey > 0 && r.LimitKey != "" && st.RunningByKey[r.LimitKey] >= st.PerKey:
-			held[r.ID] = fmt.Sprintf("held by concurrency (key %s)", r.LimitKey)
+			held[r.ID] = Hold{Limit: store.HoldKey, Key: r.LimitKey}
 		case st.RatePerSecond > 0 && st.NextClaimAt.After(st.Now):
-			held[r.ID] = "held by rate limit"
+			held[r.ID] = Hold{Limit: store.HoldRate}
 		}
 	}
 	return held, nil

@@ -40,18 +40,26 @@ func (e *Engine) Poll(ctx context.Context, defs []Workflow) (didWork bool, err e
 // several versions of one workflow name: each run is advanced by the body
 // of the version it was started with.
 func (e *Engine) PollWith(ctx context.Context, defs []Workflow, opts PollOptions) (didWork bool, err error) {
+	didWork, _, err = e.pollWait(ctx, defs, opts)
+	return didWork, err
+}
+
+// pollWait is PollWith that also says, when it found no run to claim
+// because a rate limit held a due one back, how long until that limit's
+// next token: when the worker's poller polls again (worker.go).
+func (e *Engine) pollWait(ctx context.Context, defs []Workflow, opts PollOptions) (didWork bool, wait time.Duration, err error) {
 	if opts.MaxRuns <= 0 {
 		opts.MaxRuns = 1
 	}
 	reg := newRegistry(defs)
 	if len(reg.names) == 0 {
-		return false, nil
+		return false, 0, nil
 	}
 	if err := e.prepareFlow(ctx, &reg); err != nil {
-		return false, err
+		return false, 0, err
 	}
 	if idle, err := e.background(ctx, &reg); err != nil || idle {
-		return false, err
+		return false, 0, err
 	}
 	var ch chain
 	for i := 0; i < opts.MaxRuns; i++ {
@@ -60,10 +68,10 @@ func (e *Engine) PollWith(ctx context.Context, defs []Workflow, opts PollOptions
 		worked, err := e.pollOne(ctx, reg, opts, &ch)
 		didWork = didWork || worked
 		if err != nil || !worked || ch.none {
-			return didWork, err
+			return didWork, ch.wait, err
 		}
 	}
-	return didWork, nil
+	return didWork, 0, nil
 }
 
 // background does a poll's share of the work no run asks for: at most once
@@ -108,27 +116,28 @@ type chain struct {
 	next  *store.Claimed
 	token string
 	none  bool // the last completion's claim found no due run
+	// wait is the time to a rate limit's next token when the last claim
+	// found nothing because the limit held a due run back.
+	wait time.Duration
 }
 
 func (e *Engine) newToken() string { return fmt.Sprintf("%s/%016x", e.worker, e.randUint64()) }
 
-// claim leases one due run this worker may advance under policy.
-func (e *Engine) claim(ctx context.Context, reg registry, policy VersionPolicy, token string) (store.Claimed, bool, error) {
+// claim leases one due run this worker may advance under policy; wait is
+// ClaimLimited's.
+func (e *Engine) claim(ctx context.Context, reg registry, policy VersionPolicy, token string) (cl store.Claimed, ok bool, wait time.Duration, err error) {
 	began := time.Now()
-	var cl store.Claimed
-	var ok bool
-	var err error
 	switch {
 	case len(reg.limited) > 0:
-		cl, ok, err = e.store.ClaimLimited(ctx, store.LimitedClaim{Names: reg.names, Keys: reg.keys, Pinned: policy != FailSafe,
-			Limited: reg.limited, Lease: e.heldLease(), Token: token, Worker: e.worker}, e.now())
+		cl, ok, wait, err = e.store.ClaimLimited(ctx, store.LimitedClaim{Names: reg.names, Keys: reg.keys, Pinned: policy != FailSafe,
+			Limited: reg.limited, Rated: reg.rated, Lease: e.heldLease(), Token: token, Worker: e.worker}, e.now())
 	case policy == FailSafe:
 		cl, ok, err = e.store.ClaimRun(ctx, reg.names, e.now(), e.heldLease(), token, e.worker)
 	default:
 		cl, ok, err = e.store.ClaimPinned(ctx, reg.keys, e.now(), e.heldLease(), token, e.worker)
 	}
 	e.tel.claimed(ctx, began, ok)
-	return cl, ok, err
+	return cl, ok, wait, err
 }
 
 // pollOne claims (or takes the run ch carries) and advances one run.
@@ -143,7 +152,7 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 	} else {
 		token = e.newToken()
 		var ok bool
-		if cl, ok, err = e.claim(ctx, reg, versions, token); err != nil || !ok {
+		if cl, ok, ch.wait, err = e.claim(ctx, reg, versions, token); err != nil || !ok {
 			return false, err
 		}
 	}

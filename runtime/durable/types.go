@@ -21,6 +21,8 @@ type (
 	Cursor = store.Cursor
 	// Stats are the overview figures (Engine.Stats).
 	Stats = store.Stats
+	// Hold is the limit that holds a due run back (Engine.HeldBy).
+	Hold = store.Hold
 	// StatusCount is the number of runs of one workflow in one status.
 	StatusCount = store.StatusCount
 	// DueRun is a run due (or whose lease ended) at its WakeAt.

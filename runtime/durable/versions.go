@@ -42,8 +42,9 @@ type registry struct {
 	byName map[string]map[int]Workflow
 	names  []string           // distinct names, in registration order
 	keys   []store.VersionKey // distinct (name, version) pairs
-	// limited are the names with limits (flow.go).
-	limited []string
+	// limited are the names with limits (flow.go), rated those among
+	// them with a rate limit.
+	limited, rated []string
 }
 
 // newRegistry indexes defs; a later Workflow with the same name and version

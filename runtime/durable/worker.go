@@ -124,7 +124,10 @@ func (e *Engine) Work(ctx context.Context, defs []Workflow, opts WorkerOptions) 
 // another poller that found work) or, for the worker's first poller (the
 // watcher), the tick. So an idle worker polls once per tick, not once per
 // poller: one statement a second (Engine.background's probe). The first
-// claim of a drain wakes the idle pollers: more runs may be due.
+// claim of a drain wakes the idle pollers: more runs may be due. A poll
+// that a rate limit refused waits only until the limit's next token (when
+// that comes before the tick, or, for a poller other than the watcher, at
+// all), so the limit delivers its rate.
 func (e *Engine) poller(ctx, runCtx context.Context, defs []Workflow, opts WorkerOptions, watcher bool, kick <-chan struct{}, wake func(string), report func(string), advanced *int64) {
 	tick := time.NewTimer(0)
 	defer tick.Stop()
@@ -138,13 +141,17 @@ func (e *Engine) poller(ctx, runCtx context.Context, defs []Workflow, opts Worke
 		case <-tick.C:
 		case <-kick:
 		}
+		var next time.Duration // none: wait for a kick
+		if watcher {
+			next = opts.Tick
+		}
 		for first := true; ctx.Err() == nil; first = false {
 			claimed := func() {
 				if first {
 					wake("")
 				}
 			}
-			worked, err := e.PollWith(runCtx, defs, PollOptions{Versions: opts.Versions, claimed: claimed})
+			worked, wait, err := e.pollWait(runCtx, defs, PollOptions{Versions: opts.Versions, claimed: claimed})
 			if err != nil {
 				if runCtx.Err() == nil {
 					report("durable worker: poll failed: " + errText(err) + "; trying again at the next tick")
@@ -152,12 +159,15 @@ func (e *Engine) poller(ctx, runCtx context.Context, defs []Workflow, opts Worke
 				break
 			}
 			if !worked {
+				if wait > 0 && (next == 0 || wait < next) {
+					next = wait
+				}
 				break
 			}
 			atomic.AddInt64(advanced, 1)
 		}
-		if watcher {
-			tick.Reset(opts.Tick)
+		if next > 0 {
+			tick.Reset(next)
 		}
 	}
 }

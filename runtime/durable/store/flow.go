@@ -18,8 +18,11 @@ type FlowStore interface {
 	// workflows have limits: a run of a limited workflow is claimed only
 	// while its workflow has fewer than Concurrency runs running, its key
 	// fewer than PerKey, and its rate limit's next claim time has come
-	// (which the claim then moves on by 1/RatePerSecond).
-	ClaimLimited(ctx context.Context, c LimitedClaim, now time.Time) (Claimed, bool, error)
+	// (which the claim then moves on by 1/RatePerSecond). When it claims
+	// nothing because a rate limit held a due run back, wait is the time
+	// from now until that limit's next claim time, the moment a claim
+	// should be tried again (0 otherwise).
+	ClaimLimited(ctx context.Context, c LimitedClaim, now time.Time) (cl Claimed, ok bool, wait time.Duration, err error)
 	// FlowStates reads the limits of workflows and what they count now:
 	// the runs running under a live lease (lease), per key too.
 	FlowStates(ctx context.Context, workflows []string, lease time.Duration, now time.Time) ([]FlowState, error)
@@ -62,12 +65,13 @@ func (l Limits) None() bool { return l.Concurrency <= 0 && l.PerKey <= 0 && l.Ra
 
 // LimitedClaim is one claim with limits: the workflows by name (or by
 // version key when Pinned), Limited the names among them whose limits were
-// declared.
+// declared, Rated those among Limited with a rate limit.
 type LimitedClaim struct {
 	Names   []string
 	Keys    []VersionKey
 	Pinned  bool
 	Limited []string
+	Rated   []string
 	Lease   time.Duration
 	Token   string
 	Worker  string
@@ -83,6 +87,23 @@ type FlowState struct {
 	NextClaimAt time.Time
 	Now         time.Time
 }
+
+// Hold is the limit that holds a due run back (Engine.HeldBy): its
+// workflow's concurrency, its perKey key (Key) or its rate limit.
+type Hold struct {
+	Limit HoldLimit
+	Key   string
+}
+
+// HoldLimit names the limit of a Hold.
+type HoldLimit string
+
+// The limits that hold runs back.
+const (
+	HoldConcurrency HoldLimit = "concurrency"
+	HoldKey         HoldLimit = "key"
+	HoldRate        HoldLimit = "rate"
+)
 
 // Schedule is a cron schedule of a workflow: each tick starts one run of
 // Workflow (at Version) with Input.

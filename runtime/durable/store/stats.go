@@ -15,8 +15,11 @@ type Stats struct {
 	// index 0 is the minute ending at Now, the last the oldest.
 	Started, Finished []int
 	// OldestDue is the run that has been due the longest without a worker
-	// claiming it (nil when none is due); its age is Now - WakeAt.
+	// claiming it, among the runs no limit holds back (nil when none is
+	// due); its age is Now - WakeAt. Held counts the due runs a limit
+	// holds back (flow control): they wait for their limit, not a worker.
 	OldestDue *DueRun
+	Held      int
 	// Stuck are runs whose worker's lease expired without the run moving
 	// on (the worker died or hangs), the longest expired first, at most
 	// StuckLimit of them; StuckCount counts them all.

@@ -215,3 +215,25 @@ func TestBrowserChildLinks(t *testing.T) {
 	}
 	shot.take(ctx, "3-all-children")
 }
+
+// TestBrowserHeldRuns: in the browser, the overview says how many due runs
+// limits hold and the held run's page says which limit holds it.
+func TestBrowserHeldRuns(t *testing.T) {
+	ctx := browser(t)
+	f := newFixture(t, dbtest.Open(t, "sqlite"), Options{Refresh: -1})
+	release := holdRuns(t, f)
+	defer release()
+	shot := newShots(t)
+
+	do(t, ctx, chromedp.Navigate(f.srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#held")))
+	if held, oldest := text(t, ctx, "#held"), text(t, ctx, "#oldest-due"); !strings.HasPrefix(held, "2 due runs are held") || oldest != "none due" {
+		t.Errorf("overview: held %q, oldest due %q; want 2 held and none due", held, oldest)
+	}
+	shot.take(ctx, "1-overview-held")
+
+	do(t, ctx, chromedp.Navigate(f.srv.URL+"/runs/k-2"), chromedp.WaitVisible(chromedp.CSS("#wake")))
+	if wake := text(t, ctx, "#wake"); wake != "held by concurrency (key a)" {
+		t.Errorf("k-2's wake reads %q, want held by concurrency (key a)", wake)
+	}
+	shot.take(ctx, "2-run-held")
+}

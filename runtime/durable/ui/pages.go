@@ -102,12 +102,17 @@ func (s *Server) runs(w http.ResponseWriter, r *http.Request) {
 		v.Set("before", encodeCursor(durable.CursorOf(runs[len(runs)-1])))
 		next = "/runs?" + v.Encode()
 	}
+	held, err := s.e.HeldBy(r.Context(), runs)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
 	var first string
 	if q.Before != nil {
 		first = "/runs?" + q.values().Encode()
 	}
 	s.render(w, http.StatusOK, "runs", "Runs", map[string]any{
-		"Runs": runs, "Query": q, "Statuses": durable.AllStatuses, "Next": next, "First": first, "Now": s.opts.Now(),
+		"Runs": runs, "Held": held, "Query": q, "Statuses": durable.AllStatuses, "Next": next, "First": first, "Now": s.opts.Now(),
 	})
 }
 
@@ -135,6 +140,11 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
+	held, err := s.e.HeldBy(r.Context(), append([]durable.Run{run}, children.Runs...))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
 	var entries []entryView
 	prev := run.CreatedAt
 	for _, e := range journal {
@@ -151,7 +161,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		entries = append(entries, ev)
 	}
 	s.render(w, http.StatusOK, "run", "Run "+run.ID, map[string]any{
-		"Run": run, "Journal": entries, "Signals": signals, "Children": children, "Now": s.opts.Now(), "Notice": r.URL.Query().Get("done"),
+		"Run": run, "Held": held, "Journal": entries, "Signals": signals, "Children": children, "Now": s.opts.Now(), "Notice": r.URL.Query().Get("done"),
 		"Actions": actionsFor(run.Status),
 	})
 }
@@ -296,10 +306,9 @@ func newChart(started, finished []int) chart {
 }
 
 var funcs = template.FuncMap{
-	"wake": func(r durable.Run, now time.Time) string { return view.WakeText(r, now) },
-	"wakeIn": func(r durable.Run, mailbox []durable.SignalInfo, now time.Time) string {
-		return view.WakeTextIn(r, mailbox, now)
-	},
+	"wake":   view.WakeOrHeld,
+	"wakeIn": view.WakeOrHeldIn,
+	"held":   view.HeldCount,
 	"signalState": func(si durable.SignalInfo, run durable.Status) string {
 		return view.SignalStateOf(si, run).Explained()
 	},

@@ -109,6 +109,47 @@ func (s SignalState) Explained() string {
 	return string(s)
 }
 
+// HeldText says which limit holds a due run back: "held by concurrency",
+// "held by concurrency (key k)" or "held by rate limit". Such a run is
+// claimed as soon as its limit allows: it waits for the limit, not for a
+// worker.
+func HeldText(h store.Hold) string {
+	switch h.Limit {
+	case store.HoldKey:
+		return "held by concurrency (key " + h.Key + ")"
+	case store.HoldRate:
+		return "held by rate limit"
+	}
+	return "held by concurrency"
+}
+
+// WakeOrHeld is HeldText for a run held names (Engine.HeldBy), else
+// WakeText: the WAKE of `sky durable ls` and of the dashboard's lists.
+func WakeOrHeld(r store.Run, held map[string]store.Hold, now time.Time) string {
+	return WakeOrHeldIn(r, nil, held, now)
+}
+
+// WakeOrHeldIn is WakeOrHeld for a run whose mailbox is at hand (WakeTextIn):
+// `sky durable show` and the dashboard's run page.
+func WakeOrHeldIn(r store.Run, mailbox []store.SignalInfo, held map[string]store.Hold, now time.Time) string {
+	if h, ok := held[r.ID]; ok {
+		return HeldText(h)
+	}
+	return WakeTextIn(r, mailbox, now)
+}
+
+// HeldCount says how many due runs the limits hold back (Stats.Held), for
+// the overview beside the oldest due run, which does not count them.
+func HeldCount(n int) string {
+	switch n {
+	case 0:
+		return "no due run is held by a limit"
+	case 1:
+		return "1 due run is held by its workflow's limits (claimed as they allow)"
+	}
+	return fmt.Sprintf("%d due runs are held by their workflows' limits (claimed as they allow)", n)
+}
+
 // WaitingFor names what a parked run waits for: a signal, or a parent's
 // children (the markers of store.ChildWait).
 func WaitingFor(waitingSignal string) string {

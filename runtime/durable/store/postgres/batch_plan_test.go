@@ -59,7 +59,7 @@ ANALYZE`); err != nil {
 			[]string{"Index Scan using _sky_durable_runs_claim on _sky_durable_runs r", claimBound}, []string{"Sort Key: ((- r.priority)), r.wake_at", "Hash Semi Join"}},
 		{"claim with limits", pgClaimAdmitted, `NULL, 1000, '["w"]', '["w"]', 'x', 'B'`,
 			[]string{"Index Scan using _sky_durable_runs_claim on _sky_durable_runs r", claimBound}, []string{"Sort Key: ((- r.priority)), r.wake_at", "Seq Scan on _sky_durable_runs"}},
-		{"gated claim with limits", pgClaimAdmittedGated, `NULL, 1000, '["w"]', 1000, false, '["w"]', '["w"]', '["w"]', 'x', 'B'`,
+		{"gated claim with limits", pgClaimAdmittedGated, `NULL, 1000, '["w"]', 1000, false, '["w"]', '["w"]', '["w"]', 'x', 'B', '["w"]'`,
 			[]string{"Index Scan using _sky_durable_runs_claim on _sky_durable_runs r", claimBound, "Index Scan using _sky_durable_runs_running"},
 			[]string{"Sort Key: ((- r.priority)), r.wake_at", "Seq Scan on _sky_durable_runs"}},
 	}

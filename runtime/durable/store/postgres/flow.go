@@ -86,6 +86,16 @@ admitted AS MATERIALIZED (
 	pgRefused = `
 UNION ALL
 SELECT 2, '', '', '', 0, '', 0, '', clock.now, FALSE, 0, '', '', '', clock.now, '' FROM admitted a, clock WHERE a.slot = -1`
+	// pgNextToken is the gated claim's row of part 2: the earliest next
+	// claim time after now of the limited workflows' rate limits, when one
+	// is (in its created_at column). The gated claim's snapshot is younger
+	// than the refusal that sent it, so it sees the token that refusal saw.
+	pgNextToken = `
+UNION ALL
+SELECT 2, '', '', '', 0, '', 0, '', clock.now, FALSE, 0, '', '', '', min(fl.next_claim_at), ''
+  FROM _sky_durable_flow fl, clock
+ WHERE fl.workflow IN (SELECT jsonb_array_elements_text(CAST(? AS JSONB))) AND fl.next_claim_at > clock.now
+ GROUP BY clock.now`
 	pgClaimCTE = `
 claimed AS (`
 	pgClaimSets   = `waiting_signal = NULL`
@@ -97,8 +107,8 @@ claimed AS (`
 var (
 	pgClaimAdmitted            = pgClaimGated(pgClaimStatement(pgClaimClock, "", pgRefused, pgPickByName, 1))
 	pgClaimAdmittedPinned      = pgClaimGated(pgClaimStatement(pgClaimClock, "", pgRefused, pgPickByVersion, 1))
-	pgClaimAdmittedGated       = pgClaimGated(pgClaimStatement(pgClaimClock+pgGate, pgGateAlso, pgRefused, pgPickByName, 1))
-	pgClaimAdmittedGatedPinned = pgClaimGated(pgClaimStatement(pgClaimClock+pgGate, pgGateAlso, pgRefused, pgPickByVersion, 1))
+	pgClaimAdmittedGated       = pgClaimGated(pgClaimStatement(pgClaimClock+pgGate, pgGateAlso, pgNextToken, pgPickByName, 1))
+	pgClaimAdmittedGatedPinned = pgClaimGated(pgClaimStatement(pgClaimClock+pgGate, pgGateAlso, pgNextToken, pgPickByVersion, 1))
 )
 
 // pgClaimGated makes a claim statement admit its picked run (pgAdmit) and
@@ -117,27 +127,33 @@ func pgClaimGated(sql string) string {
 }
 
 // ClaimLimited is one statement (one round trip) when the run it locks is
-// admitted or none is due, and two when the first is refused.
-func (s *Store) ClaimLimited(ctx context.Context, c store.LimitedClaim, now time.Time) (store.Claimed, bool, error) {
+// admitted or none is due, and two when the first is refused; the second
+// also reads the next token of a rate limit (the wait).
+func (s *Store) ClaimLimited(ctx context.Context, c store.LimitedClaim, now time.Time) (store.Claimed, bool, time.Duration, error) {
 	ungated, gated, pick := pgClaimAdmitted, pgClaimAdmittedGated, jsonText(c.Names)
 	if c.Pinned {
 		ungated, gated, pick = pgClaimAdmittedPinned, pgClaimAdmittedGatedPinned, jsonText(c.Keys)
 	}
 	limited := jsonText(c.Limited)
 	lease := c.Lease.Milliseconds()
+	var wait time.Duration
 	runs, refused, err := s.claimRowsOp(ctx, s.d, "claim", ungated, clockArg(now), lease, pick, limited, c.Token, c.Worker)
-	if err == nil && len(runs) == 0 && refused {
+	if err == nil && len(runs) == 0 && refused != nil {
 		hasUnlimited := len(c.Limited) < len(c.Names)
 		if c.Pinned {
 			hasUnlimited = slices.ContainsFunc(c.Keys, func(k store.VersionKey) bool { return !slices.Contains(c.Limited, k.Name) })
 		}
-		runs, _, err = s.claimRowsOp(ctx, s.d, "claim", gated,
-			clockArg(now), lease, limited, lease, hasUnlimited, limited, pick, limited, c.Token, c.Worker)
+		var token *claimNote
+		runs, token, err = s.claimRowsOp(ctx, s.d, "claim", gated,
+			clockArg(now), lease, limited, lease, hasUnlimited, limited, pick, limited, c.Token, c.Worker, limited)
+		if token != nil {
+			wait = token.at.Sub(token.now)
+		}
 	}
 	if err != nil || len(runs) == 0 {
-		return store.Claimed{}, false, err
+		return store.Claimed{}, false, wait, err
 	}
-	return runs[0].c, true, nil
+	return runs[0].c, true, 0, nil
 }
 
 // pgFlowStates reads the limits of workflows with their running counts

@@ -37,7 +37,7 @@ func TestLimitedClaimStatements(t *testing.T) {
 	}
 	claim := func(token string) string {
 		claims = 0
-		c, ok, err := s.ClaimLimited(ctx, store.LimitedClaim{Names: []string{"w"}, Limited: []string{"w"}, Lease: storetest.Lease, Token: token, Worker: "w1"}, time.Time{})
+		c, ok, _, err := s.ClaimLimited(ctx, store.LimitedClaim{Names: []string{"w"}, Limited: []string{"w"}, Lease: storetest.Lease, Token: token, Worker: "w1"}, time.Time{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -72,7 +72,8 @@ func TestMigrations(t *testing.T) {
 		{From: 4, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0004 added deadline_at and timed_out
 		{From: 5, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0005 added child_group and the events table
 		{From: 6, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0006 added the flow tables and the gate functions
-		{From: 7, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0007 replaced the gate by the admission
+		{From: 7, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0007 replaced the gate by the admission function
+		{From: 8, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0008 added the finished runs' index
 	})
 }
 

@@ -291,7 +291,7 @@ func (s *Store) CompleteAndClaim(ctx context.Context, f store.Fence, last *store
 		return store.Claimed{}, false, nil, err
 	}
 	var done error
-	if !completed {
+	if completed == nil {
 		done = store.ErrLeaseLost
 	}
 	if len(runs) == 0 {
@@ -344,13 +344,18 @@ func (s *Store) claimRows(ctx context.Context, sql string, args ...any) ([]claim
 	return runs, err
 }
 
+// claimNote is a claim statement's row of part 2 (a completion's fence
+// held, a refusal, a rate limit's next token): the clock and the time the
+// row carries in its created_at column.
+type claimNote struct{ now, at time.Time }
+
 // claimRowsOp is claimRows on q (the pool or a transaction) for a
-// statement that may also report a completion (a part 2 row: completed).
-func (s *Store) claimRowsOp(ctx context.Context, q *db.DB, op, sql string, args ...any) (runs []claimedRun, completed bool, err error) {
+// statement that may also return a row of part 2 (note).
+func (s *Store) claimRowsOp(ctx context.Context, q *db.DB, op, sql string, args ...any) (runs []claimedRun, note *claimNote, err error) {
 	s.hook(op, sql)
 	rs, err := q.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	defer rs.Close()
 	at := map[string]int{}
@@ -361,10 +366,10 @@ func (s *Store) claimRowsOp(ctx context.Context, q *db.DB, op, sql string, args 
 		var kind string
 		if err := rs.Scan(&part, &run.c.ID, &run.token, &run.c.Workflow, &run.c.Version, &run.c.Input, &run.c.Attempts, &run.c.LastError, &run.c.Now,
 			&run.c.JournalRead, &e.Seq, &e.StepID, &kind, &e.Result, &e.CreatedAt, &run.c.TraceContext); err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 		if part == 2 {
-			completed = true
+			note = &claimNote{now: run.c.Now, at: e.CreatedAt}
 			continue
 		}
 		if part == 0 {
@@ -378,14 +383,14 @@ func (s *Store) claimRowsOp(ctx context.Context, q *db.DB, op, sql string, args 
 		}
 	}
 	if err := rs.Err(); err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	for i := range runs {
 		if !runs[i].c.JournalRead {
 			runs[i].c.Journal = nil
 		}
 	}
-	return runs, completed, nil
+	return runs, note, nil
 }
 
 const pgLoadJournal = `SELECT seq, step_id, kind, result, created_at FROM _sky_durable_journal WHERE run_id = ? ORDER BY seq`

@@ -26,12 +26,42 @@ SELECT CAST(floor(extract(epoch FROM CAST(? AS TIMESTAMPTZ) - updated_at) / 60) 
   FROM _sky_durable_runs
  WHERE status IN (` + store.SQLUnclaimable + `) AND updated_at > ? AND updated_at <= ? GROUP BY 1`
 
+// pgStatsHolds are the limits that hold due runs back at a time (the
+// first parameter; the next two are the oldest claimed_at of a live lease):
+// the limited workflows that are closed (at their concurrency, or their
+// rate limit's next claim not come) and the perKey keys at their limit,
+// counted on the running index. pgStatsHeld is a due run (alias r) they
+// hold back.
+const (
+	pgStatsHolds = `WITH
+closed AS MATERIALIZED (
+  SELECT f.workflow FROM _sky_durable_flow f
+   WHERE (f.rate_per_second IS NOT NULL AND f.next_claim_at > CAST(? AS TIMESTAMPTZ))
+      OR (f.concurrency IS NOT NULL AND f.concurrency <= (
+           SELECT count(*) FROM _sky_durable_runs y
+            WHERE y.workflow = f.workflow AND y.status = 'running' AND y.claimed_at >= CAST(? AS TIMESTAMPTZ)))),
+full_keys AS MATERIALIZED (
+  SELECT y.workflow, y.limit_key FROM _sky_durable_flow f JOIN _sky_durable_runs y ON y.workflow = f.workflow
+   WHERE f.per_key IS NOT NULL AND y.status = 'running' AND y.limit_key IS NOT NULL AND y.claimed_at >= CAST(? AS TIMESTAMPTZ)
+   GROUP BY y.workflow, y.limit_key, f.per_key
+  HAVING count(*) >= f.per_key)`
+	pgStatsHeld = `(r.workflow IN (SELECT c.workflow FROM closed c)
+       OR (r.limit_key IS NOT NULL AND (r.workflow, r.limit_key) IN (SELECT k.workflow, k.limit_key FROM full_keys k)))`
+	pgStatsDueRun = `
+  FROM _sky_durable_runs r
+ WHERE r.status NOT IN (` + store.SQLDueIndexExcludes + `) AND r.status <> 'running' AND r.wake_at <= CAST(? AS TIMESTAMPTZ)`
+)
+
 // pgStatsDue and pgStatsStuck walk the due index (its predicate written as
-// the claim writes it, see pgClaimWhere) from the oldest wake time.
-const pgStatsDue = `
-SELECT id, workflow, wake_at, claimed_by FROM _sky_durable_runs
- WHERE status NOT IN (` + store.SQLDueIndexExcludes + `) AND status <> 'running' AND wake_at <= ?
- ORDER BY wake_at LIMIT 1`
+// the claim writes it, see pgClaimWhere) from the oldest wake time;
+// pgStatsDue skips the runs a limit holds back, which pgStatsHeldCount
+// counts.
+const pgStatsDue = pgStatsHolds + `
+SELECT r.id, r.workflow, r.wake_at, r.claimed_by` + pgStatsDueRun + ` AND NOT ` + pgStatsHeld + `
+ ORDER BY r.wake_at LIMIT 1`
+
+const pgStatsHeldCount = pgStatsHolds + `
+SELECT count(*)` + pgStatsDueRun + ` AND ` + pgStatsHeld
 
 const pgStatsStuck = `
 SELECT id, workflow, wake_at, claimed_by FROM _sky_durable_runs
@@ -77,16 +107,21 @@ func (s *Store) Stats(ctx context.Context, now time.Time, minutes int, lease tim
 		var r store.DueRun
 		return r, scan(&r.ID, &r.Workflow, &r.WakeAt, &r.ClaimedBy)
 	}
+	since := now.Add(-lease)
 	s.hook("stats", pgStatsDue)
-	oldest, err := store.QueryAll(ctx, s.d, pgStatsDue, []any{now}, due)
+	oldest, err := store.QueryAll(ctx, s.d, pgStatsDue, []any{now, since, since, now}, due)
 	if err != nil {
+		return st, err
+	}
+	s.hook("stats", pgStatsHeldCount)
+	if err := s.d.QueryRow(ctx, pgStatsHeldCount, now, since, since, now).Scan(&st.Held); err != nil {
 		return st, err
 	}
 	if len(oldest) > 0 {
 		st.OldestDue = &oldest[0]
 	}
 	s.hook("stats", pgStatsStuck)
-	stuck, err := store.QueryAll(ctx, s.d, pgStatsStuck, []any{now, now.Add(-lease)}, due)
+	stuck, err := store.QueryAll(ctx, s.d, pgStatsStuck, []any{now, since}, due)
 	st.StuckCount = len(stuck)
 	st.Stuck = stuck[:min(len(stuck), store.StuckLimit)]
 	return st, err

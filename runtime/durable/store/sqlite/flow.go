@@ -45,14 +45,31 @@ func (s *Store) DeclareLimits(ctx context.Context, l store.Limits, now time.Time
 	return err
 }
 
-// ClaimLimited is one statement, as the claim without limits.
-func (s *Store) ClaimLimited(ctx context.Context, c store.LimitedClaim, now time.Time) (store.Claimed, bool, error) {
+// sqliteNextToken is the earliest next claim time after now of rate
+// limits among workflows (0: none).
+const sqliteNextToken = `
+SELECT COALESCE(min(next_claim_at), 0) FROM _sky_durable_flow
+ WHERE workflow IN (SELECT value FROM json_each(?)) AND next_claim_at > ?`
+
+// ClaimLimited is one statement, as the claim without limits, and a second
+// (the next token) when it claims nothing and c.Rated names a workflow.
+func (s *Store) ClaimLimited(ctx context.Context, c store.LimitedClaim, now time.Time) (store.Claimed, bool, time.Duration, error) {
+	sql, pick := sqliteClaimLimited, any(c.Names)
 	if c.Pinned {
-		keys, _ := json.Marshal(c.Keys)
-		return s.claimWith(ctx, sqliteClaimLimitedPinned, true, string(keys), now, c.Lease, c.Token, c.Worker)
+		sql, pick = sqliteClaimLimitedPinned, c.Keys
 	}
-	names, _ := json.Marshal(c.Names)
-	return s.claimWith(ctx, sqliteClaimLimited, true, string(names), now, c.Lease, c.Token, c.Worker)
+	js, _ := json.Marshal(pick)
+	cl, ok, err := s.claimWith(ctx, sql, true, string(js), now, c.Lease, c.Token, c.Worker)
+	if err != nil || ok || len(c.Rated) == 0 {
+		return cl, ok, 0, err
+	}
+	s.hook("limits", sqliteNextToken)
+	rated, _ := json.Marshal(c.Rated)
+	var next int64
+	if err := s.d.QueryRow(ctx, sqliteNextToken, string(rated), ms(now)).Scan(&next); err != nil || next == 0 {
+		return store.Claimed{}, false, 0, err
+	}
+	return store.Claimed{}, false, store.FromMs(next).Sub(now), nil
 }
 
 const sqliteFlowStates = `

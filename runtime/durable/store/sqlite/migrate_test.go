@@ -62,7 +62,8 @@ func TestMigrations(t *testing.T) {
 		{From: 3, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0003 added only a NULL column
 		{From: 4, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0004 added deadline_at and timed_out
 		{From: 5, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0005 added child_group and the events table
-		{From: 6, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0006 added the flow tables
+		{From: 6, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0006 added the flow tables and the rate trigger
+		{From: 7, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0007 added the finished runs' index
 	})
 }
 

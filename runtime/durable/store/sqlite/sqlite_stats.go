@@ -21,11 +21,40 @@ const sqliteStatsFinished = `
 SELECT (? - updated_at) / 60000, COUNT(*) FROM _sky_durable_runs
  WHERE status IN (` + store.SQLUnclaimable + `) AND updated_at > ? AND updated_at <= ? GROUP BY 1`
 
-// sqliteStatsDue reads the due index: the claimable runs due longest.
-const sqliteStatsDue = `
-SELECT id, workflow, wake_at, claimed_by FROM _sky_durable_runs
- WHERE status IN (` + store.SQLClaimable + `) AND status <> 'running' AND wake_at <= ?
- ORDER BY wake_at LIMIT 1`
+// sqliteStatsHolds are the limits that hold due runs back at a time (the
+// first parameter; the next two are the oldest claimed_at of a live lease):
+// the limited workflows that are closed (at their concurrency, or their
+// rate limit's next claim not come) and the perKey keys at their limit,
+// counted on the running index. sqliteStatsHeld is a due run (alias r)
+// they hold back.
+const (
+	sqliteStatsHolds = `WITH
+closed AS (
+  SELECT f.workflow FROM _sky_durable_flow f
+   WHERE (f.rate_per_second IS NOT NULL AND f.next_claim_at > ?)
+      OR (f.concurrency IS NOT NULL AND f.concurrency <= (
+           SELECT count(*) FROM _sky_durable_runs y INDEXED BY _sky_durable_runs_running
+            WHERE y.workflow = f.workflow AND y.status = 'running' AND y.claimed_at >= ?))),
+full_keys AS (
+  SELECT y.workflow, y.limit_key FROM _sky_durable_flow f JOIN _sky_durable_runs y INDEXED BY _sky_durable_runs_running ON y.workflow = f.workflow
+   WHERE f.per_key IS NOT NULL AND y.status = 'running' AND y.limit_key IS NOT NULL AND y.claimed_at >= ?
+   GROUP BY y.workflow, y.limit_key, f.per_key
+  HAVING count(*) >= f.per_key)`
+	sqliteStatsHeld = `(r.workflow IN (SELECT c.workflow FROM closed c)
+       OR (r.limit_key IS NOT NULL AND (r.workflow, r.limit_key) IN (SELECT k.workflow, k.limit_key FROM full_keys k)))`
+	sqliteStatsDueRun = `
+  FROM _sky_durable_runs r
+ WHERE r.status IN (` + store.SQLClaimable + `) AND r.status <> 'running' AND r.wake_at <= ?`
+)
+
+// sqliteStatsDue reads the due index: the claimable runs due longest, but
+// for those a limit holds back, which sqliteStatsHeldCount counts.
+const sqliteStatsDue = sqliteStatsHolds + `
+SELECT r.id, r.workflow, r.wake_at, r.claimed_by` + sqliteStatsDueRun + ` AND NOT ` + sqliteStatsHeld + `
+ ORDER BY r.wake_at LIMIT 1`
+
+const sqliteStatsHeldCount = sqliteStatsHolds + `
+SELECT count(*)` + sqliteStatsDueRun + ` AND ` + sqliteStatsHeld
 
 // sqliteStatsStuck reads the due index for running runs whose lease ended.
 const sqliteStatsStuck = `
@@ -71,8 +100,12 @@ func (s *Store) Stats(ctx context.Context, now time.Time, minutes int, lease tim
 		return r, err
 	}
 	s.hook("stats", sqliteStatsDue)
-	oldest, err := store.QueryAll(ctx, s.d, sqliteStatsDue, []any{ms(now)}, due)
+	oldest, err := store.QueryAll(ctx, s.d, sqliteStatsDue, []any{ms(now), ms(now.Add(-lease)), ms(now.Add(-lease)), ms(now)}, due)
 	if err != nil {
+		return st, err
+	}
+	s.hook("stats", sqliteStatsHeldCount)
+	if err := s.d.QueryRow(ctx, sqliteStatsHeldCount, ms(now), ms(now.Add(-lease)), ms(now.Add(-lease)), ms(now)).Scan(&st.Held); err != nil {
 		return st, err
 	}
 	if len(oldest) > 0 {

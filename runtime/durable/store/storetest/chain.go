@@ -83,7 +83,7 @@ var chainCases = []storeCase{
 		keys := []store.VersionKey{{Name: "w", Version: 1}, {Name: "u", Version: 1}}
 		var got []string
 		for i := range 3 {
-			c, ok, err := f.s.ClaimLimited(f.ctx, store.LimitedClaim{Keys: keys, Pinned: true, Limited: []string{"w"}, Lease: Lease,
+			c, ok, _, err := f.s.ClaimLimited(f.ctx, store.LimitedClaim{Keys: keys, Pinned: true, Limited: []string{"w"}, Lease: Lease,
 				Token: "p" + string(rune('a'+i)), Worker: "w1"}, T0.Add(time.Minute))
 			f.ok("ClaimLimited", err)
 			if ok {

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -45,14 +46,26 @@ func (f *fixture) insertWith(id, workflow string, priority int, key string, at t
 // and returns the run id claimed, "" when none.
 func (f *fixture) claimLimited(now time.Time, names, limited []string) string {
 	f.t.Helper()
-	c, ok, err := f.s.ClaimLimited(f.ctx, store.LimitedClaim{Names: names, Limited: limited, Lease: Lease, Token: "tok-" + now.String() + f.t.Name() + time.Now().String(), Worker: "w1"}, now)
+	id, _ := f.claimRated(now, names, limited, nil)
+	return id
+}
+
+// claimRated is claimLimited with the names of rate-limited workflows
+// (rated); it also returns the claim's wait for the next token.
+func (f *fixture) claimRated(now time.Time, names, limited, rated []string) (string, time.Duration) {
+	f.t.Helper()
+	c, ok, wait, err := f.s.ClaimLimited(f.ctx, store.LimitedClaim{Names: names, Limited: limited, Rated: rated, Lease: Lease,
+		Token: "tok-" + now.String() + f.t.Name() + time.Now().String(), Worker: "w1"}, now)
 	if err != nil {
 		f.t.Fatalf("ClaimLimited: %v", err)
 	}
 	if !ok {
-		return ""
+		return "", wait
 	}
-	return c.ID
+	if wait != 0 {
+		f.t.Errorf("ClaimLimited claimed %s and says wait %v, want 0", c.ID, wait)
+	}
+	return c.ID, 0
 }
 
 func (f *fixture) complete(id string, now time.Time) {
@@ -156,15 +169,85 @@ var flowCases = []storeCase{
 				f.t.Errorf("claim at +%d ms = %q, want %q (2 a second: one every 500 ms)", c.ms, got, c.want)
 			}
 		}
+		// A claim more than half an interval late puts the next half an
+		// interval after it (RateLimitCatchesUpWithinItsWindow).
 		states, err := f.s.FlowStates(f.ctx, []string{"w"}, Lease, at(5000))
 		f.ok("FlowStates", err)
-		if len(states) != 1 || !states[0].NextClaimAt.Equal(at(5500)) {
-			f.t.Errorf("FlowStates = %+v, want the next claim at +5500 ms", states)
+		if len(states) != 1 || !states[0].NextClaimAt.Equal(at(5250)) {
+			f.t.Errorf("FlowStates = %+v, want the next claim at +5250 ms", states)
 		}
 		// Declaring no limits drops them: every run is claimable at once.
 		f.ok("DeclareLimits", f.s.DeclareLimits(f.ctx, store.Limits{Workflow: "w"}, T0))
 		if states, _ := f.s.FlowStates(f.ctx, []string{"w"}, Lease, at(5000)); len(states) != 0 {
 			f.t.Errorf("FlowStates after dropping the limits = %+v, want none", states)
+		}
+	}},
+	{"RateLimitRefusalWaitsForTheNextToken", func(f *fixture) {
+		// A claim the rate limit refuses says when its next token is due;
+		// a claim at that moment is admitted, and one that finds no due
+		// run, or no rate limit, says wait 0 (the worker's tick).
+		f.ok("DeclareLimits", f.s.DeclareLimits(f.ctx, store.Limits{Workflow: "r", RatePerSecond: 20}, T0))
+		f.ok("DeclareLimits", f.s.DeclareLimits(f.ctx, store.Limits{Workflow: "k", PerKey: 1}, T0))
+		for i, id := range []string{"r1", "r2", "r3", "k1", "k2"} {
+			f.insertWith(id, id[:1], 0, map[bool]string{true: "a"}[id[0] == 'k'], T0.Add(time.Duration(i)*time.Second))
+		}
+		at := func(ms int) time.Time { return T0.Add(time.Minute + time.Duration(ms)*time.Millisecond) }
+		names, limited, rated := []string{"r", "k"}, []string{"r", "k"}, []string{"r"}
+		for _, c := range []struct {
+			ms   int
+			want string
+			wait time.Duration
+		}{
+			{0, "r1", 0},
+			{0, "k1", 0}, // r's token is taken: the run of another workflow
+			{0, "", 50 * time.Millisecond},
+			{13, "", 37 * time.Millisecond},
+			{50, "r2", 0},
+			{99, "", time.Millisecond},
+			{100, "r3", 0},
+			{100, "", 50 * time.Millisecond}, // no run of r is due, and its token is not either
+			{150, "", 0},                     // k2 is held by its key, which has no rate
+		} {
+			if got, wait := f.claimRated(at(c.ms), names, limited, rated); got != c.want || wait != c.wait {
+				f.t.Errorf("claim at +%d ms = %q, wait %v; want %q, wait %v (20 a second: one every 50 ms)", c.ms, got, wait, c.want, c.wait)
+			}
+		}
+	}},
+	{"RateLimitCatchesUpWithinItsWindow", func(f *fixture) {
+		// 4 a second: the next claim is one interval (250 ms) after the
+		// last on the grid, so a claim a little late is caught up by the
+		// next; and never sooner than 1 s after the claim 4 before, so no
+		// second holds 5.
+		f.ok("DeclareLimits", f.s.DeclareLimits(f.ctx, store.Limits{Workflow: "r", RatePerSecond: 4}, T0))
+		for i := range 7 {
+			f.insertWith(fmt.Sprintf("r%d", i+1), "r", 0, "", T0.Add(time.Duration(i)*time.Millisecond))
+		}
+		at := func(ms int) time.Time { return T0.Add(time.Minute + time.Duration(ms)*time.Millisecond) }
+		names := []string{"r"}
+		for _, c := range []struct {
+			ms   int
+			want string
+			wait time.Duration
+		}{
+			{0, "r1", 0},
+			{260, "r2", 0}, // 10 ms late
+			{499, "", time.Millisecond},
+			{500, "r3", 0}, // on the grid again
+			{750, "r4", 0},
+			{999, "", time.Millisecond},
+			{1000, "r5", 0},
+			{1000, "", 260 * time.Millisecond}, // the grid says 1250, but r2 was at 260: 1260
+			{1260, "r6", 0},
+			{2000, "r7", 0}, // 500 ms late: the next is 125 ms after it, not on the grid
+		} {
+			if got, wait := f.claimRated(at(c.ms), names, names, names); got != c.want || wait != c.wait {
+				f.t.Errorf("claim at +%d ms = %q, wait %v; want %q, wait %v", c.ms, got, wait, c.want, c.wait)
+			}
+		}
+		states, err := f.s.FlowStates(f.ctx, names, Lease, at(2000))
+		f.ok("FlowStates", err)
+		if len(states) != 1 || !states[0].NextClaimAt.Equal(at(2125)) {
+			f.t.Errorf("FlowStates = %+v, want the next claim at +2125 ms", states)
 		}
 	}},
 	{"SchedulesFireEachTickOnce", func(f *fixture) {
