@@ -151,7 +151,18 @@ func crashReport(r durabletest.CrashReport) value.Value {
 			"name":          p.Name(),
 			"outputMatched": p.OutputMatched,
 			"ranTwice":      stringList(p.RanTwice),
-			"failures":      stringList(p.Failures),
+			"failures":      stringList(findingLines(p.Findings)),
+		})
+	}
+	found := r.Findings()
+	findings := make([]value.Value, len(found))
+	for i, f := range found {
+		findings[i] = value.NewRecord(map[string]value.Value{
+			"point":    f.Point,
+			"step":     f.StepID,
+			"boundary": f.Boundary.String(),
+			"differs":  f.Differs,
+			"detail":   f.Detail,
 		})
 	}
 	output := value.Nothing
@@ -165,7 +176,18 @@ func crashReport(r durabletest.CrashReport) value.Value {
 		"output":   output,
 		"points":   value.FromSlice(points),
 		"failures": stringList(r.Failures()),
+		"findings": value.FromSlice(findings),
 	})
+}
+
+// findingLines is a crash point's findings as the lines CrashPoint.failures
+// holds.
+func findingLines(fs []durabletest.Finding) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Detail
+	}
+	return out
 }
 
 func stringList(ss []string) value.Value {

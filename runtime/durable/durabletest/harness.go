@@ -31,9 +31,9 @@ const maxPolls = 10000
 // Harness is one fresh database, a virtual clock and the worker on it. Its
 // methods are for one goroutine at a time.
 type Harness struct {
-	d    *db.DB
-	dir  string
-	defs []durable.Workflow
+	d     *db.DB
+	close func() error
+	defs  []durable.Workflow
 
 	mu  sync.Mutex
 	now time.Time
@@ -47,20 +47,43 @@ type Harness struct {
 	crashed    string
 }
 
-// New makes a Harness whose worker polls defs: a fresh SQLite database in a
-// temporary directory (removed by Close) with the durable tables, and a
-// virtual clock at Epoch.
-func New(ctx context.Context, defs []durable.Workflow) (*Harness, error) {
+// Opener gives a Harness its database: an empty one (no table at all),
+// and the function that closes and removes it.
+type Opener func(ctx context.Context) (d *db.DB, close func() error, err error)
+
+// SQLite is the default Opener: a fresh SQLite file in a temporary
+// directory, removed on close.
+func SQLite(ctx context.Context) (*db.DB, func() error, error) {
 	dir, err := os.MkdirTemp("", "sky-durabletest-*")
 	if err != nil {
-		return nil, task.Errorf(task.Io, "durabletest: cannot make a temporary directory: %w", err)
+		return nil, nil, task.Errorf(task.Io, "durabletest: cannot make a temporary directory: %w", err)
 	}
 	d, err := db.Open(ctx, "sqlite", filepath.Join(dir, "test.db"))
 	if err != nil {
 		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	return d, func() error {
+		err := d.Close()
+		os.RemoveAll(dir)
+		return err
+	}, nil
+}
+
+// New makes a Harness whose worker polls defs: a fresh SQLite database in a
+// temporary directory (removed by Close) with the durable tables, and a
+// virtual clock at Epoch.
+func New(ctx context.Context, defs []durable.Workflow) (*Harness, error) {
+	return NewWith(ctx, SQLite, defs)
+}
+
+// NewWith is New on the database open gives (PostgreSQL, say).
+func NewWith(ctx context.Context, open Opener, defs []durable.Workflow) (*Harness, error) {
+	d, closeDB, err := open(ctx)
+	if err != nil {
 		return nil, err
 	}
-	h := &Harness{d: d, dir: dir, defs: defs, now: Epoch}
+	h := &Harness{d: d, close: closeDB, defs: defs, now: Epoch}
 	h.e = h.newWorker()
 	if err := h.e.Setup(ctx); err != nil {
 		h.Close()
@@ -70,11 +93,7 @@ func New(ctx context.Context, defs []durable.Workflow) (*Harness, error) {
 }
 
 // Close closes the database and removes it.
-func (h *Harness) Close() error {
-	err := h.d.Close()
-	os.RemoveAll(h.dir)
-	return err
-}
+func (h *Harness) Close() error { return h.close() }
 
 // newWorker is a fresh engine over the Harness's database: what a restarted
 // process has (nothing in memory).
