@@ -107,13 +107,14 @@ var errInjected = errors.New("crash injected by durabletest.CrashEverywhere")
 // script observes but what the workflow does wrong. It fails only when the
 // crash-free run cannot be made (the script fails, or never starts runID).
 func CrashEverywhere(ctx context.Context, w durable.Workflow, runID string, script Script) (CrashReport, error) {
-	return CrashEverywhereWith(ctx, SQLite, w, runID, script)
+	return CrashEverywhereWith(ctx, SQLiteCopies(), []durable.Workflow{w}, runID, script)
 }
 
 // CrashEverywhereWith is CrashEverywhere with each scenario's Harness on a
-// database open gives.
-func CrashEverywhereWith(ctx context.Context, open Opener, w durable.Workflow, runID string, script Script) (CrashReport, error) {
-	free, err := runScenario(ctx, open, w, runID, script, nil)
+// database open gives, its worker polling defs (the run's workflow and
+// those of its children). Only run runID's boundaries are crashed at.
+func CrashEverywhereWith(ctx context.Context, open Opener, defs []durable.Workflow, runID string, script Script) (CrashReport, error) {
+	free, err := runScenario(ctx, open, defs, runID, script, nil)
 	if err != nil {
 		return CrashReport{}, err
 	}
@@ -136,7 +137,7 @@ func CrashEverywhereWith(ctx context.Context, open Opener, w durable.Workflow, r
 		}
 		seen[k] = true
 		at := p
-		o, err := runScenario(ctx, open, w, runID, script, &at)
+		o, err := runScenario(ctx, open, defs, runID, script, &at)
 		if err != nil {
 			return rep, err
 		}
@@ -161,8 +162,8 @@ type outcome struct {
 
 // runScenario runs script in a fresh Harness, crashing the worker the first
 // time it reaches crashAt (nil: never).
-func runScenario(ctx context.Context, open Opener, w durable.Workflow, runID string, script Script, crashAt *durable.Point) (*outcome, error) {
-	h, err := NewWith(ctx, open, []durable.Workflow{w})
+func runScenario(ctx context.Context, open Opener, defs []durable.Workflow, runID string, script Script, crashAt *durable.Point) (*outcome, error) {
+	h, err := NewWith(ctx, open, defs)
 	if err != nil {
 		return nil, err
 	}

@@ -54,11 +54,24 @@ type Opener func(ctx context.Context) (d *db.DB, close func() error, err error)
 // SQLite is the default Opener: a fresh SQLite file in a temporary
 // directory, removed on close.
 func SQLite(ctx context.Context) (*db.DB, func() error, error) {
+	return openSQLiteCopy(ctx, nil)
+}
+
+// openSQLiteCopy opens a fresh SQLite file in a temporary directory holding
+// a copy of template (nil: empty), removed on close.
+func openSQLiteCopy(ctx context.Context, template []byte) (*db.DB, func() error, error) {
 	dir, err := os.MkdirTemp("", "sky-durabletest-*")
 	if err != nil {
 		return nil, nil, task.Errorf(task.Io, "durabletest: cannot make a temporary directory: %w", err)
 	}
-	d, err := db.Open(ctx, "sqlite", filepath.Join(dir, "test.db"))
+	file := filepath.Join(dir, "test.db")
+	if template != nil {
+		if err := os.WriteFile(file, template, 0o600); err != nil {
+			os.RemoveAll(dir)
+			return nil, nil, task.Errorf(task.Io, "durabletest: cannot copy the template database: %w", err)
+		}
+	}
+	d, err := db.Open(ctx, "sqlite", file)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, nil, err
@@ -68,6 +81,47 @@ func SQLite(ctx context.Context) (*db.DB, func() error, error) {
 		os.RemoveAll(dir)
 		return err
 	}, nil
+}
+
+// SQLiteCopies is an Opener like SQLite whose databases are copies of one
+// file that already has the durable tables (made on the first open), so a
+// fresh Harness costs a file copy instead of the migrations: what
+// CrashEverywhere, which makes one per crash point, uses.
+func SQLiteCopies() Opener {
+	var template []byte
+	return func(ctx context.Context) (*db.DB, func() error, error) {
+		if template == nil {
+			t, err := sqliteTemplate(ctx)
+			if err != nil {
+				return nil, nil, fmt.Errorf("durabletest: cannot make the template database: %w", err)
+			}
+			template = t
+		}
+		return openSQLiteCopy(ctx, template)
+	}
+}
+
+// sqliteTemplate is the content of a SQLite file with the durable tables.
+func sqliteTemplate(ctx context.Context) ([]byte, error) {
+	dir, err := os.MkdirTemp("", "sky-durabletest-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	file := filepath.Join(dir, "template.db")
+	d, err := db.Open(ctx, "sqlite", file)
+	if err != nil {
+		return nil, err
+	}
+	if err := durable.New(d, durable.Options{}).Setup(ctx); err != nil {
+		d.Close()
+		return nil, err
+	}
+	// Closing the last connection checkpoints the WAL into the file.
+	if err := d.Close(); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(file)
 }
 
 // New makes a Harness whose worker polls defs: a fresh SQLite database in a
