@@ -200,6 +200,18 @@ func (h *Harness) Start(ctx context.Context, w durable.Workflow, runID, input st
 	return h.e.StartJSON(ctx, w, runID, input)
 }
 
+// StartWith starts a run with options (priority, deadline): the deadline
+// counts on the virtual clock.
+func (h *Harness) StartWith(ctx context.Context, opts durable.StartOptions, w durable.Workflow, runID, input string) error {
+	return h.e.StartJSONWith(ctx, opts, w, runID, input)
+}
+
+// Schedule declares a schedule on the virtual clock: Advance stops at each
+// of its ticks, so each tick it passes starts its run once.
+func (h *Harness) Schedule(ctx context.Context, w durable.Workflow, id, expr, input string, opts durable.ScheduleOptions) error {
+	return h.e.ScheduleJSON(ctx, w, id, expr, input, opts)
+}
+
 // Signal stores signal name with a JSON payload for run runID. Like
 // Engine.Signal it does not advance the run: Drain or Advance does.
 func (h *Harness) Signal(ctx context.Context, runID, name, payload string) error {
@@ -245,9 +257,10 @@ func (h *Harness) release(ctx context.Context, run string) error {
 	return nil
 }
 
-// Advance moves the virtual clock forward by d, stopping at each wake time
-// on the way to run what is due then (a timer set while advancing fires in
-// the same call if it falls within d), and drains at the end.
+// Advance moves the virtual clock forward by d, stopping at each wake time,
+// schedule tick and run deadline on the way to run what is due then (a
+// timer set while advancing fires in the same call if it falls within d),
+// and drains at the end.
 func (h *Harness) Advance(ctx context.Context, d time.Duration) error {
 	if d < 0 {
 		return task.Errorf(task.InvalidInput, "durabletest: cannot move the clock back (by %s)", d)
@@ -262,32 +275,51 @@ func (h *Harness) Advance(ctx context.Context, d time.Duration) error {
 			return err
 		}
 		if !ok {
-			h.setNow(target)
+			h.moveTo(target)
 			return h.Drain(ctx)
 		}
-		h.setNow(next)
+		h.moveTo(next)
 	}
 }
 
-// nextWake is the earliest wake time after now and at or before target of
-// a run waiting on a timer or in backoff.
+// moveTo sets the virtual clock to t with a fresh worker, whose deadline
+// sweep and schedule check (each at most once a second of its clock) are
+// due at once, so a deadline or tick fires at its own time.
+func (h *Harness) moveTo(t time.Time) {
+	h.setNow(t)
+	h.e = h.newWorker()
+}
+
+// nextWake is the earliest time after now and at or before target when
+// something becomes due: the wake time of a run waiting on a timer or in
+// backoff, a run's deadline, a schedule's next tick.
 func (h *Harness) nextWake(ctx context.Context, target time.Time) (time.Time, bool, error) {
 	var next time.Time
 	now := h.Now()
+	consider := func(w time.Time) {
+		if w.IsZero() || !w.After(now) || w.After(target) {
+			return
+		}
+		if next.IsZero() || w.Before(next) {
+			next = w
+		}
+	}
 	for _, st := range []durable.Status{durable.StatusWaiting, durable.StatusFailed} {
 		runs, err := h.e.ListRuns(ctx, durable.ListFilter{Status: st, Limit: math.MaxInt32})
 		if err != nil {
 			return time.Time{}, false, err
 		}
 		for _, r := range runs {
-			w := r.WakeAt
-			if w.IsZero() || !w.After(now) || w.After(target) {
-				continue
-			}
-			if next.IsZero() || w.Before(next) {
-				next = w
-			}
+			consider(r.WakeAt)
+			consider(r.Deadline)
 		}
+	}
+	schedules, err := h.e.Schedules(ctx)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	for _, s := range schedules {
+		consider(s.NextAt)
 	}
 	return next, !next.IsZero(), nil
 }
