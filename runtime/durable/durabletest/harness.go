@@ -292,7 +292,8 @@ func (h *Harness) moveTo(t time.Time) {
 
 // nextWake is the earliest time after now and at or before target when
 // something becomes due: the wake time of a run waiting on a timer or in
-// backoff, a run's deadline, a schedule's next tick.
+// backoff, a run's deadline, a schedule's next tick, a rate limit's next
+// claim.
 func (h *Harness) nextWake(ctx context.Context, target time.Time) (time.Time, bool, error) {
 	var next time.Time
 	now := h.Now()
@@ -320,6 +321,17 @@ func (h *Harness) nextWake(ctx context.Context, target time.Time) (time.Time, bo
 	}
 	for _, s := range schedules {
 		consider(s.NextAt)
+	}
+	names := make([]string, len(h.defs))
+	for i, w := range h.defs {
+		names[i] = w.Name
+	}
+	claims, err := h.e.NextRateClaims(ctx, names)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	for _, t := range claims {
+		consider(t)
 	}
 	return next, !next.IsZero(), nil
 }
