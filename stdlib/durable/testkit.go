@@ -59,17 +59,9 @@ func TestKernels() []value.Kernel {
 			if err != nil {
 				return nil, err
 			}
-			def, err := defArg(fn, a[1])
+			def, id, expr, err := scheduleArgs(fn, a)
 			if err != nil {
 				return nil, err
-			}
-			id, ok := a[2].(string)
-			if !ok {
-				return nil, value.BadArg(fn, "a String schedule id", a[2])
-			}
-			expr, ok := a[3].(string)
-			if !ok {
-				return nil, value.BadArg(fn, "a String cron expression", a[3])
 			}
 			return unitOf(func(ctx context.Context) error {
 				return durable.ScheduleRuns(ctx, h.Engine(), def.def, id, expr, a[4], durable.ScheduleOptions{})
