@@ -310,10 +310,10 @@ type propertyStore struct {
 }
 
 // propertyStores: SQLite runs all 200 generated workflows; PostgreSQL,
-// where every statement is a round trip, the first 40 of the same ones.
+// where every statement is a round trip, the first 20 of the same ones.
 var propertyStores = []propertyStore{
 	{"sqlite", func(*testing.T) Opener { return SQLiteCopies() }, 200, 2},
-	{"postgres", postgresOpener, 40, 4},
+	{"postgres", postgresOpener, 20, 4},
 }
 
 // crashCase is one generated workflow to crash everywhere.
@@ -402,7 +402,7 @@ func (g genCase) has(k opKind) bool {
 func TestCrashEverywhereFindsEverySeededBug(t *testing.T) {
 	bugs := []opKind{bugBetweenSteps, bugExternal, bugStepID, bugNoTx}
 	r := rand.New(rand.NewPCG(propertySeed, 2))
-	const perBug = 25
+	const perBug = 10
 	var cases []crashCase
 	for i := range perBug {
 		for _, bug := range bugs {
