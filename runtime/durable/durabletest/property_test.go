@@ -274,7 +274,11 @@ func (g genCase) run(w durable.Workflow, runID string) Script {
 // crash), emptied: the workflows' tables dropped and the engine's rows
 // deleted (so Setup has nothing to migrate).
 func postgresOpener(t *testing.T) Opener {
-	d, err := db.Open(context.Background(), "postgres", dbtest.URL(t, "postgres")+"&synchronous_commit=off")
+	dsn, sep := dbtest.URL(t, "postgres"), "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	d, err := db.Open(context.Background(), "postgres", dsn+sep+"synchronous_commit=off")
 	if err != nil {
 		t.Fatal(err)
 	}
