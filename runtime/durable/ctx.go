@@ -63,6 +63,11 @@ type Ctx struct {
 	pendingFailure bool
 	// crashed is set once Options.OnBoundary stopped the worker (boundary.go).
 	crashed *task.Error
+	// misuse is a durable operation or a poll reached inside a step's task:
+	// the run fails with it (guard.go).
+	misuse *task.Error
+	// halt is a step task's request to stop the program (guard.go).
+	halt error
 }
 
 func newCtx(e *Engine, cl store.Claimed, token string, journal []JournalEntry) *Ctx {
@@ -135,6 +140,9 @@ func (c *Ctx) check(id string, kinds []EntryKind) (*JournalEntry, error) {
 	if c.broken != nil {
 		return nil, c.broken
 	}
+	if c.misuse != nil {
+		return nil, c.misuse
+	}
 	if c.retrying != nil {
 		return nil, c.retrying.refusal(c.f.RunID, id)
 	}
@@ -146,7 +154,8 @@ func (c *Ctx) check(id string, kinds []EntryKind) (*JournalEntry, error) {
 		return nil, suspendError(c.f.RunID, "an earlier wait in this body suspended it")
 	}
 	if c.inStep != "" {
-		return nil, nestedStep(c.f.RunID, c.inStep, id)
+		c.misuse = nestedStep(c.f.RunID, c.inStep, id)
+		return nil, c.misuse
 	}
 	if c.seen[id] {
 		return nil, duplicateStep(c.f.RunID, id)

@@ -164,6 +164,23 @@ func (e *Engine) declare(ctx context.Context, l store.Limits) error {
 	return nil
 }
 
+// NextRateClaims lists, for each of the named workflows whose rate limit
+// spaces its claims, the earliest time its next claim is allowed (the test
+// kit's virtual clock stops there). One query.
+func (e *Engine) NextRateClaims(ctx context.Context, names []string) ([]time.Time, error) {
+	states, err := e.store.FlowStates(ctx, names, e.lease, e.now())
+	if err != nil {
+		return nil, err
+	}
+	var out []time.Time
+	for _, st := range states {
+		if !st.NextClaimAt.IsZero() {
+			out = append(out, st.NextClaimAt)
+		}
+	}
+	return out, nil
+}
+
 // HeldBy says, for each due run of runs that a limit holds back, which
 // (view.HeldText words it: "held by concurrency (key k)"). It reads the
 // limits and running counts of the runs' workflows in one query.

@@ -52,6 +52,10 @@ func IsPermanent(err error) bool {
 // attempt: the body sees the error, but no durable operation may follow
 // and the run is retried from the top whatever the body returns.
 func stepFailed(ctx context.Context, c *Ctx, stepID string, err error) error {
+	if IsHalt(err) {
+		c.halted(err)
+		return err
+	}
 	if ctx.Err() != nil || IsLeaseLost(err) || IsCrashed(err) || IsSuspend(err) {
 		return err
 	}

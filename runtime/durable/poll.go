@@ -40,6 +40,9 @@ func (e *Engine) Poll(ctx context.Context, defs []Workflow) (didWork bool, err e
 // several versions of one workflow name: each run is advanced by the body
 // of the version it was started with.
 func (e *Engine) PollWith(ctx context.Context, defs []Workflow, opts PollOptions) (didWork bool, err error) {
+	if err := refuseInStep(ctx, "Durable.poll"); err != nil {
+		return false, err
+	}
 	didWork, _, err = e.pollWait(ctx, defs, opts)
 	return didWork, err
 }
@@ -202,6 +205,10 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 	if failed := c.retryErr(); failed != nil {
 		bodyErr = failed // a step failed and is retried, whatever the body made of it
 	}
+	if misuse := c.misuseErr(); misuse != nil {
+		bodyErr = misuse // permanent, whatever the body made of it
+	}
+	halt := c.haltErr(bodyErr)
 	switch {
 	case c.crashedErr() != nil:
 		log.Warn("durable worker stopped at an injected crash point; the run stays claimed until its lease runs out", "step", c.at())
@@ -211,6 +218,8 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 		e.deadlines.leaseLost()
 		log.Warn("durable lease lost: another worker owns the run now, or it was cancelled or timed out; stopping", "step", c.at())
 		return true, nil
+	case halt != nil:
+		// The program asked to stop: released below, as by a stopping worker.
 	case suspended:
 		att.outcome = "suspended"
 		return true, nil
@@ -246,10 +255,11 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 		}
 		log.Warn("durable step result not journalled; the step runs again on retry", "step", c.at(), "error", errText(err))
 	}
-	if ctx.Err() != nil {
-		// The worker is shutting down; the run is not at fault. Give it
-		// back, due at once, so a peer resumes it now rather than when the
-		// lease expires (which is what happens if this write fails too).
+	if ctx.Err() != nil || halt != nil {
+		// The worker is shutting down (or the program is stopping); the
+		// run is not at fault. Give it back, due at once, so a peer resumes
+		// it now rather than when the lease expires (which is what happens
+		// if this write fails too).
 		att.outcome = "released"
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 		defer cancel()
@@ -258,6 +268,9 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 			log.Info("durable run released: the worker is stopping; it is due again at once", "step", c.at())
 		case !IsLeaseLost(err):
 			log.Warn("durable run not released; it is resumed when its lease expires", "step", c.at(), "error", errText(err))
+		}
+		if halt != nil {
+			return true, halt
 		}
 		return true, task.As(ctx.Err())
 	}

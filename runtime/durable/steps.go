@@ -57,7 +57,7 @@ func freshStep[A any](ctx context.Context, c *Ctx, cd codec.Codec[A], stepID str
 	if err := c.cross(BeforeEffect, JournalEntry{StepID: stepID, Kind: KindStep}, false); err != nil {
 		return zero, err
 	}
-	stepCtx, lazy := db.WithLazyTx(ctx, c.e.db)
+	stepCtx, lazy := db.WithLazyTx(withinStep(ctx, c, stepID), c.e.db)
 	a, err := task.Run(stepCtx, t)
 	if err != nil {
 		rollback(ctx, lazy)
@@ -122,7 +122,7 @@ func Transaction[A any](c *Ctx, cd codec.Codec[A], stepID string, fn func(ctx co
 		var e JournalEntry
 		var fnErr error
 		ctx, span := c.e.tel.step(ctx, c, stepID)
-		err = c.e.db.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+		err = c.e.db.WithTransaction(withinStep(ctx, c, stepID), func(ctx context.Context, tx *db.DB) error {
 			var err error
 			a, err = fn(ctx, tx)
 			if err != nil {

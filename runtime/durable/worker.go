@@ -51,9 +51,15 @@ type WorkerStats struct {
 // work and then waiting for its tick or a NOTIFY hint. When ctx ends (say,
 // on SIGTERM) no poller claims again; the runs in flight go on for up to
 // StopTimeout, then are given back. A failed poll (the database is down)
-// is reported and tried again at the next tick. It returns nil after a
-// graceful stop; an error only when defs is empty.
+// is reported and tried again at the next tick. A run whose body asks the
+// program to stop (IsHalt: Sky's System.exit) stops the worker at once: the
+// runs in flight are given back and Work returns that error. It returns nil
+// after a graceful stop; an error otherwise only when defs is empty or Work
+// is called inside a step's task.
 func (e *Engine) Work(ctx context.Context, defs []Workflow, opts WorkerOptions) (WorkerStats, error) {
+	if err := refuseInStep(ctx, "Durable.worker"); err != nil {
+		return WorkerStats{}, err
+	}
 	if len(defs) == 0 {
 		return WorkerStats{}, task.Errorf(task.InvalidInput, "durable worker: no workflows to run; hint: pass the RegisteredWorkflow values of the program (Durable.erase)")
 	}
@@ -70,9 +76,16 @@ func (e *Engine) Work(ctx context.Context, defs []Workflow, opts WorkerOptions) 
 	if report == nil {
 		report = func(string) {}
 	}
-	// The runs in flight outlive ctx by up to StopTimeout.
+	// The runs in flight outlive ctx by up to StopTimeout; a halt ends
+	// both at once.
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	runCtx, cancelRuns := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelRuns()
+	halt := func(err error) {
+		stop(err)
+		cancelRuns()
+	}
 	go func() {
 		select {
 		case <-ctx.Done():
@@ -112,11 +125,14 @@ func (e *Engine) Work(ctx context.Context, defs []Workflow, opts WorkerOptions) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e.poller(ctx, runCtx, defs, opts, i == 0, kick, wake, report, &stats.Advanced)
+			e.poller(ctx, runCtx, defs, opts, i == 0, kick, wake, report, halt, &stats.Advanced)
 		}()
 	}
 	wg.Wait()
 	e.log.Info("durable worker stopped", "worker", e.worker, "advanced", stats.Advanced)
+	if cause := context.Cause(ctx); IsHalt(cause) {
+		return stats, cause
+	}
 	return stats, nil
 }
 
@@ -127,8 +143,9 @@ func (e *Engine) Work(ctx context.Context, defs []Workflow, opts WorkerOptions) 
 // claim of a drain wakes the idle pollers: more runs may be due. A poll
 // that a rate limit refused waits only until the limit's next token (when
 // that comes before the tick, or, for a poller other than the watcher, at
-// all), so the limit delivers its rate.
-func (e *Engine) poller(ctx, runCtx context.Context, defs []Workflow, opts WorkerOptions, watcher bool, kick <-chan struct{}, wake func(string), report func(string), advanced *int64) {
+// all), so the limit delivers its rate. A body's System.exit stops the
+// worker (halt).
+func (e *Engine) poller(ctx, runCtx context.Context, defs []Workflow, opts WorkerOptions, watcher bool, kick <-chan struct{}, wake func(string), report func(string), halt func(error), advanced *int64) {
 	tick := time.NewTimer(0)
 	defer tick.Stop()
 	if !watcher {
@@ -152,6 +169,10 @@ func (e *Engine) poller(ctx, runCtx context.Context, defs []Workflow, opts Worke
 				}
 			}
 			worked, wait, err := e.pollWait(runCtx, defs, PollOptions{Versions: opts.Versions, claimed: claimed})
+			if IsHalt(err) {
+				halt(err)
+				return
+			}
 			if err != nil {
 				if runCtx.Err() == nil {
 					report("durable worker: poll failed: " + errText(err) + "; trying again at the next tick")

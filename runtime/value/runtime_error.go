@@ -59,3 +59,7 @@ type Exit struct{ Code int }
 
 // Error says which exit was requested, for a runner that does not exit.
 func (e *Exit) Error() string { return fmt.Sprintf("System.exit %d", e.Code) }
+
+// HaltsProgram makes an Exit a durable.Halter: a System.exit inside a
+// workflow body or step stops the program instead of failing the run.
+func (e *Exit) HaltsProgram() {}

@@ -43,21 +43,31 @@ func (b *binding) schedule(fn string, opts durable.ScheduleOptions, a []value.Va
 	if err != nil {
 		return nil, err
 	}
-	def, err := defArg(fn, a[1])
+	def, id, expr, err := scheduleArgs(fn, a)
 	if err != nil {
 		return nil, err
-	}
-	id, ok := a[2].(string)
-	if !ok {
-		return nil, value.BadArg(fn, "a String schedule id", a[2])
-	}
-	expr, ok := a[3].(string)
-	if !ok {
-		return nil, value.BadArg(fn, "a String cron expression", a[3])
 	}
 	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
 		return value.Unit{}, setupHint(fn, durable.ScheduleRuns(ctx, e, def.def, id, expr, a[4], opts))
 	})}, nil
+}
+
+// scheduleArgs reads the workflow, schedule id and cron expression of a
+// schedule kernel (Durable.schedule, DurableTest.schedule): a[1] to a[3].
+func scheduleArgs(fn string, a []value.Value) (skyWorkflowDef, string, string, error) {
+	def, err := defArg(fn, a[1])
+	if err != nil {
+		return skyWorkflowDef{}, "", "", err
+	}
+	id, ok := a[2].(string)
+	if !ok {
+		return skyWorkflowDef{}, "", "", value.BadArg(fn, "a String schedule id", a[2])
+	}
+	expr, ok := a[3].(string)
+	if !ok {
+		return skyWorkflowDef{}, "", "", value.BadArg(fn, "a String cron expression", a[3])
+	}
+	return def, id, expr, nil
 }
 
 // registerWithLimitsKernel reads a Limits i record (concurrency : Maybe

@@ -37,6 +37,36 @@ func TestKernels() []value.Kernel {
 			}
 			return unitOf(func(ctx context.Context) error { return durable.Start(ctx, h.Engine(), def.def, id, input) }), nil
 		}},
+		{Name: "DurableTest_startWith", Arity: 5, Fn: func(a []value.Value) (value.Value, error) {
+			const fn = "DurableTest.startWith"
+			h, err := harnessArg(fn, a[0])
+			if err != nil {
+				return nil, err
+			}
+			opts, err := startOptionsArg(fn, a[1])
+			if err != nil {
+				return nil, err
+			}
+			def, id, input, err := startArgs(fn, a[1:])
+			if err != nil {
+				return nil, err
+			}
+			return unitOf(func(ctx context.Context) error { return durable.StartWith(ctx, h.Engine(), opts, def.def, id, input) }), nil
+		}},
+		{Name: "DurableTest_schedule", Arity: 5, Fn: func(a []value.Value) (value.Value, error) {
+			const fn = "DurableTest.schedule"
+			h, err := harnessArg(fn, a[0])
+			if err != nil {
+				return nil, err
+			}
+			def, id, expr, err := scheduleArgs(fn, a)
+			if err != nil {
+				return nil, err
+			}
+			return unitOf(func(ctx context.Context) error {
+				return durable.ScheduleRuns(ctx, h.Engine(), def.def, id, expr, a[4], durable.ScheduleOptions{})
+			}), nil
+		}},
 		{Name: "DurableTest_signal", Arity: 5, Fn: func(a []value.Value) (value.Value, error) {
 			const fn = "DurableTest.signal"
 			h, err := harnessArg(fn, a[0])
@@ -93,7 +123,15 @@ func TestKernels() []value.Kernel {
 			}
 			return skydb.ToValue(h.DB()), nil
 		}},
-		{Name: "DurableTest_crashEverywhere", Arity: 3, Fn: crashEverywhere},
+		{Name: "DurableTest_crashEverywhere", Arity: 3, Fn: func(a []value.Value) (value.Value, error) {
+			const fn = "DurableTest.crashEverywhere"
+			return crashEverywhere(fn, value.FromSlice(a[:1]), a[1], a[2], crashReport)
+		}},
+		{Name: "DurableTest_crashReport", Arity: 3, Fn: func(a []value.Value) (value.Value, error) {
+			return crashEverywhere("DurableTest.crashReport", a[0], a[1], a[2], func(r durabletest.CrashReport) value.Value {
+				return findingList(r.Findings())
+			})
+		}},
 	}
 }
 
@@ -116,28 +154,26 @@ func testRun(a []value.Value) (value.Value, error) {
 	})}, nil
 }
 
-// crashEverywhere is DurableTest.crashEverywhere workflow runId script.
-func crashEverywhere(a []value.Value) (value.Value, error) {
-	const fn = "DurableTest.crashEverywhere"
-	listed, err := registeredList(fn, value.FromSlice(a[:1]))
+// crashEverywhere is DurableTest.crashEverywhere (or crashReport)
+// workflows runId script, its report made a Sky value by report.
+func crashEverywhere(fn string, workflows, runIDArg, script value.Value, report func(durabletest.CrashReport) value.Value) (value.Value, error) {
+	defs, err := workflowsArg(fn, workflows)
 	if err != nil {
 		return nil, err
 	}
-	reg := listed[0]
-	runID, ok := a[1].(string)
+	runID, ok := runIDArg.(string)
 	if !ok {
-		return nil, value.BadArg(fn, "a String run id", a[1])
+		return nil, value.BadArg(fn, "a String run id", runIDArg)
 	}
-	script := a[2]
 	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
-		rep, err := durabletest.CrashEverywhere(ctx, reg.w, runID, func(ctx context.Context, h *durabletest.Harness) error {
+		rep, err := durabletest.CrashEverywhereWith(ctx, durabletest.SQLiteCopies(), defs, runID, func(ctx context.Context, h *durabletest.Harness) error {
 			_, err := task.Run(ctx, value.ApplyTask(fn+" script", script, value.Opaque{Kind: harnessKind, V: h}))
 			return err
 		})
 		if err != nil {
 			return nil, task.As(err)
 		}
-		return crashReport(rep), nil
+		return report(rep), nil
 	})}, nil
 }
 
@@ -151,9 +187,10 @@ func crashReport(r durabletest.CrashReport) value.Value {
 			"name":          p.Name(),
 			"outputMatched": p.OutputMatched,
 			"ranTwice":      stringList(p.RanTwice),
-			"failures":      stringList(p.Failures),
+			"failures":      stringList(findingLines(p.Findings)),
 		})
 	}
+
 	output := value.Nothing
 	if r.Status == durable.StatusDone {
 		output = value.Just(r.Output)
@@ -165,7 +202,33 @@ func crashReport(r durabletest.CrashReport) value.Value {
 		"output":   output,
 		"points":   value.FromSlice(points),
 		"failures": stringList(r.Failures()),
+		"findings": findingList(r.Findings()),
 	})
+}
+
+// findingList is a List CrashFinding.
+func findingList(found []durabletest.Finding) value.Value {
+	findings := make([]value.Value, len(found))
+	for i, f := range found {
+		findings[i] = value.NewRecord(map[string]value.Value{
+			"point":    f.Point,
+			"step":     f.StepID,
+			"boundary": f.Boundary.String(),
+			"differs":  f.Differs,
+			"detail":   f.Detail,
+		})
+	}
+	return value.FromSlice(findings)
+}
+
+// findingLines is a crash point's findings as the lines CrashPoint.failures
+// holds.
+func findingLines(fs []durabletest.Finding) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Detail
+	}
+	return out
 }
 
 func stringList(ss []string) value.Value {

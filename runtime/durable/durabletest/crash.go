@@ -39,10 +39,28 @@ type CrashPoint struct {
 	// the crash-free run: allowed (a plain step is at-least-once; pass its
 	// idempotency key to external services), but worth knowing.
 	RanTwice []string
-	// Failures says what differs from the crash-free run: the output, the
+	// Findings says what differs from the crash-free run: the output, the
 	// journal, or the database (a database effect committed twice).
-	Failures []string
+	Findings []Finding
 }
+
+// Finding is one difference a crash made to what the script observes.
+type Finding struct {
+	// Point is the crash point in words (CrashPoint.Name); StepID and
+	// Boundary the journal entry and boundary the worker was killed at.
+	Point    string
+	StepID   string
+	Boundary durable.Boundary
+	// Differs names what differs: "output" (the run's status or output),
+	// "journal", "table NAME", "script" (it failed after the crash) or
+	// "path" (the run never reached the crash point again).
+	Differs string
+	// Detail says how, in words.
+	Detail string
+}
+
+// String is the finding as one line: `<point>: <detail>`.
+func (f Finding) String() string { return f.Point + ": " + f.Detail }
 
 // Name is the crash point in words: `crash after the effect of step
 // "charge", before its journal commit`.
@@ -57,15 +75,21 @@ func (p CrashPoint) Name() string {
 	return "crash after the journal commit of " + what
 }
 
-// Failures lists every failing crash point, one line per difference:
-// `crash … of step "charge": <what differs>`. Empty when every crash point
-// behaved like the crash-free run.
+// Findings lists what differs at every crash point, in crash point order.
+// Empty when every crash point behaved like the crash-free run.
+func (r CrashReport) Findings() []Finding {
+	var out []Finding
+	for _, p := range r.Points {
+		out = append(out, p.Findings...)
+	}
+	return out
+}
+
+// Failures is Findings as lines: `crash … of step "charge": <what differs>`.
 func (r CrashReport) Failures() []string {
 	var out []string
-	for _, p := range r.Points {
-		for _, f := range p.Failures {
-			out = append(out, p.Name()+": "+f)
-		}
+	for _, f := range r.Findings() {
+		out = append(out, f.String())
 	}
 	return out
 }
@@ -78,10 +102,19 @@ var errInjected = errors.New("crash injected by durabletest.CrashEverywhere")
 // step's effect, after it before its journal commit, after the commit), each
 // time in a fresh Harness with the worker killed at that boundary and the run
 // resumed by a fresh worker over the same database, and compares each
-// outcome with the crash-free run's. It fails only when the crash-free run
-// cannot be made (the script fails, or never starts runID).
+// outcome with the crash-free run's. A crash does not move the virtual
+// clock (the crashed run is released at once), so it changes nothing the
+// script observes but what the workflow does wrong. It fails only when the
+// crash-free run cannot be made (the script fails, or never starts runID).
 func CrashEverywhere(ctx context.Context, w durable.Workflow, runID string, script Script) (CrashReport, error) {
-	free, err := runScenario(ctx, w, runID, script, nil)
+	return CrashEverywhereWith(ctx, SQLiteCopies(), []durable.Workflow{w}, runID, script)
+}
+
+// CrashEverywhereWith is CrashEverywhere with each scenario's Harness on a
+// database open gives, its worker polling defs (the run's workflow and
+// those of its children). Only run runID's boundaries are crashed at.
+func CrashEverywhereWith(ctx context.Context, open Opener, defs []durable.Workflow, runID string, script Script) (CrashReport, error) {
+	free, err := runScenario(ctx, open, defs, runID, script, nil)
 	if err != nil {
 		return CrashReport{}, err
 	}
@@ -104,7 +137,7 @@ func CrashEverywhere(ctx context.Context, w durable.Workflow, runID string, scri
 		}
 		seen[k] = true
 		at := p
-		o, err := runScenario(ctx, w, runID, script, &at)
+		o, err := runScenario(ctx, open, defs, runID, script, &at)
 		if err != nil {
 			return rep, err
 		}
@@ -129,8 +162,8 @@ type outcome struct {
 
 // runScenario runs script in a fresh Harness, crashing the worker the first
 // time it reaches crashAt (nil: never).
-func runScenario(ctx context.Context, w durable.Workflow, runID string, script Script, crashAt *durable.Point) (*outcome, error) {
-	h, err := New(ctx, []durable.Workflow{w})
+func runScenario(ctx context.Context, open Opener, defs []durable.Workflow, runID string, script Script, crashAt *durable.Point) (*outcome, error) {
+	h, err := NewWith(ctx, open, defs)
 	if err != nil {
 		return nil, err
 	}
@@ -187,15 +220,17 @@ func runScenario(ctx context.Context, w durable.Workflow, runID string, script S
 // compare checks one crashed scenario against the crash-free run.
 func compare(p durable.Point, free, o *outcome) CrashPoint {
 	cp := CrashPoint{StepID: p.StepID, Kind: p.Kind, Seq: p.Seq, Boundary: p.Boundary}
-	fail := func(format string, args ...any) { cp.Failures = append(cp.Failures, fmt.Sprintf(format, args...)) }
+	fail := func(differs, format string, args ...any) {
+		cp.Findings = append(cp.Findings, Finding{Point: cp.Name(), StepID: p.StepID, Boundary: p.Boundary, Differs: differs, Detail: fmt.Sprintf(format, args...)})
+	}
 	if o.scriptErr != nil {
-		fail("the script failed after the crash: %v", o.scriptErr)
+		fail("script", "the script failed after the crash: %v", o.scriptErr)
 	}
 	if !o.crashed {
-		fail("the run never reached this point again: it behaves differently in every run")
+		fail("path", "the run never reached this point again: it behaves differently in every run")
 	}
 	if !o.found {
-		fail("the run %q does not exist", free.run.ID)
+		fail("output", "the run %q does not exist", free.run.ID)
 		return cp
 	}
 	cp.OutputMatched = o.run.Status == free.run.Status && o.run.Output == free.run.Output
@@ -204,34 +239,12 @@ func compare(p durable.Point, free, o *outcome) CrashPoint {
 		if o.run.LastError != "" {
 			got += " (last error: " + o.run.LastError + ")"
 		}
-		fail("the run ended %s; without a crash it ended %s with output %s", got, free.run.Status, orNone(free.run.Output))
+		fail("output", "the run ended %s; without a crash it ended %s with output %s", got, free.run.Status, orNone(free.run.Output))
 	}
 	if !slices.Equal(o.journal, free.journal) {
-		fail("the journal is [%s]; without a crash it is [%s]", strings.Join(o.journal, ", "), strings.Join(free.journal, ", "))
+		fail("journal", "the journal is [%s]; without a crash it is [%s]", strings.Join(o.journal, ", "), strings.Join(free.journal, ", "))
 	}
-	diverged := false
-	for seq := 1; seq <= len(free.journal); seq++ {
-		want, ok1 := free.states[seq]
-		got, ok2 := o.states[seq]
-		if !ok1 || !ok2 {
-			continue
-		}
-		if d := want.diff(got); d != "" {
-			step := free.journal[seq-1]
-			what := "step"
-			if free.tx[step] {
-				what = "transactional step"
-			}
-			fail("after the commit of %s %q (journal position %d) the database differs from the crash-free run: %s", what, step, seq, d)
-			diverged = true
-			break
-		}
-	}
-	if !diverged {
-		if d := free.final.diff(o.final); d != "" {
-			fail("at the end the database differs from the crash-free run: %s", d)
-		}
-	}
+	compareTables(free, o, fail)
 	for _, pt := range o.points {
 		id := pt.StepID
 		if pt.Boundary != durable.BeforeEffect || o.tx[id] || free.tx[id] || slices.Contains(cp.RanTwice, id) {
@@ -242,6 +255,34 @@ func compare(p durable.Point, free, o *outcome) CrashPoint {
 		}
 	}
 	return cp
+}
+
+// compareTables reports a difference of the workflow's tables at the end,
+// named after the first journal entry whose commit shows it. Tables that
+// differ only in between (another run's rows committed in another order
+// around this run's entries, say) and end equal are no finding.
+func compareTables(free, o *outcome, fail func(differs, format string, args ...any)) {
+	end := free.final.diff(o.final)
+	if end == nil {
+		return
+	}
+	for seq := 1; seq <= len(free.journal); seq++ {
+		want, ok1 := free.states[seq]
+		got, ok2 := o.states[seq]
+		if !ok1 || !ok2 {
+			continue
+		}
+		if d := want.diff(got); d != nil {
+			step := free.journal[seq-1]
+			what := "step"
+			if free.tx[step] {
+				what = "transactional step"
+			}
+			fail("table "+d.table, "after the commit of %s %q (journal position %d) the database differs from the crash-free run: %s", what, step, seq, d.text)
+			return
+		}
+	}
+	fail("table "+end.table, "at the end the database differs from the crash-free run: %s", end.text)
 }
 
 func orNone(s string) string {

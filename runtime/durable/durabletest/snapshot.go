@@ -15,12 +15,15 @@ import (
 // snapshots compare whatever order the rows came in.
 type tables map[string][]string
 
-// sqliteUserTables lists the tables a workflow or a script created.
-const sqliteUserTables = `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\_sky\_%' ESCAPE '\' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`
+// userTables lists the tables a workflow or a script created, by dialect.
+var userTables = map[db.Dialect]string{
+	db.SQLite:   `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\_sky\_%' ESCAPE '\' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`,
+	db.Postgres: `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name NOT LIKE '\_sky\_%' ORDER BY table_name`,
+}
 
-// snapshot reads every user table of d (a Harness's SQLite database).
+// snapshot reads every user table of d (a Harness's database).
 func snapshot(ctx context.Context, d *db.DB) (tables, error) {
-	names, err := d.QueryMaps(ctx, sqliteUserTables)
+	names, err := d.QueryMaps(ctx, userTables[d.Dialect()])
 	if err != nil {
 		return nil, err
 	}
@@ -54,9 +57,12 @@ func renderRow(r map[string]string) string {
 	return "{" + strings.Join(parts, " ") + "}"
 }
 
+// tableDiff is the first difference of two snapshots: the table and how.
+type tableDiff struct{ table, text string }
+
 // diff describes the first difference of got from want (the crash-free
-// run's), or "" when they are equal.
-func (want tables) diff(got tables) string {
+// run's), or nil when they are equal.
+func (want tables) diff(got tables) *tableDiff {
 	names := make([]string, 0, len(want)+len(got))
 	for n := range want {
 		names = append(names, n)
@@ -73,11 +79,11 @@ func (want tables) diff(got tables) string {
 			continue
 		}
 		if len(w) != len(g) {
-			return fmt.Sprintf("table %s has %d rows, the crash-free run has %d%s", n, len(g), len(w), firstExtra(w, g))
+			return &tableDiff{n, fmt.Sprintf("table %s has %d rows, the crash-free run has %d%s", n, len(g), len(w), firstExtra(w, g))}
 		}
-		return fmt.Sprintf("table %s differs%s", n, firstExtra(w, g))
+		return &tableDiff{n, fmt.Sprintf("table %s differs%s", n, firstExtra(w, g))}
 	}
-	return ""
+	return nil
 }
 
 // firstExtra names a row of got that want lacks (a row counted twice
