@@ -19,12 +19,12 @@ func TestDocServiceProgram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const open = "  ```elm\n  module Main"
+	const open = "  ```elm module\n  module Main"
 	start := strings.Index(string(text), open)
 	if start < 0 {
 		t.Fatal("docs/language.md has no indented service program")
 	}
-	body := string(text[start+len("  ```elm\n"):])
+	body := string(text[start+len("  ```elm module\n"):])
 	body = body[:strings.Index(body, "  ```\n")]
 	var src strings.Builder
 	for _, l := range strings.Split(body, "\n") {

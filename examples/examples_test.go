@@ -107,8 +107,9 @@ func TestExamples(t *testing.T) {
 	}
 }
 
-// TestDocExamples runs the complete programs (```elm blocks that start with
-// `module Main`) in the user docs and checks the output the doc promises.
+// TestDocExamples runs the first complete program (an ```elm program block,
+// see cmd/sky's docs test) of two user docs with the real binary and checks
+// the output the doc promises.
 func TestDocExamples(t *testing.T) {
 	sky := buildSky(t)
 	cases := []struct {
@@ -123,11 +124,12 @@ func TestDocExamples(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		start := strings.Index(string(text), "```elm\nmodule Main")
+		const open = "```elm program\nmodule Main"
+		start := strings.Index(string(text), open)
 		if start < 0 {
 			t.Fatalf("%s has no complete Sky program", c.doc)
 		}
-		body := string(text[start+len("```elm\n"):])
+		body := string(text[start+len("```elm program\n"):])
 		body = body[:strings.Index(body, "```")]
 		dir := t.TempDir()
 		if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err != nil {
