@@ -40,11 +40,11 @@ func TestPollWithChainsCompletionAndClaim(t *testing.T) {
 				t.Errorf("%s: %s %s journal %v; want done %q, [a]", id, r.Status, r.Output, stepIDs(j), id+"A")
 			}
 		}
-		// The first poll of an engine also sweeps for runs past their
-		// deadline (deadline.go) and looks for due schedule ticks.
-		want := []string{"timeout", "schedule", "claim", "complete+claim", "complete+claim", "complete+claim"}
+		// The first poll of an engine also probes for due runs, runs past
+		// their deadline and due schedule ticks (Engine.background).
+		want := []string{"probe", "claim", "complete+claim", "complete+claim", "complete+claim"}
 		if driver == "sqlite" {
-			want = []string{"timeout", "schedule", "claim", "append", "complete", "claim", "append", "complete", "claim", "append", "complete", "claim"}
+			want = []string{"probe", "claim", "append", "complete", "claim", "append", "complete", "claim", "append", "complete", "claim"}
 		}
 		if diff := cmp.Diff(want, ops); diff != "" {
 			t.Errorf("statements (-want +got):\n%s", diff)

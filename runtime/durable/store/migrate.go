@@ -93,10 +93,19 @@ func (m Migrator) Current(ctx context.Context, q *db.DB) (int, error) {
 	// the table is there at all.
 	var n int64
 	m.Hook("setup", m.TableExists)
-	if err2 := q.QueryRow(ctx, m.TableExists).Scan(&n); err2 != nil || n > 0 {
+	if err2 := q.QueryRow(ctx, m.TableExists).Scan(&n); err2 != nil {
 		return 0, err
 	}
-	return 0, nil
+	if n == 0 {
+		return 0, nil
+	}
+	// Another process created it between the two statements (Setups
+	// racing: TestInstallHintsIsIdempotentUnderConcurrency): read it now.
+	m.Hook("setup", sql)
+	if err := q.QueryRow(ctx, sql).Scan(&v); err != nil {
+		return 0, err
+	}
+	return int(v), nil
 }
 
 // Up migrates the database to version target (0: the latest) in one
