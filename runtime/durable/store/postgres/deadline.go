@@ -152,7 +152,7 @@ SELECT EXISTS (
 
 func (s *Store) Probe(ctx context.Context, workflows []string, now time.Time) (store.Probe, error) {
 	var p store.Probe
-	names := jsonText(workflows)
+	names := jsonText(append([]string{}, workflows...)) // nil: an empty array
 	s.hook("probe", pgProbe)
 	err := s.d.QueryRow(ctx, pgProbe, clockArg(now), names, names).Scan(&p.Due, &p.Overdue, &p.SchedulesDue)
 	return p, err

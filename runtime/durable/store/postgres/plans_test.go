@@ -309,6 +309,11 @@ func checkEveryConstantSent(t *testing.T, log *statementLog) {
 // holding several texts lists each.
 var sqlConstants = map[string][]string{
 	"pgProbe":                    {pgProbe},
+	"pgNextToken":                {pgNextToken},
+	"pgStatsHolds":               {pgStatsHolds},
+	"pgStatsHeld":                {pgStatsHeld},
+	"pgStatsHeldCount":           {pgStatsHeldCount},
+	"pgStatsDueRun":              {pgStatsDueRun},
 	"pgAdmit":                    {pgAdmit},
 	"pgAnyOverdue":               {pgAnyOverdue},
 	"pgAnyScheduleDue":           {pgAnyScheduleDue},

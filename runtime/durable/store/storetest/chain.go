@@ -107,3 +107,50 @@ var chainCases = []storeCase{
 		}
 	}},
 }
+
+func init() { cases = append(cases, probeCases...) }
+
+// probeCases: Store.Probe, the one statement of a poll's first look in a
+// second.
+var probeCases = []storeCase{
+	{"ProbeSeesDueRunsDeadlinesAndScheduleTicks", func(f *fixture) {
+		probe := func(at time.Time, workflows ...string) store.Probe {
+			f.t.Helper()
+			p, err := f.s.Probe(f.ctx, workflows, at)
+			f.ok("Probe", err)
+			return p
+		}
+		if p := probe(T0, "w"); p != (store.Probe{}) {
+			f.t.Errorf("Probe of an empty database = %+v, want nothing", p)
+		}
+		f.insert("later", "w", 1, T0.Add(time.Hour))
+		if p := probe(T0, "w"); p.Due {
+			f.t.Errorf("a run due in an hour is due now: %+v", p)
+		}
+		if p := probe(T0.Add(time.Hour), "w"); !p.Due {
+			f.t.Errorf("a run due now is not seen: %+v", p)
+		}
+		if p := probe(T0.Add(time.Hour), "other"); p.Due {
+			f.t.Errorf("a run of another workflow is seen: %+v", p)
+		}
+		f.insertWithDeadline("bounded", "x", "", time.Minute, T0)
+		if p := probe(T0.Add(30 * time.Second)); p.Overdue {
+			f.t.Errorf("a deadline not yet passed is overdue: %+v", p)
+		}
+		if p := probe(T0.Add(2 * time.Minute)); !p.Overdue {
+			f.t.Errorf("a passed deadline is not seen: %+v", p)
+		}
+		_, err := f.s.PutSchedule(f.ctx, store.Schedule{ID: "hourly", Workflow: "w", Version: 1, Cron: "@every 1h", Input: `1`}, T0,
+			func(at time.Time) time.Time { return at.Add(time.Hour) })
+		f.ok("PutSchedule", err)
+		if p := probe(T0.Add(30*time.Minute), "w"); p.SchedulesDue {
+			f.t.Errorf("a tick due in an hour is due: %+v", p)
+		}
+		if p := probe(T0.Add(2*time.Hour), "w"); !p.SchedulesDue {
+			f.t.Errorf("a due tick is not seen: %+v", p)
+		}
+		if p := probe(T0.Add(2*time.Hour), "x"); p.SchedulesDue {
+			f.t.Errorf("a tick of another workflow is seen: %+v", p)
+		}
+	}},
+}
