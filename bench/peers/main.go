@@ -39,7 +39,11 @@ type config struct {
 	// prints that many statements by total time for each PostgreSQL run's
 	// timed phase.
 	Statements int
-	Out        io.Writer
+	// ExplainOver, when > 0, loads auto_explain into the cluster, which
+	// logs the plan of every statement slower than it; the server's log is
+	// kept (its path printed at the end).
+	ExplainOver time.Duration
+	Out         io.Writer
 }
 
 func main() {
@@ -58,6 +62,7 @@ func main() {
 	flag.StringVar(&wls, "workloads", "all3,all1,serial", "workloads: all3 (3 steps all at once), all1 (1 step all at once), serial (3 steps one at a time)")
 	flag.DurationVar(&cfg.DBOSPoll, "dbos-poll", 10*time.Millisecond, "DBOS queue base polling interval (DBOS's default is 1s)")
 	flag.IntVar(&cfg.Statements, "statements", 0, "load pg_stat_statements and print this many top statements (by total time) of each PostgreSQL run")
+	flag.DurationVar(&cfg.ExplainOver, "explain-over", 0, "load auto_explain: the server logs the plan of every statement slower than this, and its log is kept")
 	flag.Parse()
 	if child != "" {
 		runChild(child)
@@ -124,6 +129,8 @@ func (cfg config) check() error {
 			cfg.Rounds, cfg.Workflows, cfg.Pollers, cfg.Warm, cfg.Serial)
 	case cfg.DBOSPoll <= 0:
 		return fmt.Errorf("-dbos-poll must be positive, not %s", cfg.DBOSPoll)
+	case cfg.Statements < 0 || cfg.ExplainOver < 0:
+		return fmt.Errorf("-statements and -explain-over cannot be negative (got %d, %s)", cfg.Statements, cfg.ExplainOver)
 	}
 	return nil
 }

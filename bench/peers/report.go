@@ -44,7 +44,8 @@ func (r *runner) printMeasurement(m measurement) {
 		m.Driver, workloadNames[m.Workload], m.Variant.Label, res.rate(), lat,
 		res.commitsPerWorkflow(), res.perWorkflow(res.ProcCPU), res.perWorkflow(res.ServerCPU))
 	for _, s := range m.Top {
-		r.printf("      %9.1f ms %7d calls %8.3f ms/call %8d rows %6d blocks read  %s\n", s.TotalMs, s.Calls, s.MeanMs, s.Rows, s.SharedBlocksRead, s.Query)
+		r.printf("      %8.1f ms %6d calls %7.3f ms/call %6d rows %7.1f+%.1f blocks/call  planned %d (%.1f ms)  JIT %d functions (%.1f ms)  %s\n",
+			s.TotalMs, s.Calls, s.MeanMs, s.Rows, s.BlocksHit, s.BlocksRead, s.Plans, s.PlanMs, s.JITFunctions, s.JITMs, s.Query)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -85,10 +86,10 @@ func runWith(ctx context.Context, cfg config) (*runner, error) {
 	r := &runner{cfg: cfg, exe: exe}
 	for _, d := range cfg.Drivers {
 		if d == "postgres" {
-			if r.pg, err = startCluster(ctx, cfg.Statements > 0); err != nil {
+			if r.pg, err = startCluster(ctx, cfg.Statements > 0, cfg.ExplainOver); err != nil {
 				return nil, err
 			}
-			defer r.pg.stop()
+			defer r.pg.stop(cfg.ExplainOver > 0)
 		}
 	}
 	r.header(ctx)
@@ -116,13 +117,25 @@ func runWith(ctx context.Context, cfg config) (*runner, error) {
 }
 
 // startCluster starts the private server with PostgreSQL's defaults (fsync
-// and synchronous_commit on), with pg_stat_statements loaded when asked.
-func startCluster(ctx context.Context, statements bool) (*cluster, error) {
-	settings := ""
+// and synchronous_commit on), with pg_stat_statements loaded when asked,
+// and auto_explain logging the plans of statements slower than explainOver
+// when that is positive.
+func startCluster(ctx context.Context, statements bool, explainOver time.Duration) (*cluster, error) {
+	var libs, settings []string
 	if statements {
-		settings = "-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.max=1000"
+		libs = append(libs, "pg_stat_statements")
+		settings = append(settings, "-c pg_stat_statements.max=1000", "-c pg_stat_statements.track_planning=on")
 	}
-	srv, err := dbtest.StartServer(ctx, settings)
+	if explainOver > 0 {
+		libs = append(libs, "auto_explain")
+		// The prefix names the database, hence the engine and the cell.
+		settings = append(settings, fmt.Sprintf("-c auto_explain.log_min_duration=%dus", explainOver.Microseconds()),
+			"-c log_line_prefix=%m[%p]%d:")
+	}
+	if len(libs) > 0 {
+		settings = append(settings, "-c shared_preload_libraries="+strings.Join(libs, ","))
+	}
+	srv, err := dbtest.StartServer(ctx, strings.Join(settings, " "))
 	if err != nil {
 		return nil, err
 	}
@@ -134,19 +147,43 @@ func startCluster(ctx context.Context, statements bool) (*cluster, error) {
 		_, err = c.admin.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
 	}
 	if err != nil {
-		c.stop()
+		c.stop(false)
 		return nil, err
 	}
 	return c, nil
 }
 
-func (c *cluster) stop() {
+// stop stops the server, first copying its log to a file it names on
+// stderr when keepLog is set (Stop removes the cluster's directory).
+func (c *cluster) stop(keepLog bool) {
 	if c.admin != nil {
 		c.admin.Close(context.Background())
+	}
+	if keepLog {
+		if err := c.keepLog(); err != nil {
+			fmt.Fprintln(os.Stderr, "peers: keep the server log:", err)
+		}
 	}
 	if err := c.srv.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "peers:", err)
 	}
+}
+
+func (c *cluster) keepLog() error {
+	b, err := os.ReadFile(filepath.Join(c.srv.Dir(), "server.log"))
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp("", "peers-server-*.log")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	fmt.Fprintln(os.Stderr, "peers: the server's log, with the plans auto_explain logged:", f.Name())
+	return f.Close()
 }
 
 // measure runs one child on a fresh database and reads what it made.
@@ -217,19 +254,30 @@ func (r *runner) child(ctx context.Context, sp spec) (result, error) {
 
 // statement is one line of pg_stat_statements.
 type statement struct {
-	Calls            int64
-	TotalMs, MeanMs  float64
-	Rows             int64
-	Query            string
-	SharedBlocksRead int64
+	Calls           int64
+	TotalMs, MeanMs float64
+	Rows            int64
+	Query           string
+	// BlocksHit and BlocksRead are the shared buffers it read from the
+	// cache and from outside it, per call.
+	BlocksHit, BlocksRead float64
+	// Plans and PlanMs are its plannings and their total time; JITFunctions
+	// and JITMs what JIT compiled and the time that took.
+	Plans        int64
+	PlanMs       float64
+	JITFunctions int64
+	JITMs        float64
 }
 
 // topStatements are database's n statements by total execution time since
 // the child's timed phase began (the child resets the view then).
 func (c *cluster) topStatements(ctx context.Context, database string, n int) ([]statement, error) {
 	rows, err := c.admin.Query(ctx, `
-		SELECT s.calls, s.total_exec_time, s.mean_exec_time, s.rows, s.shared_blks_read,
-		       left(regexp_replace(s.query, '\s+', ' ', 'g'), 220)
+		SELECT s.calls, s.total_exec_time, s.mean_exec_time, s.rows,
+		       s.shared_blks_hit::float8 / s.calls, s.shared_blks_read::float8 / s.calls,
+		       s.plans, s.total_plan_time, s.jit_functions,
+		       s.jit_generation_time + s.jit_inlining_time + s.jit_optimization_time + s.jit_emission_time,
+		       left(regexp_replace(s.query, '\s+', ' ', 'g'), 200)
 		FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
 		WHERE d.datname = $1
 		ORDER BY s.total_exec_time DESC LIMIT $2`, database, n)
@@ -240,7 +288,8 @@ func (c *cluster) topStatements(ctx context.Context, database string, n int) ([]
 	var out []statement
 	for rows.Next() {
 		var s statement
-		if err := rows.Scan(&s.Calls, &s.TotalMs, &s.MeanMs, &s.Rows, &s.SharedBlocksRead, &s.Query); err != nil {
+		if err := rows.Scan(&s.Calls, &s.TotalMs, &s.MeanMs, &s.Rows, &s.BlocksHit, &s.BlocksRead,
+			&s.Plans, &s.PlanMs, &s.JITFunctions, &s.JITMs, &s.Query); err != nil {
 			return nil, err
 		}
 		out = append(out, s)
