@@ -21,8 +21,9 @@ func TestMain(m *testing.M) {
 
 // TestTinyRun runs every cell once with a handful of workflows, on a
 // private cluster and SQLite, and checks what it counts, never a timing:
-// every child ran its workflows, PostgreSQL runs counted commits and read
-// their top statements, SQLite runs say they have no server.
+// every child ran its workflows, PostgreSQL runs counted commits, read
+// their top statements and had their plans logged, SQLite runs say they
+// have no server.
 func TestTinyRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -30,12 +31,26 @@ func TestTinyRun(t *testing.T) {
 	cfg := config{
 		Rounds: 1, Workflows: 20, Pollers: 2, Warm: 2, Serial: 5,
 		MaxRuns: []int{1, 10}, Drivers: []string{"postgres", "sqlite"}, Workloads: []string{allThree, allOne, oneByOne},
-		DBOSPoll: 10 * time.Millisecond, Statements: 3, Out: &out,
+		DBOSPoll: 10 * time.Millisecond, Statements: 3, ExplainOver: time.Microsecond, Out: &out,
 	}
 	r, err := runWith(ctx, cfg)
 	t.Log("\n" + out.String())
 	if err != nil {
 		t.Fatal(err)
+	}
+	// auto_explain logged plans, each line naming its database.
+	if r.serverLog == "" {
+		t.Fatal("no server log kept with -explain-over")
+	}
+	t.Cleanup(func() { os.Remove(r.serverLog) })
+	log, err := os.ReadFile(r.serverLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"peers_r1_sky_all3_1:LOG:  duration:", "peers_r1_dbos_serial_0:LOG:  duration:", "plan:"} {
+		if !strings.Contains(string(log), want) {
+			t.Errorf("the server log %s does not hold %q", r.serverLog, want)
+		}
 	}
 	// Per store: DBOS and 2 variants on 2 workloads, DBOS and 1 on one.
 	if got, want := len(r.runs), 2*(3+3+2); got != want {

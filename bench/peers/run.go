@@ -61,6 +61,8 @@ type runner struct {
 	exe  string
 	pg   *cluster // nil without postgres among the drivers
 	runs []measurement
+	// serverLog is the copy of the server's log kept with -explain-over.
+	serverLog string
 }
 
 // measurement is one child's outcome.
@@ -89,7 +91,7 @@ func runWith(ctx context.Context, cfg config) (*runner, error) {
 			if r.pg, err = startCluster(ctx, cfg.Statements > 0, cfg.ExplainOver); err != nil {
 				return nil, err
 			}
-			defer r.pg.stop(cfg.ExplainOver > 0)
+			defer func() { r.serverLog = r.pg.stop(cfg.ExplainOver > 0) }()
 		}
 	}
 	r.header(ctx)
@@ -153,37 +155,41 @@ func startCluster(ctx context.Context, statements bool, explainOver time.Duratio
 	return c, nil
 }
 
-// stop stops the server, first copying its log to a file it names on
-// stderr when keepLog is set (Stop removes the cluster's directory).
-func (c *cluster) stop(keepLog bool) {
+// stop stops the server, first copying its log to a file it returns and
+// names on stderr when keepLog is set (Stop removes the cluster's
+// directory).
+func (c *cluster) stop(keepLog bool) string {
 	if c.admin != nil {
 		c.admin.Close(context.Background())
 	}
+	kept := ""
 	if keepLog {
-		if err := c.keepLog(); err != nil {
+		var err error
+		if kept, err = c.keepLog(); err != nil {
 			fmt.Fprintln(os.Stderr, "peers: keep the server log:", err)
 		}
 	}
 	if err := c.srv.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "peers:", err)
 	}
+	return kept
 }
 
-func (c *cluster) keepLog() error {
+func (c *cluster) keepLog() (string, error) {
 	b, err := os.ReadFile(filepath.Join(c.srv.Dir(), "server.log"))
 	if err != nil {
-		return err
+		return "", err
 	}
 	f, err := os.CreateTemp("", "peers-server-*.log")
 	if err != nil {
-		return err
+		return "", err
 	}
 	if _, err := f.Write(b); err != nil {
 		f.Close()
-		return err
+		return "", err
 	}
 	fmt.Fprintln(os.Stderr, "peers: the server's log, with the plans auto_explain logged:", f.Name())
-	return f.Close()
+	return f.Name(), f.Close()
 }
 
 // measure runs one child on a fresh database and reads what it made.
