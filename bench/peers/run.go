@@ -315,6 +315,7 @@ func (r *runner) header(ctx context.Context) {
 	}
 	r.printf("peers: DBOS Transact Go %s vs this engine; %d CPUs (%s), %s, %s\n",
 		dbosVersion, runtime.NumCPU(), cpuModel(), runtime.Version(), loadAverage())
+	r.printf("every cell has a peer: DBOS-Go runs on PostgreSQL and on SQLite (its sqlite: URLs)\n")
 	r.printf("cells: %s on %s; %d rounds; %d workflows all at once (after %d warm-up per poller), %d one at a time; %d pollers (DBOS: queue worker concurrency %d, polling every %s)\n",
 		strings.Join(r.cfg.Workloads, ", "), strings.Join(r.cfg.Drivers, ", "), r.cfg.Rounds, r.cfg.Workflows, r.cfg.Warm, r.cfg.Serial, r.cfg.Pollers, r.cfg.Pollers, r.cfg.DBOSPoll)
 	if r.pg != nil {
