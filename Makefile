@@ -4,18 +4,22 @@
 #   make bench  the Go benchmarks, then the load run (bin/skybench load); prints figures (docs/benchmarks.md)
 #   make check  go vet + gofmt + staticcheck (also run by make test)
 #   make chaos  the chaos run: sky workers SIGKILLed at random, a database restart (CHAOS=4m; make test runs 30s)
+#   make bench-peers  DBOS Transact Go and this engine side by side (bench/peers, a module of its own)
 
 GO ?= go
 BIN := bin
 # Flags of the load run, e.g. make bench LOADFLAGS='-rounds 1 -runs 200'
 # (bin/skybench load -h lists them).
 LOADFLAGS ?=
+# Flags of the peer run, e.g. make bench-peers PEERSFLAGS='-rounds 5 -statements 5'
+# (bin/peers -h lists them).
+PEERSFLAGS ?=
 # How long make chaos starts runs and kills workers (a Go duration), and how
 # many sky workers it keeps running.
 CHAOS ?= 4m
 CHAOS_WORKERS ?= 3
 
-.PHONY: run test bench check chaos sky skybench
+.PHONY: run test bench bench-peers check chaos sky skybench
 
 sky:
 	@test -x $(BIN)/sky || echo "building $(BIN)/sky (the first build compiles every dependency and takes a minute or two)..."
@@ -36,6 +40,12 @@ test: check
 bench: skybench
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./...
 	$(BIN)/skybench load $(LOADFLAGS)
+
+# bench/peers is a Go module of its own (it depends on DBOS; the engine's
+# module does not), so go test/vet ./... here never reach it.
+bench-peers:
+	cd bench/peers && $(GO) build -o ../../$(BIN)/peers .
+	$(BIN)/peers $(PEERSFLAGS)
 
 chaos:
 	$(GO) test -count=1 -timeout 30m -run '^TestChaos$$' -v ./examples/worker -args -chaos $(CHAOS) -chaos-workers $(CHAOS_WORKERS)

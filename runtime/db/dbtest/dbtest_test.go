@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -61,6 +62,48 @@ func TestPrivateServer(t *testing.T) {
 	defer cancel2()
 	if err := dbtest.Answers(short, srv.URL()); err == nil {
 		t.Errorf("server at %s still answers after Stop", srv.URL())
+	}
+}
+
+// TestStartServerKeepsDefaultsAndNamesItsPostmaster starts a cluster with
+// PostgreSQL's default settings (the peer benchmark's): fsync and
+// synchronous_commit stay on, and PID names the parent of the backend
+// serving the connection.
+func TestStartServerKeepsDefaultsAndNamesItsPostmaster(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv, err := dbtest.StartServer(ctx, "")
+	if err != nil {
+		t.Fatalf("StartServer: %v", err)
+	}
+	t.Cleanup(func() { srv.Stop() })
+	d, err := db.Open(ctx, "postgres", srv.URL())
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	defer d.Close()
+	for _, name := range []string{"fsync", "synchronous_commit"} {
+		var v string
+		if err := d.QueryRow(ctx, "SELECT current_setting(?)", name).Scan(&v); err != nil || v != "on" {
+			t.Errorf("%s = %q (%v), want on", name, v, err)
+		}
+	}
+	pid, err := srv.PID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var backend int64
+	if err := d.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
+		t.Fatal(err)
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.FormatInt(backend, 10) + "/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// pid (comm) state ppid ...: comm may hold spaces, so split after ')'.
+	_, rest, _ := strings.Cut(string(stat), ") ")
+	if f := strings.Fields(rest); len(f) < 2 || f[1] != strconv.Itoa(pid) {
+		t.Errorf("backend %d's /proc stat %q: want parent %d", backend, stat, pid)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -36,6 +37,15 @@ const startTimeout = 2 * time.Minute
 // StartPrimary gives a crash-safe one.
 func StartPrivateServer(ctx context.Context) (*Server, error) {
 	return startCluster(ctx, "-c fsync=off -c synchronous_commit=off -c full_page_writes=off", nil)
+}
+
+// StartServer initialises and starts a private cluster with the server
+// options settings ("" keeps PostgreSQL's defaults: fsync and
+// synchronous_commit on) and waits until it accepts connections. Stop stops
+// it and deletes its files. The peer benchmark (bench/peers) measures on one
+// with the default durability.
+func StartServer(ctx context.Context, settings string) (*Server, error) {
+	return startCluster(ctx, settings, nil)
 }
 
 // startCluster makes a cluster (initdb, or fill when not nil: it gets the
@@ -140,6 +150,22 @@ func (s *Server) Stop() error {
 }
 
 func (s *Server) dataDir() string { return filepath.Join(s.base, "data") }
+
+// PID is the process id of the server's postmaster (the first line of its
+// postmaster.pid): the parent of every server process, whose CPU time a
+// benchmark can read from /proc.
+func (s *Server) PID() (int, error) {
+	b, err := os.ReadFile(filepath.Join(s.dataDir(), "postmaster.pid"))
+	if err != nil {
+		return 0, fmt.Errorf("private PostgreSQL: %w", err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		return 0, fmt.Errorf("private PostgreSQL: postmaster.pid starts with %q, not a process id", line)
+	}
+	return pid, nil
+}
 
 // awaitAnswer polls until the server accepts a connection or ctx ends.
 func (s *Server) awaitAnswer(ctx context.Context) error {

@@ -1,0 +1,136 @@
+// Command peers (make bench-peers) measures DBOS Transact Go and this
+// engine side by side on one private PostgreSQL 15 cluster with the default
+// durability (fsync and synchronous_commit on), and on SQLite: 3 steps all
+// at once, 1 step all at once, and one at a time, alternating the engines
+// (A B A B) for several rounds, each engine in a child process of its own
+// so that its CPU is its own. It prints, never asserts: wf/s, commits per
+// workflow, CPU per workflow of the process and of the server, per round,
+// the per-round ratio, then medians with their ranges (docs/benchmarks.md).
+//
+// It is a module of its own (bench/peers/go.mod) so that the engine's
+// module does not depend on DBOS.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// config is what a run measures.
+type config struct {
+	Rounds    int
+	Workflows int // timed workflows of an all-at-once cell
+	Pollers   int
+	Warm      int   // warm-up workflows per poller
+	Serial    int   // timed workflows of the one-at-a-time cell
+	MaxRuns   []int // this engine's pollers: 1 is Poll, more PollWith
+	Drivers   []string
+	Workloads []string
+	DBOSPoll  time.Duration
+	// Statements, when > 0, loads pg_stat_statements into the cluster and
+	// prints that many statements by total time for each PostgreSQL run's
+	// timed phase.
+	Statements int
+	// ExplainOver, when > 0, loads auto_explain into the cluster, which
+	// logs the plan of every statement slower than it; the server's log is
+	// kept (its path printed at the end).
+	ExplainOver time.Duration
+	Out         io.Writer
+}
+
+func main() {
+	var (
+		cfg                          = config{Out: os.Stdout}
+		child, maxRuns, drivers, wls string
+	)
+	flag.StringVar(&child, "child", "", "internal: run one engine on one workload (JSON spec) and print its result")
+	flag.IntVar(&cfg.Rounds, "rounds", 3, "rounds; each runs every cell with each engine, one after another")
+	flag.IntVar(&cfg.Workflows, "workflows", 2000, "workflows started, then drained, in an all-at-once cell")
+	flag.IntVar(&cfg.Pollers, "pollers", 8, "this engine's concurrent pollers, and DBOS's queue worker concurrency")
+	flag.IntVar(&cfg.Warm, "warm", 200, "warm-up workflows per poller before an all-at-once cell")
+	flag.IntVar(&cfg.Serial, "serial", 300, "workflows run one at a time in the one-at-a-time cell")
+	flag.StringVar(&maxRuns, "maxruns", "1,100", "this engine's pollers: a list of PollWith MaxRuns (1 is Poll), one engine variant each")
+	flag.StringVar(&drivers, "drivers", "postgres,sqlite", "stores: postgres, sqlite")
+	flag.StringVar(&wls, "workloads", "all3,all1,serial", "workloads: all3 (3 steps all at once), all1 (1 step all at once), serial (3 steps one at a time)")
+	flag.DurationVar(&cfg.DBOSPoll, "dbos-poll", 10*time.Millisecond, "DBOS queue base polling interval (DBOS's default is 1s)")
+	flag.IntVar(&cfg.Statements, "statements", 0, "load pg_stat_statements and print this many top statements (by total time) of each PostgreSQL run")
+	flag.DurationVar(&cfg.ExplainOver, "explain-over", 0, "load auto_explain: the server logs the plan of every statement slower than this, and its log is kept")
+	flag.Parse()
+	if child != "" {
+		runChild(child)
+		return
+	}
+	var err error
+	if cfg.MaxRuns, err = intList(maxRuns); err != nil {
+		fail(fmt.Errorf("-maxruns: %w", err))
+	}
+	cfg.Drivers, cfg.Workloads = list(drivers), list(wls)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if _, err := runWith(ctx, cfg); err != nil {
+		fail(err)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "peers:", err)
+	os.Exit(1)
+}
+
+func list(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func intList(s string) ([]int, error) {
+	var out []int
+	for _, f := range list(s) {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a positive whole number", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// check rejects a config that would measure nothing or divide by zero.
+func (cfg config) check() error {
+	for _, d := range cfg.Drivers {
+		if d != "postgres" && d != "sqlite" {
+			return fmt.Errorf("unknown store %q in -drivers (postgres, sqlite)", d)
+		}
+	}
+	for _, w := range cfg.Workloads {
+		if w != allThree && w != allOne && w != oneByOne {
+			return fmt.Errorf("unknown workload %q in -workloads (%s, %s, %s)", w, allThree, allOne, oneByOne)
+		}
+	}
+	switch {
+	case len(cfg.Drivers) == 0 || len(cfg.Workloads) == 0:
+		return fmt.Errorf("nothing to measure: -drivers and -workloads must name at least one each")
+	case len(cfg.MaxRuns) == 0:
+		return fmt.Errorf("-maxruns must name at least one MaxRuns (1 is Poll)")
+	case cfg.Rounds < 1 || cfg.Workflows < 1 || cfg.Pollers < 1 || cfg.Warm < 1 || cfg.Serial < 1:
+		return fmt.Errorf("-rounds, -workflows, -pollers, -warm and -serial must be at least 1 (got %d, %d, %d, %d, %d)",
+			cfg.Rounds, cfg.Workflows, cfg.Pollers, cfg.Warm, cfg.Serial)
+	case cfg.DBOSPoll <= 0:
+		return fmt.Errorf("-dbos-poll must be positive, not %s", cfg.DBOSPoll)
+	case cfg.Statements < 0 || cfg.ExplainOver < 0:
+		return fmt.Errorf("-statements and -explain-over cannot be negative (got %d, %s)", cfg.Statements, cfg.ExplainOver)
+	}
+	return nil
+}

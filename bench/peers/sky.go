@@ -1,0 +1,202 @@
+package main
+
+// This engine's side, set up as the engine's own load run (skybench load,
+// cmd/skybench/internal/loadtest) sets up its throughput configurations:
+// a pool of pollers+2 connections, the pollers goroutines of one process
+// sharing one Engine, 200 warm-up workflows per poller, ANALYZE and a
+// second, shorter warm-up on PostgreSQL, then the timed drain.
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"skydurable/runtime/codec"
+	"skydurable/runtime/db"
+	"skydurable/runtime/durable"
+	"skydurable/runtime/task"
+)
+
+// skyWorkflow has k steps s1..sk, each yielding a constant (its cost is
+// the engine's own).
+func skyWorkflow(k int) durable.Def[string, string] {
+	return durable.Register("peers.steps"+strconv.Itoa(k), codec.String, codec.String, func(c *durable.Ctx, in string) task.Task[string] {
+		t := task.Succeed(in)
+		for i := 1; i <= k; i++ {
+			v := "v" + strconv.Itoa(i)
+			t = task.AndThen(t, func(acc string) task.Task[string] {
+				return task.Map(durable.Step(c, codec.String, "s"+strconv.Itoa(i), task.Succeed(v)), func(s string) string { return acc + s })
+			})
+		}
+		return t
+	})
+}
+
+func runSky(ctx context.Context, sp spec) (result, error) {
+	poolSize := sp.Pollers + 2
+	dsn := sp.DSN
+	if sp.Driver == "postgres" {
+		dsn += "?sslmode=disable&pool_max_conns=" + strconv.Itoa(poolSize)
+	}
+	d, err := db.Open(ctx, sp.Driver, dsn)
+	if err != nil {
+		return result{}, err
+	}
+	defer d.Close()
+	m, err := newMeter(ctx, sp)
+	if err != nil {
+		return result{}, err
+	}
+	defer m.close()
+	if sp.Driver == "postgres" {
+		m.flush = func(ctx context.Context) (int, int, error) {
+			n, err := flushPool(ctx, d, poolSize)
+			return n, n, err
+		}
+	}
+	worker := durable.New(d, durable.Options{WorkerID: "worker"})
+	starter := durable.New(d, durable.Options{WorkerID: "starter"})
+	if err := worker.Setup(ctx); err != nil {
+		return result{}, fmt.Errorf("setup: %w", err)
+	}
+	def := skyWorkflow(workloadSteps(sp.Workload))
+	defs := []durable.Workflow{def.Erase()}
+	start := func(prefix string, n int) error {
+		return inParallel(n, 8, func(i int) error {
+			return durable.Start(ctx, starter, def, prefix+"-"+strconv.Itoa(i), "x")
+		})
+	}
+	drain := func() error { return drainSky(ctx, worker, defs, sp.Pollers, sp.MaxRuns) }
+	analyze := func() error {
+		if sp.Driver != "postgres" {
+			return nil
+		}
+		_, err := d.Exec(ctx, "ANALYZE")
+		return err
+	}
+
+	if sp.Workload == oneByOne {
+		one := func(prefix string) func(i int) error {
+			return func(i int) error {
+				id := prefix + "-" + strconv.Itoa(i)
+				if err := durable.Start(ctx, starter, def, id, "x"); err != nil {
+					return err
+				}
+				if worked, err := worker.Poll(ctx, defs); err != nil || !worked {
+					return fmt.Errorf("poll after starting %s: worked %v, %v", id, worked, err)
+				}
+				out, err := durable.Result(ctx, worker, def, id)
+				if err != nil || out == nil {
+					return fmt.Errorf("result of %s: %v, %v", id, out, err)
+				}
+				return nil
+			}
+		}
+		warm := one("warm")
+		for i := range serialWarm(sp) {
+			if err := warm(i); err != nil {
+				return result{}, err
+			}
+		}
+		if err := analyze(); err != nil {
+			return result{}, err
+		}
+		return serially(ctx, m, sp.Driver, sp.Serial, one("run"), nil)
+	}
+
+	if err := start("warm", sp.Warm*sp.Pollers); err != nil {
+		return result{}, err
+	}
+	if err := drain(); err != nil {
+		return result{}, err
+	}
+	if sp.Driver == "postgres" {
+		if err := analyze(); err != nil {
+			return result{}, err
+		}
+		if err := start("rewarm", sp.Warm*sp.Pollers/4); err != nil {
+			return result{}, err
+		}
+		if err := drain(); err != nil {
+			return result{}, err
+		}
+	}
+	if err := start("run", sp.Workflows); err != nil {
+		return result{}, err
+	}
+	a, err := m.begin(ctx)
+	if err != nil {
+		return result{}, err
+	}
+	if err := drain(); err != nil {
+		return result{}, err
+	}
+	b, err := m.end(ctx, nil)
+	if err != nil {
+		return result{}, err
+	}
+	var done int
+	if err := d.QueryRow(ctx, `SELECT COUNT(*) FROM _sky_durable_runs WHERE status = 'done' AND id LIKE 'run-%'`).Scan(&done); err != nil {
+		return result{}, err
+	}
+	if done != sp.Workflows {
+		return result{}, fmt.Errorf("%d of the %d timed runs are done", done, sp.Workflows)
+	}
+	return measured(sp.Workflows, a, b, sp.Driver), nil
+}
+
+// serialWarm is the number of one-at-a-time warm-up workflows.
+func serialWarm(sp spec) int { return min(50, sp.Serial) }
+
+// drainSky polls with pollers goroutines sharing e until none finds a due
+// run.
+func drainSky(ctx context.Context, e *durable.Engine, defs []durable.Workflow, pollers, maxRuns int) error {
+	return inParallel(pollers, pollers, func(int) error {
+		for {
+			worked, err := e.PollWith(ctx, defs, durable.PollOptions{MaxRuns: maxRuns})
+			if err != nil {
+				return fmt.Errorf("poll: %w", err)
+			}
+			if !worked {
+				return nil
+			}
+		}
+	})
+}
+
+// flushPool makes every one of the n connections of d's pool publish its
+// statistics: n transactions, held open together so each has a connection
+// of its own, each calling pg_stat_force_next_flush (the backend publishes
+// when the transaction ends). It returns n, the transactions it committed
+// (and the connections the pool holds after it).
+func flushPool(ctx context.Context, d *db.DB, n int) (int, error) {
+	var all, arrived sync.WaitGroup
+	arrived.Add(n)
+	release := make(chan struct{})
+	errs := make(chan error, n)
+	for range n {
+		all.Add(1)
+		go func() {
+			defer all.Done()
+			var once sync.Once
+			defer once.Do(arrived.Done)
+			errs <- d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+				_, err := tx.Exec(ctx, "SELECT pg_stat_force_next_flush()")
+				once.Do(arrived.Done)
+				<-release
+				return err
+			})
+		}()
+	}
+	arrived.Wait()
+	close(release)
+	all.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			return 0, fmt.Errorf("flush statistics: %w", err)
+		}
+	}
+	return n, nil
+}
