@@ -106,7 +106,7 @@ func KernelsWith(env Env) map[string]value.Kernel {
 	out := map[string]value.Kernel{}
 	for _, group := range [][]value.Kernel{
 		basicsKernels(), errorKernels(), taskKernels(), maybeKernels(),
-		listKernels(), stringKernels(), stringParityKernels(), dictKernels(),
+		listKernels(), stringKernels(), stringParityKernels(), stringTextKernels(), dictKernels(),
 		timeKernels(env), uuidKernels(env), charKernels(), debugKernels(env),
 		systemKernels(env.Process),
 	} {
