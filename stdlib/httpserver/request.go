@@ -1,6 +1,7 @@
 package httpserver
 
 import (
+	"fmt"
 	"mime"
 	"net/http"
 	"net/url"
@@ -83,9 +84,84 @@ func formValue(rec *value.Record, name string) string {
 }
 
 // cookieHeader is the Set-Cookie value of real Sky's `Server.cookie name
-// value`: Path=/, HttpOnly and SameSite=Lax; ok is false for a name that is
-// not a valid cookie name.
-func cookieHeader(name, val string) (string, bool) {
-	s := (&http.Cookie{Name: name, Value: val, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode}).String()
-	return s, s != ""
+// value`: Path=/, HttpOnly and SameSite=Lax.
+func cookieHeader(name, val string) (string, error) {
+	return cookieLine(name, val, func(c *http.Cookie) { c.Path, c.HttpOnly, c.SameSite = "/", true, http.SameSiteLaxMode })
+}
+
+// withCookie is real Sky's untyped `Server.withCookie`, in its three call
+// shapes: `withCookie cookie resp` (a Cookie from `cookie`), `withCookie name
+// value resp` (the safe defaults) and `withCookie name value attrs resp`
+// (the attribute string as written, e.g. "Path=/; HttpOnly; Max-Age=0").
+// Each adds one Set-Cookie line to the Response's headers.
+func withCookie(a []value.Value) (value.Value, error) {
+	const fn = "Server.withCookie"
+	addTo := func(line string) value.Value {
+		return value.NewFunc(fn, 1, func(r []value.Value) (value.Value, error) { return addSetCookie(fn, r[0], line) })
+	}
+	switch first := a[0].(type) {
+	case value.Ctor:
+		if first.Name == "Cookie" && len(first.Args) == 1 {
+			if line, ok := first.Args[0].(string); ok {
+				return addTo(line), nil
+			}
+		}
+	case string:
+		return value.NewFunc(fn, 1, func(v []value.Value) (value.Value, error) {
+			val, ok := v[0].(string)
+			if !ok {
+				return nil, value.BadArg(fn, "a cookie value (String)", v[0])
+			}
+			return value.NewFunc(fn, 1, func(x []value.Value) (value.Value, error) {
+				if attrs, ok := x[0].(string); ok {
+					line, err := cookieLine(first, val, func(c *http.Cookie) {})
+					if err != nil {
+						return nil, err
+					}
+					if attrs = strings.TrimSpace(attrs); attrs != "" {
+						line += "; " + attrs
+					}
+					return addTo(line), nil
+				}
+				line, err := cookieLine(first, val, func(c *http.Cookie) { c.Path, c.HttpOnly, c.SameSite = "/", true, http.SameSiteLaxMode })
+				if err != nil {
+					return nil, err
+				}
+				return addSetCookie(fn, x[0], line)
+			}), nil
+		}), nil
+	}
+	return nil, value.BadArg(fn, "a Cookie or a cookie name (String)", a[0])
+}
+
+// cookieLine is the Set-Cookie text of name=value with the attributes set
+// sets; a name that is not a cookie name is a runtime error naming it.
+func cookieLine(name, val string, set func(*http.Cookie)) (string, error) {
+	c := &http.Cookie{Name: name, Value: val}
+	set(c)
+	if s := c.String(); s != "" {
+		return s, nil
+	}
+	return "", &value.RuntimeError{Message: fmt.Sprintf("Server.cookie %q: not a valid cookie name; hint: use letters, digits and - _ . only", name)}
+}
+
+// addSetCookie is the Response resp with one more Set-Cookie line (lines of
+// one header are kept newline-separated and sent as separate headers).
+func addSetCookie(fn string, resp value.Value, line string) (value.Value, error) {
+	rec, ok := resp.(*value.Record)
+	if !ok || rec.Index("headers") < 0 {
+		return nil, value.BadArg(fn, "a Response", resp)
+	}
+	h, _ := rec.Get("headers")
+	headers, _ := h.(*value.Dict)
+	if old, found, _ := headers.Get("Set-Cookie"); found {
+		if s, ok := old.(string); ok && s != "" {
+			line = s + "\n" + line
+		}
+	}
+	headers, err := headers.Insert("Set-Cookie", line)
+	if err != nil {
+		return nil, err
+	}
+	return rec.With("headers", headers), nil
 }

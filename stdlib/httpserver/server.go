@@ -116,12 +116,9 @@ func KernelsWith(env Env) map[string]value.Kernel {
 		{Name: "Server_cookieHeader", Arity: 2, Fn: func(a []value.Value) (value.Value, error) {
 			name, _ := a[0].(string)
 			val, _ := a[1].(string)
-			h, ok := cookieHeader(name, val)
-			if !ok {
-				return nil, &value.RuntimeError{Message: fmt.Sprintf("Server.cookie %q: not a valid cookie name; hint: use letters, digits and - _ . only", name)}
-			}
-			return h, nil
+			return cookieHeader(name, val)
 		}},
+		{Name: "Server_withCookie", Arity: 1, Fn: withCookie},
 	} {
 		out[k.Name] = k
 	}
