@@ -1,6 +1,6 @@
 // Package core is the Sky.Core stdlib: the .sky sources of Sky.Core.Prelude,
 // Basics, Task, Error, Result, Maybe, List, String, Dict, Time and Uuid (the
-// documented surface), System (real Sky's process module), Math and Crypto (real Sky's) plus Char, Tuple and Debug (Elm's, for programs that
+// documented surface), System (real Sky's process module), Math, Crypto and Secret (real Sky's) plus Char, Tuple and Debug (Elm's, for programs that
 // use them), Std.Env (a Maybe face on System's getenv and args), and the Go kernels they bind with `Ffi.kernel "Module_fn"`.
 //
 // Sky.Core.Prelude imports nothing and declares the types every other module
@@ -51,6 +51,7 @@ var moduleFiles = map[string]string{
 	"Sky.Core.Set":     "Set.sky",
 	"Sky.Core.Math":    "Math.sky",
 	"Sky.Core.Crypto":  "Crypto.sky",
+	"Sky.Core.Secret":  "Secret.sky",
 }
 
 // Modules returns the Sky source of every Sky.Core module, by module name.
@@ -110,7 +111,7 @@ func KernelsWith(env Env) map[string]value.Kernel {
 		basicsKernels(), errorKernels(), taskKernels(), maybeKernels(),
 		listKernels(), stringKernels(), stringParityKernels(), stringTextKernels(), dictKernels(),
 		timeKernels(env), uuidKernels(env), charKernels(), debugKernels(env),
-		systemKernels(env.Process), mathKernels(), cryptoKernels(env),
+		systemKernels(env.Process), mathKernels(), cryptoKernels(env), secretKernels(env),
 	} {
 		for _, k := range group {
 			if _, dup := out[k.Name]; dup {
