@@ -102,23 +102,7 @@ func deriveKey(name, fn string) value.Kernel {
 // base64(nonce || ciphertext || tag). withAD takes associated data between
 // the key and the plaintext.
 func seal(env Env, name, fn string, newAEAD func([]byte) (cipher.AEAD, error), withAD bool) value.Kernel {
-	arity := 2
-	if withAD {
-		arity = 3
-	}
-	return value.Kernel{Name: name, Arity: arity, Fn: func(a []value.Value) (value.Value, error) {
-		key, err := secretArg(fn, a[0])
-		if err != nil {
-			return nil, err
-		}
-		texts, err := stringArgs(fn, a[1:])
-		if err != nil {
-			return nil, err
-		}
-		ad, plain := "", texts[len(texts)-1]
-		if withAD {
-			ad = texts[0]
-		}
+	return aeadKernel(name, fn, withAD, func(key, ad, plain string) (value.Value, error) {
 		return value.Task{T: task.From(func(context.Context) (value.Value, error) {
 			aead, err := keyedAEAD(fn, key, newAEAD)
 			if err != nil {
@@ -130,12 +114,12 @@ func seal(env Env, name, fn string, newAEAD func([]byte) (cipher.AEAD, error), w
 			}
 			return base64.StdEncoding.EncodeToString(aead.Seal(nonce, nonce, []byte(plain), []byte(ad))), nil
 		})}, nil
-	}}
+	})
 }
 
-// open decrypts what seal made: Ok the plaintext, or Err InvalidInput for a
-// wrong key, tampered or truncated text, bad base64 or other associated data.
-func open(name, fn string, newAEAD func([]byte) (cipher.AEAD, error), withAD bool) value.Kernel {
+// aeadKernel is a cipher kernel `Secret -> [associatedData ->] String -> r`:
+// it reads the key and the texts and gives them to run.
+func aeadKernel(name, fn string, withAD bool, run func(key, ad, text string) (value.Value, error)) value.Kernel {
 	arity := 2
 	if withAD {
 		arity = 3
@@ -149,10 +133,18 @@ func open(name, fn string, newAEAD func([]byte) (cipher.AEAD, error), withAD boo
 		if err != nil {
 			return nil, err
 		}
-		ad, sealed := "", texts[len(texts)-1]
+		ad := ""
 		if withAD {
 			ad = texts[0]
 		}
+		return run(key, ad, texts[len(texts)-1])
+	}}
+}
+
+// open decrypts what seal made: Ok the plaintext, or Err InvalidInput for a
+// wrong key, tampered or truncated text, bad base64 or other associated data.
+func open(name, fn string, newAEAD func([]byte) (cipher.AEAD, error), withAD bool) value.Kernel {
+	return aeadKernel(name, fn, withAD, func(key, ad, sealed string) (value.Value, error) {
 		fail := func(err error) (value.Value, error) { return value.Err(value.FromError(err)), nil }
 		aead, err := keyedAEAD(fn, key, newAEAD)
 		if err != nil {
@@ -167,5 +159,5 @@ func open(name, fn string, newAEAD func([]byte) (cipher.AEAD, error), withAD boo
 			return fail(task.Errorf(task.InvalidInput, "%s: the value does not open with this key (a wrong key, other associated data, or the text was changed)", fn))
 		}
 		return value.Ok(string(plain)), nil
-	}}
+	})
 }
