@@ -59,6 +59,9 @@ type route struct {
 	pattern  string
 	segments []string
 	handler  value.Value
+	// files, for a Server.static route: the file server of its directory,
+	// answering every path under the pattern.
+	files http.Handler
 }
 
 // KernelsWith returns the Std.Http.Server kernels using env; a zero field
@@ -119,6 +122,7 @@ func KernelsWith(env Env) map[string]value.Kernel {
 			return cookieHeader(name, val)
 		}},
 		{Name: "Server_withCookie", Arity: 1, Fn: withCookie},
+		{Name: "Server_static", Arity: 2, Fn: staticRoute},
 	} {
 		out[k.Name] = k
 	}
@@ -146,6 +150,24 @@ func newRoute(m, p, h value.Value) (value.Value, error) {
 	return value.Opaque{Kind: routeKind, V: &route{method: method, pattern: pattern, segments: segments, handler: h}}, nil
 }
 
+// staticRoute is real Sky's `Server.static urlPrefix directory`: GET (and
+// HEAD) of any path under the prefix serves the file of that name under the
+// directory (net/http's file server: no path leaves the directory, a
+// directory without index.html is listed, a missing file is 404).
+func staticRoute(a []value.Value) (value.Value, error) {
+	dir, ok := a[1].(string)
+	if !ok {
+		return nil, value.BadArg("Server.static", "a directory (String)", a[1])
+	}
+	v, err := newRoute(http.MethodGet, a[0], nil)
+	if err != nil {
+		return nil, err
+	}
+	rt := v.(value.Opaque).V.(*route)
+	rt.files = http.StripPrefix(strings.TrimSuffix(rt.pattern, "/"), http.FileServer(http.Dir(dir)))
+	return v, nil
+}
+
 func splitPath(p string) []string {
 	p = strings.Trim(p, "/")
 	if p == "" {
@@ -156,6 +178,9 @@ func splitPath(p string) []string {
 
 // match reports whether path's segments fit the route, and its captures.
 func (rt *route) match(segments []string) (map[string]string, bool) {
+	if rt.files != nil && len(segments) >= len(rt.segments) {
+		segments = segments[:len(rt.segments)]
+	}
 	if len(segments) != len(rt.segments) {
 		return nil, false
 	}
@@ -275,6 +300,10 @@ func (m *mux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if rt.method != "*" && rt.method != r.Method && (r.Method != http.MethodHead || rt.method != http.MethodGet) {
 			allowed = append(allowed, rt.method)
 			continue
+		}
+		if rt.files != nil {
+			rt.files.ServeHTTP(w, r)
+			return
 		}
 		m.run(w, r, rt, params)
 		return
