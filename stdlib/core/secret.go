@@ -58,7 +58,46 @@ func secretKernels(env Env) []value.Kernel {
 		open("Crypto_chacha20Decrypt", "Crypto.chacha20Decrypt", chacha20poly1305.New, false),
 		open("Crypto_xchachaOpen", "Crypto.xchachaOpen", chacha20poly1305.NewX, false),
 		open("Crypto_xchachaOpenWith", "Crypto.xchachaOpenWith", chacha20poly1305.NewX, true),
+		withNonce("Crypto_chacha20Poly1305Seal", "Crypto.chacha20Poly1305Seal", chacha20poly1305.New, true),
+		withNonce("Crypto_chacha20Poly1305Open", "Crypto.chacha20Poly1305Open", chacha20poly1305.New, false),
+		withNonce("Crypto_xchacha20Poly1305Seal", "Crypto.xchacha20Poly1305Seal", chacha20poly1305.NewX, true),
+		withNonce("Crypto_xchacha20Poly1305Open", "Crypto.xchacha20Poly1305Open", chacha20poly1305.NewX, false),
 	}
+}
+
+// withNonce is a seal or open with the caller's nonce, all arguments raw
+// bytes: `key nonce associatedData text -> Result Error String`, the output
+// `ciphertext || tag` without the nonce (seal) or the plaintext (open). A
+// key, nonce or text of the wrong length, or a failed authentication, is
+// an InvalidInput error. Deterministic, so never reuse a nonce with a key.
+func withNonce(name, fn string, newAEAD func([]byte) (cipher.AEAD, error), sealing bool) value.Kernel {
+	return value.Kernel{Name: name, Arity: 4, Fn: func(a []value.Value) (value.Value, error) {
+		key, err := secretArg(fn, a[0])
+		if err != nil {
+			return nil, err
+		}
+		texts, err := stringArgs(fn, a[1:])
+		if err != nil {
+			return nil, err
+		}
+		nonce, ad, text := texts[0], texts[1], texts[2]
+		fail := func(err error) (value.Value, error) { return value.Err(value.FromError(err)), nil }
+		aead, err := keyedAEAD(fn, key, newAEAD)
+		if err != nil {
+			return fail(err)
+		}
+		if len(nonce) != aead.NonceSize() {
+			return fail(task.Errorf(task.InvalidInput, "%s: the nonce is %d bytes, not %d", fn, len(nonce), aead.NonceSize()))
+		}
+		if sealing {
+			return value.Ok(string(aead.Seal(nil, []byte(nonce), []byte(text), []byte(ad)))), nil
+		}
+		plain, err := aead.Open(nil, []byte(nonce), []byte(text), []byte(ad))
+		if err != nil {
+			return fail(task.Errorf(task.InvalidInput, "%s: the value does not open with this key, nonce and associated data", fn))
+		}
+		return value.Ok(string(plain)), nil
+	}}
 }
 
 func newAESGCM(key []byte) (cipher.AEAD, error) {
