@@ -41,8 +41,11 @@ const stdlibTodo = "../../docs/stdlib-todo.txt"
 // docAlias is the name a module's examples use for it: its last segment,
 // except where two modules would share one.
 func docAlias(module string) string {
-	if module == "Std.Durable.Test" {
+	switch module {
+	case "Std.Durable.Test":
 		return "DurableTest"
+	case "Std.Db.Decode":
+		return "DbDecode"
 	}
 	return module[strings.LastIndex(module, ".")+1:]
 }

@@ -22,6 +22,7 @@ import (
 	"skydurable/stdlib/core"
 	skydb "skydurable/stdlib/db"
 	skydurable "skydurable/stdlib/durable"
+	"skydurable/stdlib/host"
 	"skydurable/stdlib/httpserver"
 	skyjson "skydurable/stdlib/json"
 	"skydurable/stdlib/log"
@@ -30,6 +31,7 @@ import (
 
 // Env is everything the effectful kernels read instead of globals: the
 // clock, randomness and sleeper (core), the output streams (log), the
+// standard streams Io uses (host), the
 // environment Db.connect resolves against (db), and the durable engines'
 // options.
 type Env struct {
@@ -39,6 +41,7 @@ type Env struct {
 	Durable durable.Options
 	App     skyapp.Env
 	Http    httpserver.Env
+	Host    host.Env
 }
 
 // DefaultEnv is the real process environment.
@@ -50,6 +53,7 @@ func DefaultEnv() Env {
 		Durable: skydurable.OptionsFromEnv(os.Getenv),
 		App:     skyapp.DefaultEnv(),
 		Http:    httpserver.DefaultEnv(),
+		Host:    host.DefaultEnv(),
 	}
 }
 
@@ -70,6 +74,7 @@ func parts(env Env) []part {
 		{"stdlib/log", log.Modules, func() map[string]value.Kernel { return log.KernelsWith(env.Log) }},
 		{"stdlib/test", skytest.Modules, skytest.Kernels},
 		{"stdlib/app", skyapp.Modules, func() map[string]value.Kernel { return skyapp.KernelsWith(env.App) }},
+		{"stdlib/host", host.Modules, func() map[string]value.Kernel { return host.KernelsWith(env.Host) }},
 		{"stdlib/httpserver", httpserver.Modules, func() map[string]value.Kernel { return httpserver.KernelsWith(env.Http) }},
 	}
 }

@@ -20,7 +20,8 @@ import (
 var DefaultImports = []string{"Sky.Core.Basics", "Sky.Core.List", "Sky.Core.Maybe", "Sky.Core.Result",
 	"Sky.Core.String", "Sky.Core.Char", "Sky.Core.Tuple", "Sky.Core.Task", "Sky.Core.Dict", "Sky.Core.Debug",
 	// Real Sky resolves these kernel qualifiers without an import too.
-	"Std.Cmd", "Std.Sub", "Sky.Core.System"}
+	"Std.Cmd", "Std.Sub", "Sky.Core.System", "Sky.Core.Time", "Std.Log", "Sky.Core.Math", "Sky.Core.Crypto",
+	"Sky.Core.Secret", "Sky.Core.Encoding", "Sky.Core.File", "Sky.Core.Path", "Sky.Core.Process", "Sky.Core.Io"}
 
 // EntryModuleName is the module name of an entry file without a header.
 const EntryModuleName = "Main"

@@ -115,6 +115,26 @@ func OpenWith(ctx context.Context, driver, dsn string, opts Options) (*DB, error
 // Dialect reports which SQL engine d talks to.
 func (d *DB) Dialect() Dialect { return d.p.dialect }
 
+// InMemory reports whether d is an in-memory SQLite database (":memory:"),
+// which lives only as long as this process's one connection to it.
+func (d *DB) InMemory() bool {
+	b, ok := d.p.be.(*sqliteBackend)
+	return ok && b.memory
+}
+
+// RefuseInMemory is the error for giving what needs a lasting database (the
+// durable engine: its journal must survive the process) an in-memory one,
+// or nil when d is not in memory.
+func (d *DB) RefuseInMemory(who string) error {
+	if !d.InMemory() {
+		return nil
+	}
+	return task.Errorf(task.InvalidInput,
+		"%s: the database is SQLite \":memory:\", which the durable engine cannot use (its runs and journal "+
+			"must outlive the process); give a file path such as .skydata/app.db, and in tests use "+
+			"Std.Durable.Test (DurableTest.run), which gives each test a fresh database file", who)
+}
+
 // Close closes the pool (from any DB sharing it), rolling back transactions
 // still open. Afterwards every call fails with an Unavailable "database is
 // closed" error. Closing twice is a no-op.

@@ -34,7 +34,7 @@ func TestErrorMessagesGolden(t *testing.T) {
 		err  func() error
 	}{
 		{"unknown driver", func() error { _, err := db.Open(ctx, "oracle", "x"); return err }},
-		{"sqlite memory", func() error { _, err := db.Open(ctx, "sqlite", ":memory:"); return err }},
+		{"sqlite memory URI", func() error { _, err := db.Open(ctx, "sqlite", "file::memory:?cache=shared"); return err }},
 		{"argument count", func() error { _, err := d.Exec(ctx, "UPDATE g SET s = ?\n  WHERE id = ?", "x"); return err }},
 		{"argument type", func() error { _, err := d.Exec(ctx, "UPDATE g SET s = ?", []string{"x"}); return err }},
 		{"null into string", func() error { return d.QueryRow(ctx, "SELECT s FROM g").Scan(&s) }},

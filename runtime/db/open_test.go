@@ -35,8 +35,7 @@ func TestOpenErrors(t *testing.T) {
 		mustNotMention    string
 	}{
 		{"unknown driver", "mysql", "x", task.InvalidInput, []string{`"mysql"`, `"postgres"`, `"sqlite"`}, ""},
-		{"sqlite in-memory", "sqlite", ":memory:", task.InvalidInput, []string{`":memory:"`, "in-memory", "file path", "DurableTest.run"}, ""},
-		{"sqlite in-memory URI", "sqlite", "file:jobs.db?mode=memory&cache=shared", task.InvalidInput, []string{"mode=memory", "in-memory", "DurableTest.run"}, ""},
+		{"sqlite in-memory URI", "sqlite", "file:jobs.db?mode=memory&cache=shared", task.InvalidInput, []string{"mode=memory", "in-memory", `":memory:"`, "file path"}, ""},
 		{"sqlite empty path", "sqlite", "", task.InvalidInput, []string{"file path"}, ""},
 		{"postgres not answering", "postgres", deadURL, task.Unavailable, []string{"127.0.0.1:" + strconv.Itoa(deadPort), "does not answer"}, "s3cret-pw"},
 		{"postgres bad dsn", "postgres", "postgres://%zz", task.InvalidInput, []string{"connection string"}, ""},
@@ -58,6 +57,47 @@ func TestOpenErrors(t *testing.T) {
 				t.Errorf("error %q leaks %q", err, c.mustNotMention)
 			}
 		})
+	}
+}
+
+// TestOpenSQLiteMemory: ":memory:" is one private database for the whole
+// pool (a table made by one statement is there for the next, in and out of
+// a transaction), and RefuseInMemory names it for the durable engine.
+func TestOpenSQLiteMemory(t *testing.T) {
+	ctx := context.Background()
+	d, err := db.Open(ctx, "sqlite", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if !d.InMemory() {
+		t.Fatal("InMemory() is false for :memory:")
+	}
+	if _, err := d.ExecRaw(ctx, "CREATE TABLE t (n INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	err = d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+		_, err := tx.Exec(ctx, "INSERT INTO t VALUES (?), (?)", 1, 2)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := d.QueryMaps(ctx, "SELECT count(*) AS c FROM t")
+	if err != nil || len(rows) != 1 || rows[0]["c"] != "2" {
+		t.Fatalf("count: got %v, %v; want one row c=2", rows, err)
+	}
+	refused := d.RefuseInMemory("durable.Setup")
+	if kindOf(t, refused) != task.InvalidInput || !contains(refused.Error(), "durable.Setup", `":memory:"`, "file path", "DurableTest.run") {
+		t.Errorf("RefuseInMemory: %v", refused)
+	}
+	file, err := db.Open(ctx, "sqlite", filepath.Join(t.TempDir(), "app.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	if file.InMemory() || file.RefuseInMemory("x") != nil {
+		t.Error("a file database reads as in memory")
 	}
 }
 

@@ -29,17 +29,39 @@ type sqliteBackend struct {
 	path    string
 	writer  *sql.DB
 	readers *sql.DB
+	// memory: ":memory:", one connection that reads and writes (a second
+	// connection would open a second, empty database).
+	memory bool
+}
+
+// openSQLiteMemory opens ":memory:": a private database that lives while
+// its one connection does, which the pool keeps open until Close. The
+// durable engine refuses such a database (RefuseInMemory).
+func openSQLiteMemory(ctx context.Context) (backend, error) {
+	d, err := sql.Open("sqlite", ":memory:?_pragma=foreign_keys(1)&_txlock=immediate")
+	if err != nil {
+		return nil, task.Errorf(task.Io, "sqlite: cannot open :memory:: %w", err)
+	}
+	d.SetMaxOpenConns(1)
+	d.SetMaxIdleConns(1)
+	d.SetConnMaxLifetime(0)
+	d.SetConnMaxIdleTime(0)
+	if err := d.PingContext(ctx); err != nil {
+		d.Close()
+		return nil, mapError(SQLite, "", err)
+	}
+	return &sqliteBackend{path: ":memory:", writer: d, readers: d, memory: true}, nil
 }
 
 func openSQLite(ctx context.Context, dsn string) (backend, error) {
 	path := strings.TrimPrefix(strings.TrimSpace(dsn), "file:")
+	if path == ":memory:" {
+		return openSQLiteMemory(ctx)
+	}
 	if strings.HasPrefix(path, ":memory:") || strings.Contains(path, "mode=memory") {
-		// Each pooled connection would get a database of its own, so a
-		// durable run's journal would vanish between two statements.
 		return nil, task.Errorf(task.InvalidInput,
-			"sqlite: %q is an in-memory database, which the durable engine cannot use (each connection "+
-				"would see a different, empty database); give a file path such as .skydata/app.db, and in "+
-				"tests use Std.Durable.Test (DurableTest.run), which gives each test a fresh database file", dsn)
+			"sqlite: %q is an in-memory database with URI parameters, which are not supported; give "+
+				"\":memory:\" (one private database, gone when it is closed) or a file path such as .skydata/app.db", dsn)
 	}
 	if path == "" || strings.ContainsAny(path, "?#") {
 		return nil, task.Errorf(task.InvalidInput,
@@ -126,6 +148,9 @@ func (b *sqliteBackend) begin(ctx context.Context) (txConn, error) {
 func (b *sqliteBackend) schemaChanged() {}
 
 func (b *sqliteBackend) close() error {
+	if b.memory {
+		return b.writer.Close()
+	}
 	err1 := b.readers.Close()
 	err2 := b.writer.Close()
 	if err2 != nil {

@@ -157,7 +157,12 @@ func (e *Engine) WorkerID() string { return e.worker }
 
 // Setup creates the durable tables and indexes, or migrates an older schema
 // in place. It is idempotent and safe when many processes call it at once.
-func (e *Engine) Setup(ctx context.Context) error { return e.store.Setup(ctx) }
+func (e *Engine) Setup(ctx context.Context) error {
+	if err := e.db.RefuseInMemory("durable.Setup"); err != nil {
+		return err
+	}
+	return e.store.Setup(ctx)
+}
 
 // now reads the injected clock; the zero time means "the database clock".
 func (e *Engine) now() time.Time {

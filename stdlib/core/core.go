@@ -1,6 +1,6 @@
 // Package core is the Sky.Core stdlib: the .sky sources of Sky.Core.Prelude,
 // Basics, Task, Error, Result, Maybe, List, String, Dict, Time and Uuid (the
-// documented surface), System (real Sky's process module) plus Char, Tuple and Debug (Elm's, for programs that
+// documented surface), System (real Sky's process module), Math, Crypto, Secret and Encoding (real Sky's) plus Char, Tuple and Debug (Elm's, for programs that
 // use them), Std.Env (a Maybe face on System's getenv and args), and the Go kernels they bind with `Ffi.kernel "Module_fn"`.
 //
 // Sky.Core.Prelude imports nothing and declares the types every other module
@@ -35,23 +35,27 @@ var sources embed.FS
 
 // moduleFiles maps each Sky module name to its embedded file.
 var moduleFiles = map[string]string{
-	"Sky.Core.Prelude": "Prelude.sky",
-	"Sky.Core.Basics":  "Basics.sky",
-	"Sky.Core.Task":    "Task.sky",
-	"Sky.Core.Error":   "Error.sky",
-	"Sky.Core.Result":  "Result.sky",
-	"Sky.Core.Maybe":   "Maybe.sky",
-	"Sky.Core.List":    "List.sky",
-	"Sky.Core.String":  "String.sky",
-	"Sky.Core.Dict":    "Dict.sky",
-	"Sky.Core.Time":    "Time.sky",
-	"Sky.Core.Uuid":    "Uuid.sky",
-	"Sky.Core.Char":    "Char.sky",
-	"Sky.Core.Tuple":   "Tuple.sky",
-	"Sky.Core.Debug":   "Debug.sky",
-	"Sky.Core.System":  "System.sky",
-	"Std.Env":          "Env.sky",
-	"Sky.Core.Set":     "Set.sky",
+	"Sky.Core.Prelude":  "Prelude.sky",
+	"Sky.Core.Basics":   "Basics.sky",
+	"Sky.Core.Task":     "Task.sky",
+	"Sky.Core.Error":    "Error.sky",
+	"Sky.Core.Result":   "Result.sky",
+	"Sky.Core.Maybe":    "Maybe.sky",
+	"Sky.Core.List":     "List.sky",
+	"Sky.Core.String":   "String.sky",
+	"Sky.Core.Dict":     "Dict.sky",
+	"Sky.Core.Time":     "Time.sky",
+	"Sky.Core.Uuid":     "Uuid.sky",
+	"Sky.Core.Char":     "Char.sky",
+	"Sky.Core.Tuple":    "Tuple.sky",
+	"Sky.Core.Debug":    "Debug.sky",
+	"Sky.Core.System":   "System.sky",
+	"Std.Env":           "Env.sky",
+	"Sky.Core.Set":      "Set.sky",
+	"Sky.Core.Math":     "Math.sky",
+	"Sky.Core.Crypto":   "Crypto.sky",
+	"Sky.Core.Secret":   "Secret.sky",
+	"Sky.Core.Encoding": "Encoding.sky",
 }
 
 // Modules returns the Sky source of every Sky.Core module, by module name.
@@ -106,9 +110,9 @@ func KernelsWith(env Env) map[string]value.Kernel {
 	out := map[string]value.Kernel{}
 	for _, group := range [][]value.Kernel{
 		basicsKernels(), errorKernels(), taskKernels(), maybeKernels(),
-		listKernels(), stringKernels(), stringParityKernels(), dictKernels(),
+		listKernels(), stringKernels(), stringParityKernels(), stringTextKernels(), dictKernels(),
 		timeKernels(env), uuidKernels(env), charKernels(), debugKernels(env),
-		systemKernels(env.Process),
+		systemKernels(env.Process), mathKernels(), cryptoKernels(env), secretKernels(env), encodingKernels(),
 	} {
 		for _, k := range group {
 			if _, dup := out[k.Name]; dup {

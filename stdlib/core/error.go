@@ -10,6 +10,14 @@ import (
 func errorKernels() []value.Kernel {
 	return []value.Kernel{
 		{Name: "Error_toString", Arity: 1, Fn: errorToString},
+		{Name: "Error_kindLabel", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
+			if c, ok := a[0].(value.Ctor); ok {
+				if k, ok := task.KindFromName(c.Name); ok {
+					return k.Label(), nil
+				}
+			}
+			return nil, value.BadArg("Error.kindLabel", "an ErrorKind", a[0])
+		}},
 	}
 }
 

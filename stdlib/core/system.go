@@ -152,6 +152,7 @@ func systemKernels(p Process) []value.Kernel {
 				return dir, nil
 			})}, nil
 		}},
+		loadEnvKernel(p),
 		{Name: "System_exit", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
 			code, err := intArg("System.exit", a[0])
 			if err != nil {

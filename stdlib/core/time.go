@@ -39,6 +39,30 @@ func timeKernels(env Env) []value.Kernel {
 		format("Time_formatISO8601", "Time.formatISO8601", "2006-01-02T15:04:05.000Z07:00"),
 		format("Time_formatRFC3339", "Time.formatRFC3339", time.RFC3339),
 		format("Time_formatHTTP", "Time.formatHTTP", http.TimeFormat),
+		format("Time_timeString", "Time.timeString", time.TimeOnly),
+		{Name: "Time_format", Arity: 2, Fn: func(a []value.Value) (value.Value, error) {
+			layout, err := stringArg("Time.format", a[0])
+			if err != nil {
+				return nil, err
+			}
+			ms, err := intArg("Time.format", a[1])
+			if err != nil {
+				return nil, err
+			}
+			return time.UnixMilli(ms).UTC().Format(layout), nil
+		}},
+		{Name: "Time_parseISO8601", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
+			s, err := stringArg("Time.parseISO8601", a[0])
+			if err != nil {
+				return nil, err
+			}
+			t, perr := time.Parse(time.RFC3339Nano, s)
+			if perr != nil {
+				return value.Err(value.FromError(task.Errorf(task.InvalidInput,
+					"Time.parseISO8601: %q is not an ISO 8601 time; hint: write it as 2026-12-03T12:05:52Z or with an offset, 2026-12-03T13:05:52+01:00", s))), nil
+			}
+			return value.Ok(t.UnixMilli()), nil
+		}},
 		{Name: "Time_now", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
 			return value.Task{T: task.From(func(context.Context) (value.Value, error) {
 				return env.Now().UnixMilli(), nil

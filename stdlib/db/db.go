@@ -30,9 +30,13 @@ var dbSource string
 //go:embed Store.sky
 var storeSource string
 
-// Modules returns the Sky sources of Std.Db and Std.Db.Store.
+//go:embed Decode.sky
+var decodeSource string
+
+// Modules returns the Sky sources of Std.Db, Std.Db.Store and Std.Db.Decode
+// (real Sky's row decoders, in Sky).
 func Modules() map[string]string {
-	return map[string]string{"Std.Db": dbSource, "Std.Db.Store": storeSource}
+	return map[string]string{"Std.Db": dbSource, "Std.Db.Store": storeSource, "Std.Db.Decode": decodeSource}
 }
 
 // Kind is the value.Opaque kind of a Sky Db.

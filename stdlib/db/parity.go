@@ -106,38 +106,79 @@ func parityKernels() []value.Kernel {
 	}
 }
 
-// rowReader is a kernel `String -> row -> a` reading a column of a row that
-// Db.query returned (a Dict String String). A column the row does not have
-// is a runtime error listing the ones it has; a text read cannot convert is
-// one naming the value.
+// rowReader is a kernel `String -> row -> a` reading a column of a row:
+// a Dict from Db.query (or any Dict keyed by String), or a record (a field
+// by name). A value that is not text is read as its SQL text (an Int as
+// digits, a Bool as true/false, Nothing as NULL). A column the row does not
+// have is a runtime error listing the ones it has; a text conv cannot read
+// is one naming the value.
 func rowReader(name, fn string, conv func(string) (value.Value, bool)) value.Kernel {
 	return value.Kernel{Name: name, Arity: 2, Fn: func(a []value.Value) (value.Value, error) {
 		col, ok := a[0].(string)
 		if !ok {
 			return nil, value.BadArg(fn, "a column name (String)", a[0])
 		}
-		row, ok := a[1].(*value.Dict)
-		if !ok {
-			return nil, value.BadArg(fn, "a row from Db.query (Dict String String)", a[1])
-		}
-		v, found, err := row.Get(col)
+		v, cols, err := rowColumn(fn, col, a[1])
 		if err != nil {
 			return nil, err
 		}
-		if !found {
-			var cols []string
-			for _, k := range row.Keys().Slice() {
-				cols = append(cols, fmt.Sprint(k))
-			}
+		if cols != nil {
 			return nil, &value.RuntimeError{Message: fmt.Sprintf("%s %q: the row has no column %q; hint: its columns are %s", fn, col, col, strings.Join(cols, ", "))}
 		}
-		s, _ := v.(string)
+		s, ok := columnText(v)
+		if !ok {
+			return nil, &value.RuntimeError{Message: fmt.Sprintf("%s %q: the value %s is not a column value", fn, col, value.Show(v))}
+		}
 		out, ok := conv(s)
 		if !ok {
 			return nil, &value.RuntimeError{Message: fmt.Sprintf("%s %q: the value %q cannot be read as %s", fn, col, s, strings.TrimPrefix(fn, "Db.get"))}
 		}
 		return out, nil
 	}}
+}
+
+// rowColumn is the value of col in row (a Dict or a record); when the row
+// has no such column, cols lists the ones it has.
+func rowColumn(fn, col string, row value.Value) (v value.Value, cols []string, err error) {
+	switch r := row.(type) {
+	case *value.Dict:
+		v, found, err := r.Get(col)
+		if err != nil || found {
+			return v, nil, err
+		}
+		for _, k := range r.Keys().Slice() {
+			cols = append(cols, fmt.Sprint(k))
+		}
+		return nil, cols, nil
+	case *value.Record:
+		if v, ok := r.Get(col); ok {
+			return v, nil, nil
+		}
+		return nil, r.Names, nil
+	}
+	return nil, nil, value.BadArg(fn, "a row (a Dict String String from Db.query, or a record)", row)
+}
+
+// columnText is v as the text a query would have read: NULL (Nothing) is "".
+func columnText(v value.Value) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case int64:
+		return strconv.FormatInt(x, 10), true
+	case float64:
+		return value.ShowFloat(x), true
+	case bool:
+		return strconv.FormatBool(x), true
+	case value.Ctor:
+		switch {
+		case x.Name == "Nothing" && len(x.Args) == 0:
+			return "", true
+		case x.Name == "Just" && len(x.Args) == 1:
+			return columnText(x.Args[0])
+		}
+	}
+	return "", false
 }
 
 // close closes a Db; a pool Db.connect opened is forgotten, so the next

@@ -70,11 +70,16 @@ type binding struct {
 	opts    durable.Options
 }
 
-// engineArg is the engine of the Sky Db argument v of kernel fn.
+// engineArg is the engine of the Sky Db argument v of kernel fn. An
+// in-memory SQLite Db, fine for plain Std.Db, is refused here: the engine's
+// runs must outlive the process.
 func (b *binding) engineArg(fn string, v value.Value) (*durable.Engine, error) {
 	d, err := skydb.FromValue(v)
 	if err != nil {
 		return nil, value.BadArg(fn, "a Db", v)
+	}
+	if err := d.RefuseInMemory(fn); err != nil {
+		return nil, err
 	}
 	return b.engineFor(d), nil
 }

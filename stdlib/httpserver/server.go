@@ -50,10 +50,7 @@ type Env struct {
 // DefaultEnv logs to stderr with the documented limits.
 func DefaultEnv() Env { return Env{Log: os.Stderr, ShutdownGrace: 10 * time.Second, MaxBody: 1 << 20} }
 
-const (
-	routeKind   = "Route"
-	requestKind = "Request"
-)
+const routeKind = "Route"
 
 // route is a Route value: a method ("*" for any), its path's segments and
 // the Sky handler.
@@ -62,13 +59,9 @@ type route struct {
 	pattern  string
 	segments []string
 	handler  value.Value
-}
-
-// request is a Request value.
-type request struct {
-	method, path, body string
-	params             map[string]string
-	r                  *http.Request
+	// files, for a Server.static route: the file server of its directory,
+	// answering every path under the pattern.
+	files http.Handler
 }
 
 // KernelsWith returns the Std.Http.Server kernels using env; a zero field
@@ -84,13 +77,13 @@ func KernelsWith(env Env) map[string]value.Kernel {
 	if env.MaxBody <= 0 {
 		env.MaxBody = def.MaxBody
 	}
-	reqArg := func(fn string, v value.Value) (*request, error) {
-		if o, ok := v.(value.Opaque); ok && o.Kind == requestKind {
-			return o.V.(*request), nil
+	reqArg := func(fn string, v value.Value) (*value.Record, error) {
+		if r, ok := v.(*value.Record); ok && r.Index("headers") >= 0 && r.Index("query") >= 0 {
+			return r, nil
 		}
 		return nil, value.BadArg(fn, "a Request", v)
 	}
-	lookup := func(name string, get func(req *request, key string) (string, bool)) value.Kernel {
+	lookup := func(name string, get func(req *value.Record, key string) (string, bool)) value.Kernel {
 		fn := "Server." + strings.TrimPrefix(name, "Server_")
 		return value.Kernel{Name: name, Arity: 2, Fn: func(a []value.Value) (value.Value, error) {
 			key, ok := a[0].(string)
@@ -107,38 +100,29 @@ func KernelsWith(env Env) map[string]value.Kernel {
 			return value.Nothing, nil
 		}}
 	}
-	field := func(name string, get func(req *request) string) value.Kernel {
-		fn := "Server." + strings.TrimPrefix(name, "Server_")
-		return value.Kernel{Name: name, Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
-			req, err := reqArg(fn, a[0])
-			if err != nil {
-				return nil, err
-			}
-			return get(req), nil
-		}}
-	}
 	out := map[string]value.Kernel{}
 	for _, k := range []value.Kernel{
 		{Name: "Server_route", Arity: 3, Fn: func(a []value.Value) (value.Value, error) { return newRoute(a[0], a[1], a[2]) }},
 		{Name: "Server_listen", Arity: 2, Fn: func(a []value.Value) (value.Value, error) { return listenTask(env, a[0], a[1]) }},
-		lookup("Server_param", func(req *request, k string) (string, bool) { v, ok := req.params[k]; return v, ok }),
-		lookup("Server_queryParam", func(req *request, k string) (string, bool) {
-			vs, ok := req.r.URL.Query()[k]
-			if !ok || len(vs) == 0 {
-				return "", false
+		lookup("Server_header", func(req *value.Record, k string) (string, bool) { return dictLookup(req, "headers", k, true) }),
+		{Name: "Server_formValue", Arity: 2, Fn: func(a []value.Value) (value.Value, error) {
+			key, ok := a[0].(string)
+			if !ok {
+				return nil, value.BadArg("Server.formValue", "a String", a[0])
 			}
-			return vs[0], true
-		}),
-		lookup("Server_header", func(req *request, k string) (string, bool) {
-			vs := req.r.Header.Values(k)
-			if len(vs) == 0 {
-				return "", false
+			req, err := reqArg("Server.formValue", a[1])
+			if err != nil {
+				return nil, err
 			}
-			return vs[0], true
-		}),
-		field("Server_body", func(req *request) string { return req.body }),
-		field("Server_path", func(req *request) string { return req.path }),
-		field("Server_method", func(req *request) string { return req.method }),
+			return formValue(req, key), nil
+		}},
+		{Name: "Server_cookieHeader", Arity: 2, Fn: func(a []value.Value) (value.Value, error) {
+			name, _ := a[0].(string)
+			val, _ := a[1].(string)
+			return cookieHeader(name, val)
+		}},
+		{Name: "Server_withCookie", Arity: 1, Fn: withCookie},
+		{Name: "Server_static", Arity: 2, Fn: staticRoute},
 	} {
 		out[k.Name] = k
 	}
@@ -166,6 +150,24 @@ func newRoute(m, p, h value.Value) (value.Value, error) {
 	return value.Opaque{Kind: routeKind, V: &route{method: method, pattern: pattern, segments: segments, handler: h}}, nil
 }
 
+// staticRoute is real Sky's `Server.static urlPrefix directory`: GET (and
+// HEAD) of any path under the prefix serves the file of that name under the
+// directory (net/http's file server: no path leaves the directory, a
+// directory without index.html is listed, a missing file is 404).
+func staticRoute(a []value.Value) (value.Value, error) {
+	dir, ok := a[1].(string)
+	if !ok {
+		return nil, value.BadArg("Server.static", "a directory (String)", a[1])
+	}
+	v, err := newRoute(http.MethodGet, a[0], nil)
+	if err != nil {
+		return nil, err
+	}
+	rt := v.(value.Opaque).V.(*route)
+	rt.files = http.StripPrefix(strings.TrimSuffix(rt.pattern, "/"), http.FileServer(http.Dir(dir)))
+	return v, nil
+}
+
 func splitPath(p string) []string {
 	p = strings.Trim(p, "/")
 	if p == "" {
@@ -176,6 +178,9 @@ func splitPath(p string) []string {
 
 // match reports whether path's segments fit the route, and its captures.
 func (rt *route) match(segments []string) (map[string]string, bool) {
+	if rt.files != nil && len(segments) >= len(rt.segments) {
+		segments = segments[:len(rt.segments)]
+	}
 	if len(segments) != len(rt.segments) {
 		return nil, false
 	}
@@ -296,6 +301,10 @@ func (m *mux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			allowed = append(allowed, rt.method)
 			continue
 		}
+		if rt.files != nil {
+			rt.files.ServeHTTP(w, r)
+			return
+		}
 		m.run(w, r, rt, params)
 		return
 	}
@@ -319,9 +328,8 @@ func (m *mux) run(w http.ResponseWriter, r *http.Request, rt *route, params map[
 		writeError(w, http.StatusBadRequest, "cannot read the request body: "+err.Error())
 		return
 	}
-	req := &request{method: r.Method, path: r.URL.Path, body: string(data), params: params, r: r}
 	what := "the handler of " + methodName(rt.method) + " " + rt.pattern
-	v, err := task.Run(r.Context(), value.ApplyTask(what, rt.handler, value.Opaque{Kind: requestKind, V: req}))
+	v, err := task.Run(r.Context(), value.ApplyTask(what, rt.handler, requestRecord(r, string(data), params)))
 	if err != nil {
 		m.fail(w, r, what, err)
 		return
@@ -332,7 +340,11 @@ func (m *mux) run(w http.ResponseWriter, r *http.Request, rt *route, params map[
 		return
 	}
 	for k, val := range resp.headers {
-		w.Header().Set(k, val)
+		// A value of several lines is one header line each (Set-Cookie
+		// from withCookie; a newline cannot be in a header value).
+		for _, line := range strings.Split(val, "\n") {
+			w.Header().Add(k, line)
+		}
 	}
 	if resp.contentType != "" {
 		w.Header().Set("Content-Type", resp.contentType)

@@ -20,9 +20,9 @@ func kernel(t *testing.T, ks map[string]value.Kernel, name string, args ...value
 
 func echoHandler() value.Value {
 	return value.NewFunc("echo", 1, func(a []value.Value) (value.Value, error) {
-		req := a[0].(value.Opaque).V.(*request)
+		body, _ := a[0].(*value.Record).Get("body")
 		return value.Task{T: task.Succeed[value.Value](value.NewRecord(map[string]value.Value{
-			"status": int64(200), "body": req.body, "headers": (*value.Dict)(nil), "contentType": "text/plain",
+			"status": int64(200), "body": body, "headers": (*value.Dict)(nil), "contentType": "text/plain",
 		}))}, nil
 	})
 }

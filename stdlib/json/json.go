@@ -30,9 +30,13 @@ var encodeSource string
 //go:embed Decode.sky
 var decodeSource string
 
-// Modules returns the Sky sources of Sky.Core.Json.Encode and Decode.
+//go:embed Pipeline.sky
+var pipelineSource string
+
+// Modules returns the Sky sources of Sky.Core.Json.Encode, Decode and
+// Decode.Pipeline (real Sky's pipeline decoding, in Sky over Decode).
 func Modules() map[string]string {
-	return map[string]string{"Sky.Core.Json.Encode": encodeSource, "Sky.Core.Json.Decode": decodeSource}
+	return map[string]string{"Sky.Core.Json.Encode": encodeSource, "Sky.Core.Json.Decode": decodeSource, "Sky.Core.Json.Decode.Pipeline": pipelineSource}
 }
 
 const (

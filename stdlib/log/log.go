@@ -78,6 +78,7 @@ func KernelsWith(env Env) map[string]value.Kernel {
 		line("Log_error", env.Stderr, "[ERROR] ", true),
 		line("Log_debug", env.Stderr, "[DEBUG] ", env.Debug),
 		withAttrs("Log_infoWith", env.Stderr, "[INFO] ", true, write),
+		withDict(env.Stderr, write),
 		withAttrs("Log_warnWith", env.Stderr, "[WARN] ", true, write),
 		withAttrs("Log_errorWith", env.Stderr, "[ERROR] ", true, write),
 		withAttrs("Log_debugWith", env.Stderr, "[DEBUG] ", env.Debug, write),

@@ -41,6 +41,33 @@ func withAttrs(name string, w io.Writer, prefix string, enabled bool, write func
 	}}
 }
 
+// withDict is real Sky's `Log.with : String -> Dict String a -> Task Error
+// ()`: an INFO line whose attributes are the Dict's entries, in key order.
+func withDict(w io.Writer, write func(io.Writer, string) (value.Value, error)) value.Kernel {
+	return value.Kernel{Name: "Log_with", Arity: 2, Fn: func(a []value.Value) (value.Value, error) {
+		msg, ok := a[0].(string)
+		if !ok {
+			return nil, value.BadArg("Log.with", "a String message", a[0])
+		}
+		d, ok := a[1].(*value.Dict)
+		if !ok {
+			return nil, value.BadArg("Log.with", "a Dict String a of attributes", a[1])
+		}
+		return value.Task{T: task.From(func(context.Context) (value.Value, error) {
+			kv := make([]value.Value, 0, 2*d.Size())
+			for i := range d.Size() {
+				k, v := d.Entry(i)
+				kv = append(kv, k, v)
+			}
+			text, err := attrLine("Log.with", msg, kv)
+			if err != nil {
+				return nil, err
+			}
+			return write(w, "[INFO] "+text+"\n")
+		})}, nil
+	}}
+}
+
 // attrLine renders msg and the key, value pairs of kv.
 func attrLine(fn, msg string, kv []value.Value) (string, error) {
 	if len(kv)%2 == 1 {
