@@ -8,6 +8,8 @@
 // missing file or program, PermissionDenied, InvalidInput for a bad
 // argument, Io otherwise) and whose message names the path or program. The
 // mapping from Go's errors to kinds is osError, the one place it is made.
+//
+// It may import runtime/task, runtime/value and the standard library.
 package host
 
 import (
