@@ -14,7 +14,7 @@ package worker_test
 //
 // It asserts correctness only: every run done, each transactional effect
 // exactly once, every worker gone within its stop timeout plus a margin. The
-// rates are figures (docs/benchmarks.md, "The fault matrix").
+// rates are figures (docs/scaling.md, "The fault matrix").
 //
 // make test and make chaos run the short matrix (3 s windows, a burst of
 // 500 starts); make chaos-matrix the full one (60 s windows, the horizon held
