@@ -3,7 +3,8 @@
 #   make test   every test (SQLite and PostgreSQL; PostgreSQL must be reachable or installed)
 #   make bench  the Go benchmarks, then the load run (bin/skybench load); prints figures (docs/benchmarks.md)
 #   make check  go vet + gofmt + staticcheck (also run by make test)
-#   make chaos  the chaos run: sky workers SIGKILLed at random, a database restart (CHAOS=4m; make test runs 30s)
+#   make chaos  the chaos run: sky workers SIGKILLed at random, a database restart (CHAOS=3m; make test runs 15s),
+#               then the short fault matrix; make chaos-matrix runs the full matrix (about 15 minutes)
 #   make bench-peers  DBOS Transact Go and this engine side by side (bench/peers, a module of its own)
 
 GO ?= go
@@ -16,10 +17,10 @@ LOADFLAGS ?=
 PEERSFLAGS ?=
 # How long make chaos starts runs and kills workers (a Go duration), and how
 # many sky workers it keeps running.
-CHAOS ?= 4m
+CHAOS ?= 3m
 CHAOS_WORKERS ?= 3
 
-.PHONY: run test bench bench-peers check chaos sky skybench
+.PHONY: run test bench bench-peers check chaos chaos-matrix sky skybench
 
 sky:
 	@test -x $(BIN)/sky || echo "building $(BIN)/sky (the first build compiles every dependency and takes a minute or two)..."
@@ -48,7 +49,10 @@ bench-peers:
 	$(BIN)/peers $(PEERSFLAGS)
 
 chaos:
-	$(GO) test -count=1 -timeout 30m -run '^TestChaos$$' -v ./examples/worker -args -chaos $(CHAOS) -chaos-workers $(CHAOS_WORKERS)
+	$(GO) test -count=1 -timeout 30m -run '^TestChaos(Matrix)?$$' -v ./examples/worker -args -chaos $(CHAOS) -chaos-workers $(CHAOS_WORKERS)
+
+chaos-matrix:
+	$(GO) test -count=1 -timeout 60m -run '^TestChaosMatrix$$' -v ./examples/worker -args -chaos-matrix
 
 check:
 	$(GO) vet ./...

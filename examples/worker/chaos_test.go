@@ -9,9 +9,10 @@ package worker_test
 // started / done / lost / duplicated effects / re-executed plain steps and
 // how long a killed worker's runs waited to be picked up again (p50, p99).
 //
-// make test runs it for 30 s; make chaos for 4 minutes:
+// make test runs it for 15 s (the fault matrix, chaos_matrix_test.go, adds
+// its own restart and SIGKILL cells); make chaos for 3 minutes:
 //
-//	go test ./examples/worker -run '^TestChaos$' -v -args -chaos 4m -chaos-workers 3
+//	go test ./examples/worker -run '^TestChaos$' -v -args -chaos 3m -chaos-workers 3
 
 import (
 	"context"
@@ -36,7 +37,7 @@ import (
 )
 
 var (
-	chaosFor     = flag.Duration("chaos", 30*time.Second, "how long TestChaos starts runs and kills workers")
+	chaosFor     = flag.Duration("chaos", 15*time.Second, "how long TestChaos starts runs and kills workers")
 	chaosWorkers = flag.Int("chaos-workers", 3, "how many sky worker processes TestChaos keeps running")
 )
 
@@ -52,6 +53,9 @@ type chaos struct {
 	admin *durable.Engine
 	order durable.Def[string, string]
 	rng   *rand.Rand
+
+	// argv is the worker's command line (sky's arguments); nil is `sky run`.
+	argv []string
 
 	mu      sync.Mutex
 	started []string
@@ -134,7 +138,13 @@ func TestChaos(t *testing.T) {
 
 // worker starts one examples/worker process.
 func (c *chaos) worker() *process {
-	p := startSky(c.t, "", []string{"DATABASE_URL=" + c.url, "SKY_DURABLE_LEASE=" + chaosLease.String()})
+	env := []string{"DATABASE_URL=" + c.url, "SKY_DURABLE_LEASE=" + chaosLease.String()}
+	var p *process
+	if c.argv == nil {
+		p = startSky(c.t, "", env)
+	} else {
+		p = startSkyCommand(c.t, "", env, c.argv...)
+	}
 	c.mu.Lock()
 	c.procs = append(c.procs, p)
 	c.mu.Unlock()

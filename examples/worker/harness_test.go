@@ -117,8 +117,14 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 // startSky starts `sky run args...` in examples/worker with env added.
 func startSky(t *testing.T, stdin string, env []string, args ...string) *process {
 	t.Helper()
+	return startSkyCommand(t, stdin, env, append([]string{"run"}, args...)...)
+}
+
+// startSkyCommand starts `sky args...` in examples/worker with env added.
+func startSkyCommand(t *testing.T, stdin string, env []string, args ...string) *process {
+	t.Helper()
 	p := &process{done: make(chan error, 1)}
-	p.cmd = exec.Command(skyBin(t), append([]string{"run"}, args...)...)
+	p.cmd = exec.Command(skyBin(t), args...)
 	p.cmd.Env = append(os.Environ(), env...)
 	p.cmd.Stdin = strings.NewReader(stdin)
 	p.cmd.Stdout = lockedWriter{&p.mu, &p.out}
