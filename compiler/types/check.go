@@ -101,6 +101,9 @@ type checker struct {
 	rigid    map[string]*Var
 	patCtors map[*syntax.CtorPat]*CtorInfo
 	declName string
+	// uses of App.withDurable and Codec.auto* in the current module,
+	// checked once its inference is done (persisted.go)
+	persisted []persistedUse
 }
 
 // Check resolves, infers and checks every module of prog, in import order.
@@ -231,6 +234,7 @@ func (c *checker) checkModule(m *moduleInfo) {
 	c.declareValues(m)
 	c.computeExports(m)
 	c.checkValues(m)
+	c.checkPersisted(m)
 }
 
 func (c *checker) errorIn(f *syntax.File, sp syntax.Span, title, msg, detail, hint string) {

@@ -64,7 +64,9 @@ func (c *checker) useValue(x syntax.Node, vi *ValueInfo) Type {
 	if !vi.known {
 		return c.u.fresh()
 	}
-	return c.u.instantiate(vi.Scheme)
+	t := c.u.instantiate(vi.Scheme)
+	c.notePersisted(x, vi, t)
+	return t
 }
 
 func (c *checker) unknownValue(x *syntax.Var, e *env) {

@@ -57,13 +57,20 @@ func (s *SnapshotStore) Save(ctx context.Context, id string, seq int64, data str
 }
 
 // SaveNext stores data under id with the stored sequence plus one, so it
-// always replaces the current snapshot (last writer wins); it returns the
-// sequence written. Two concurrent SaveNext calls both land, in some order.
-func (s *SnapshotStore) SaveNext(ctx context.Context, id string, data string) (int64, error) {
+// replaces the current snapshot (last writer wins); it returns the sequence
+// written. Two concurrent SaveNext calls both land, in some order. When
+// keep is not nil it sees the stored snapshot first, and an error from it
+// keeps that snapshot and is returned.
+func (s *SnapshotStore) SaveNext(ctx context.Context, id string, data string, keep func(stored string) error) (int64, error) {
 	for attempt := 0; attempt < 20; attempt++ {
-		seq, _, _, err := s.Load(ctx, id)
+		seq, stored, found, err := s.Load(ctx, id)
 		if err != nil {
 			return 0, err
+		}
+		if found && keep != nil {
+			if err := keep(stored); err != nil {
+				return 0, err
+			}
 		}
 		wrote, err := s.Save(ctx, id, seq+1, data)
 		if err != nil || wrote {
@@ -85,14 +92,22 @@ func (s *SnapshotStore) Load(ctx context.Context, id string) (seq int64, data st
 	return s.e.LoadSnapshot(ctx, id)
 }
 
-// SaveSnapshot encodes a with cd and stores it under id, replacing the
-// current snapshot (Sky's Durable.saveSnapshot).
-func SaveSnapshot[A any](ctx context.Context, s *SnapshotStore, id string, cd codec.Codec[A], a A) error {
+// SaveSnapshotAuto encodes a with cd and stores it under id with the
+// stored sequence plus one, replacing the current snapshot (Sky's
+// Durable.saveSnapshotAuto and Durable.snapshotCmd) — unless the stored
+// snapshot no longer decodes with cd: that one is never overwritten, and
+// the result is a Decode error naming the id.
+func SaveSnapshotAuto[A any](ctx context.Context, s *SnapshotStore, id string, cd codec.Codec[A], a A) error {
 	js, err := encodeSnapshot(id, cd, a)
 	if err != nil {
 		return err
 	}
-	_, err = s.SaveNext(ctx, id, js)
+	_, err = s.SaveNext(ctx, id, js, func(stored string) error {
+		if _, err := cd.Decode(stored); err != nil {
+			return task.Errorf(task.Decode, "durable: snapshot %q does not decode with this codec, so it is kept, not overwritten: %s; hint: read it with the codec that saved it, or save with an explicit newer sequence (Durable.saveSnapshot) to replace it", id, errText(err))
+		}
+		return nil
+	})
 	return err
 }
 
@@ -105,10 +120,11 @@ func encodeSnapshot[A any](id string, cd codec.Codec[A], a A) (string, error) {
 	return js, nil
 }
 
-// SaveSnapshotSeq encodes a with cd and stores it under id with sequence
-// seq when seq is newer than the stored one (Sky's Durable.saveSnapshotSeq);
-// wrote is false when a newer or equal snapshot is kept.
-func SaveSnapshotSeq[A any](ctx context.Context, s *SnapshotStore, id string, seq int64, cd codec.Codec[A], a A) (wrote bool, err error) {
+// SaveSnapshot encodes a with cd and stores it under id with sequence seq
+// when seq is newer than the stored one (Sky's Durable.saveSnapshot and
+// Durable.saveSnapshotIfNewer); wrote is false when a newer or equal
+// snapshot is kept.
+func SaveSnapshot[A any](ctx context.Context, s *SnapshotStore, id string, seq int64, cd codec.Codec[A], a A) (wrote bool, err error) {
 	js, err := encodeSnapshot(id, cd, a)
 	if err != nil {
 		return false, err

@@ -44,7 +44,7 @@ func TestSnapshotSaveNextFromManyWriters(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs <- SaveSnapshot(ctx, s, "shared", codec.Int, int64(i))
+				errs <- SaveSnapshotAuto(ctx, s, "shared", codec.Int, int64(i))
 			}()
 		}
 		wg.Wait()
@@ -71,7 +71,7 @@ func TestSnapshotBadInput(t *testing.T) {
 	if _, err := s.Save(ctx, "m", 1, "{not json"); err == nil || !strings.Contains(err.Error(), `snapshot "m"`) {
 		t.Fatalf("invalid JSON: %v", err)
 	}
-	if err := SaveSnapshot(ctx, s, "m", codec.Int, 41); err != nil {
+	if err := SaveSnapshotAuto(ctx, s, "m", codec.Int, 41); err != nil {
 		t.Fatal(err)
 	}
 	_, _, err := LoadSnapshot(ctx, s, "m", codec.String)
@@ -80,9 +80,9 @@ func TestSnapshotBadInput(t *testing.T) {
 	}
 }
 
-// SaveSnapshotSeq (Sky's Durable.saveSnapshotSeq) encodes, writes only a
-// newer sequence and reports whether it wrote.
-func TestSaveSnapshotSeq(t *testing.T) {
+// SaveSnapshot (Sky's Durable.saveSnapshot) encodes, writes only a newer
+// sequence and reports whether it wrote.
+func TestSaveSnapshotWriteIfNewer(t *testing.T) {
 	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
 		ctx := context.Background()
 		s := NewSnapshotStore(New(d, Options{}))
@@ -90,7 +90,7 @@ func TestSaveSnapshotSeq(t *testing.T) {
 			seq, v int64
 			wrote  bool
 		}{{5, 50, true}, {3, 30, false}, {5, 55, false}, {6, 60, true}} {
-			wrote, err := SaveSnapshotSeq(ctx, s, "m", st.seq, codec.Int, st.v)
+			wrote, err := SaveSnapshot(ctx, s, "m", st.seq, codec.Int, st.v)
 			if err != nil || wrote != st.wrote {
 				t.Fatalf("seq %d: wrote=%v err=%v, want wrote=%v", st.seq, wrote, err, st.wrote)
 			}
@@ -98,6 +98,35 @@ func TestSaveSnapshotSeq(t *testing.T) {
 		v, found, err := LoadSnapshot(ctx, s, "m", codec.Int)
 		if err != nil || !found || v != 60 {
 			t.Fatalf("load: %d found=%v err=%v, want 60", v, found, err)
+		}
+	})
+}
+
+// SaveSnapshotAuto never overwrites a stored snapshot that no longer
+// decodes with its codec; an explicit newer sequence does replace it.
+func TestSnapshotAutoKeepsUndecodable(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		ctx := context.Background()
+		s := NewSnapshotStore(New(d, Options{}))
+		if _, err := SaveSnapshot(ctx, s, "m", 3, codec.String, "not a number"); err != nil {
+			t.Fatal(err)
+		}
+		err := SaveSnapshotAuto(ctx, s, "m", codec.Int, 7)
+		if err == nil || !strings.HasPrefix(err.Error(), `Decode: durable: snapshot "m" does not decode with this codec, so it is kept, not overwritten: $: expected an integer`) {
+			t.Fatalf("auto save over an undecodable snapshot: %v", err)
+		}
+		seq, data, _, err := s.Load(ctx, "m")
+		if err != nil || seq != 3 || data != `"not a number"` {
+			t.Fatalf("stored: seq=%d data=%s err=%v, want the undecodable one kept", seq, data, err)
+		}
+		if wrote, err := SaveSnapshot(ctx, s, "m", 4, codec.Int, 8); err != nil || !wrote {
+			t.Fatalf("explicit newer sequence: wrote=%v err=%v", wrote, err)
+		}
+		if err := SaveSnapshotAuto(ctx, s, "m", codec.Int, 9); err != nil {
+			t.Fatal(err)
+		}
+		if v, _, err := LoadSnapshot(ctx, s, "m", codec.Int); err != nil || v != 9 {
+			t.Fatalf("after the replace: %d %v", v, err)
 		}
 	})
 }

@@ -150,8 +150,8 @@ func TestSnapshotKernelsRoundTrip(t *testing.T) {
 		if got := run(call(t, ks, "Durable_loadSnapshot", dbv, "greeting", strCodec)); value.Show(got) != "Nothing" {
 			t.Fatalf("load before any save gave %s", value.Show(got))
 		}
-		run(call(t, ks, "Durable_saveSnapshot", dbv, "greeting", strCodec, "hello"))
-		run(call(t, ks, "Durable_saveSnapshot", dbv, "greeting", strCodec, "hello again"))
+		run(call(t, ks, "Durable_saveSnapshotAuto", dbv, "greeting", strCodec, "hello"))
+		run(call(t, ks, "Durable_saveSnapshotAuto", dbv, "greeting", strCodec, "hello again"))
 		if got := value.Show(run(call(t, ks, "Durable_loadSnapshot", dbv, "greeting", strCodec))); got != `Just "hello again"` {
 			t.Fatalf("load gave %s", got)
 		}

@@ -11,30 +11,37 @@ import (
 	skydb "skydurable/stdlib/db"
 )
 
-// SnapshotKernels returns the Sky kernels of Durable.saveSnapshot,
-// Durable.loadSnapshot and (real Sky's) Durable.saveSnapshotSeq, which
-// writes only when its sequence number is newer and says whether it did:
+// SnapshotKernels returns the Sky kernels of Durable.saveSnapshotIfNewer
+// (real Sky's write-if-newer with the caller's sequence, saying whether it
+// wrote; Durable.saveSnapshot is it without the Bool), Durable.loadSnapshot
+// and Durable.saveSnapshotAuto (the stored sequence plus one, never over a
+// snapshot that no longer decodes):
 //
-//	saveSnapshot : Db -> String -> Codec a -> a -> Task Error ()
-//	saveSnapshot = Ffi.kernel "Durable_saveSnapshot"
+//	saveSnapshotIfNewer : Db -> String -> Codec a -> Int -> a -> Task Error Bool
+//	saveSnapshotIfNewer = Ffi.kernel "Durable_saveSnapshotIfNewer"
 //	loadSnapshot : Db -> String -> Codec a -> Task Error (Maybe a)
 //	loadSnapshot = Ffi.kernel "Durable_loadSnapshot"
-//	saveSnapshotSeq : Db -> String -> Int -> Codec a -> a -> Task Error Bool
-//	saveSnapshotSeq = Ffi.kernel "Durable_saveSnapshotSeq"
+//	saveSnapshotAuto : Db -> String -> Codec a -> a -> Task Error ()
+//	saveSnapshotAuto = Ffi.kernel "Durable_saveSnapshotAuto"
 func SnapshotKernels() []value.Kernel {
 	stores := durable.NewSnapshotStores()
 	return []value.Kernel{
-		{Name: "Durable_saveSnapshot", Arity: 4, Fn: func(a []value.Value) (value.Value, error) {
+		{Name: "Durable_saveSnapshotIfNewer", Arity: 5, Fn: func(a []value.Value) (value.Value, error) {
 			d, id, cd, err := snapshotArgs("Durable.saveSnapshot", a)
 			if err != nil {
 				return nil, err
 			}
-			model := a[3]
+			seq, ok := a[3].(int64)
+			if !ok || seq < 1 {
+				return nil, value.BadArg("Durable.saveSnapshot", "a sequence number of 1 or more (Int)", a[3])
+			}
+			model := a[4]
 			return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
-				if err := durable.SaveSnapshot(ctx, stores.For(d), id, cd, model); err != nil {
+				wrote, err := durable.SaveSnapshot(ctx, stores.For(d), id, seq, cd, model)
+				if err != nil {
 					return nil, err
 				}
-				return value.Unit{}, nil
+				return wrote, nil
 			})}, nil
 		}},
 		{Name: "Durable_loadSnapshot", Arity: 3, Fn: func(a []value.Value) (value.Value, error) {
@@ -53,22 +60,17 @@ func SnapshotKernels() []value.Kernel {
 				return value.Just(m), nil
 			})}, nil
 		}},
-		{Name: "Durable_saveSnapshotSeq", Arity: 5, Fn: func(a []value.Value) (value.Value, error) {
-			d, id, cd, err := snapshotArgs("Durable.saveSnapshotSeq", []value.Value{a[0], a[1], a[3]})
+		{Name: "Durable_saveSnapshotAuto", Arity: 4, Fn: func(a []value.Value) (value.Value, error) {
+			d, id, cd, err := snapshotArgs("Durable.saveSnapshotAuto", a)
 			if err != nil {
 				return nil, err
 			}
-			seq, ok := a[2].(int64)
-			if !ok || seq < 1 {
-				return nil, value.BadArg("Durable.saveSnapshotSeq", "a sequence number of 1 or more (Int)", a[2])
-			}
-			model := a[4]
+			model := a[3]
 			return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
-				wrote, err := durable.SaveSnapshotSeq(ctx, stores.For(d), id, seq, cd, model)
-				if err != nil {
+				if err := durable.SaveSnapshotAuto(ctx, stores.For(d), id, cd, model); err != nil {
 					return nil, err
 				}
-				return wrote, nil
+				return value.Unit{}, nil
 			})}, nil
 		}},
 	}

@@ -1,0 +1,178 @@
+package types
+
+import (
+	"sort"
+	"strings"
+
+	"skydurable/compiler/syntax"
+)
+
+// A value stored as JSON (App.withDurable's model, the witness of a
+// Codec.auto*) must be data: a function, a `Db` or another runtime handle
+// cannot be encoded, and one that could be would be dead after a restart.
+// The checker refuses such a type where it is fixed: at each use of these
+// functions, once the module's inference settled the instantiated type.
+
+// persistedUse is one use of a function whose Codec argument or result
+// stores its type as JSON.
+type persistedUse struct {
+	x   *syntax.Var
+	fn  string // "App.withDurable", "Codec.auto", ...
+	typ Type   // the instantiated type of the function
+}
+
+// storesAsJSON names the function at module.name when it stores its
+// Codec's type as JSON ("" otherwise).
+func storesAsJSON(module, name string) string {
+	switch {
+	case module == "Std.App" && (name == "withDurable" || name == "withDurableId"):
+		return "App." + name
+	case module == "Std.Codec" && strings.HasPrefix(name, "auto"):
+		return "Codec." + name
+	}
+	return ""
+}
+
+// runtimeHandles are the types whose values live in a running process
+// only (module "" is a builtin type).
+var runtimeHandles = map[string][]string{
+	"":                     {"Task", "Cmd", "Sub"},
+	"Std.Db":               {"Db"},
+	"Std.Durable":          {"Ctx", "WorkflowDef", "RegisteredWorkflow"},
+	"Std.Durable.Test":     {"Harness"},
+	"Std.App":              {"App"},
+	"Std.Codec":            {"Codec", "ObjectCodec", "Variant"},
+	"Sky.Core.Json.Decode": {"Decoder"},
+	"Std.Http.Server":      {"Route"},
+}
+
+func isRuntimeHandle(c *Con) bool {
+	for _, n := range runtimeHandles[c.Module] {
+		if n == c.Name {
+			return true
+		}
+	}
+	return false
+}
+
+// notePersisted remembers x when it names a function that stores a type as
+// JSON; checkPersisted checks it at the end of the module.
+func (c *checker) notePersisted(x syntax.Node, vi *ValueInfo, t Type) {
+	v, ok := x.(*syntax.Var)
+	if !ok {
+		return
+	}
+	if fn := storesAsJSON(vi.Module, vi.Name); fn != "" {
+		c.persisted = append(c.persisted, persistedUse{x: v, fn: fn, typ: t})
+	}
+}
+
+// checkPersisted reports every remembered use whose stored type holds a
+// function or a runtime handle.
+func (c *checker) checkPersisted(m *moduleInfo) {
+	uses := c.persisted
+	c.persisted = nil
+	for _, u := range uses {
+		stored := codecArg(u.typ)
+		if stored == nil {
+			continue
+		}
+		what, where, found := c.findUnstorable(stored, nil, map[*TypeInfo]bool{})
+		if !found {
+			continue
+		}
+		subject := "the model"
+		if strings.HasPrefix(u.fn, "Codec.") {
+			subject = "the witness"
+		}
+		at := ""
+		if len(where) > 0 {
+			at = " in " + strings.Join(where, ", in ")
+		}
+		c.errorAt(m, u.x.Range(), "NOT STORABLE AS JSON",
+			"`"+u.fn+"` stores "+subject+" as JSON, but its type holds "+what+at+":",
+			indent(c.printer().String(stored)),
+			"Keep functions, `Db` and other runtime handles out of it: store the data they are made from (an id, a name, a setting) and rebuild them where they are used.")
+	}
+}
+
+// codecArg is the `a` of the first `Codec a` in a function type's
+// parameters or result.
+func codecArg(t Type) Type {
+	params, res := uncurry(t)
+	for _, p := range append(params, res) {
+		if c, ok := unalias(p).(*Con); ok && c.Module == "Std.Codec" && c.Name == "Codec" && len(c.Args) == 1 {
+			return c.Args[0]
+		}
+	}
+	return nil
+}
+
+// findUnstorable looks through t for a function or a runtime handle and
+// says what it is and where (field and constructor names, outermost first).
+func (c *checker) findUnstorable(t Type, where []string, seen map[*TypeInfo]bool) (string, []string, bool) {
+	p := c.printer()
+	switch t := Prune(t).(type) {
+	case *Alias:
+		return c.findUnstorable(t.Real, where, seen)
+	case *Fun:
+		return "a function (`" + p.String(t) + "`)", where, true
+	case *Tuple:
+		for i, e := range t.Elems {
+			if w, at, ok := c.findUnstorable(e, append(where, "the "+ordinal(i+1)+" element of a tuple"), seen); ok {
+				return w, at, true
+			}
+		}
+	case *Record:
+		names := make([]string, 0, len(t.Fields))
+		for n := range t.Fields {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			if w, at, ok := c.findUnstorable(t.Fields[n], append(where, "field `"+n+"`"), seen); ok {
+				return w, at, true
+			}
+		}
+		if t.Ext != nil {
+			return c.findUnstorable(t.Ext, where, seen)
+		}
+	case *Con:
+		if isRuntimeHandle(t) {
+			return "a runtime handle (`" + p.String(t) + "`)", where, true
+		}
+		for _, a := range t.Args {
+			if w, at, ok := c.findUnstorable(a, where, seen); ok {
+				return w, at, true
+			}
+		}
+		ti := c.typeInfoOf(t)
+		if ti == nil || ti.IsAlias || seen[ti] {
+			return "", nil, false
+		}
+		seen[ti] = true
+		sub := map[*Var]Type{}
+		for i, v := range ti.ParamVars {
+			if i < len(t.Args) {
+				sub[v] = t.Args[i]
+			}
+		}
+		for _, ct := range ti.Ctors {
+			for _, a := range ct.Args {
+				if w, at, ok := c.findUnstorable(substitute(a, sub), append(where, "constructor `"+ct.Name+"` of `"+ti.Name+"`"), seen); ok {
+					return w, at, true
+				}
+			}
+		}
+	}
+	return "", nil, false
+}
+
+// typeInfoOf is the declaration of a custom type (nil for a builtin).
+func (c *checker) typeInfoOf(t *Con) *TypeInfo {
+	m := c.modules[t.Module]
+	if m == nil {
+		return nil
+	}
+	return m.types[t.Name]
+}

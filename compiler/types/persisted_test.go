@@ -1,0 +1,50 @@
+package types_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// App.withDurable and every Codec.auto* refuse, at compile time, a stored
+// type that holds a function, a Db or another runtime handle, naming where.
+func TestPersistedTypeBound(t *testing.T) {
+	const header = "import Std.App as App\nimport Std.Codec as Codec exposing (Codec)\nimport Std.Db as Db exposing (Db)\nimport Std.Durable as Durable\n\n\n"
+	const durable = "\n\nstore : Db -> Codec Model -> App.App Model () -> App.App Model ()\nstore db codec app =\n    App.withDurable db codec app\n"
+	cases := []struct {
+		name, src string
+		want      []string // substrings of the one error; none for a clean program
+	}{
+		{name: "data model", src: "type alias Model =\n    { count : Int, names : List String, pick : Maybe ( Int, Bool ) }\n" + durable},
+		{name: "function field", src: "type alias Model =\n    { count : Int, onTick : Int -> Int }\n" + durable,
+			want: []string{"NOT STORABLE AS JSON", "`App.withDurable` stores the model as JSON, but its type holds a function (`Int -> Int`) in field `onTick`:", "Keep functions, `Db` and other runtime handles out of it"}},
+		{name: "db in a nested custom type", src: "type Conn\n    = Open Db\n    | Closed\n\n\ntype alias Model =\n    { conns : List Conn }\n" + durable,
+			want: []string{"holds a runtime handle (`Db`) in field `conns`, in constructor `Open` of `Conn`:"}},
+		{name: "withDurableId", src: "type alias Model =\n    { job : Durable.WorkflowDef Int Int }\n\n\nstore : Db -> Codec Model -> App.App Model () -> App.App Model ()\nstore db codec app =\n    App.withDurableId \"m\" db codec app\n",
+			want: []string{"`App.withDurableId` stores the model", "runtime handle (`Durable.WorkflowDef Int Int`) in field `job`"}},
+		{name: "codec auto witness", src: "type alias Settings =\n    { retries : Int, run : Cmd () }\n\n\nc : Codec Settings\nc =\n    Codec.auto { retries = 1, run = Cmd.none }\n",
+			want: []string{"`Codec.auto` stores the witness as JSON, but its type holds a runtime handle (`Cmd ()`) in field `run`:"}},
+		{name: "codec autoWith witness", src: "c =\n    Codec.autoWith Codec.defaultAutoOptions ( 1, \\x -> x + 1 )\n",
+			want: []string{"`Codec.autoWith` stores the witness as JSON, but its type holds a function (`number -> number`) in the 2nd element of a tuple:"}},
+		{name: "codec auto data", src: "c : Codec { n : Int, tags : List String }\nc =\n    Codec.auto { n = 0, tags = [ \"a\" ] }\n"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, errs := checkSources(t, header+tc.src, nil)
+			if len(tc.want) == 0 {
+				for _, e := range errs {
+					t.Errorf("unexpected: %s", e.Error())
+				}
+				return
+			}
+			if len(errs) != 1 {
+				t.Fatalf("want 1 error, got %d: %v", len(errs), errs)
+			}
+			got := errs[0].Error()
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("error lacks %q:\n%s", w, got)
+				}
+			}
+		})
+	}
+}
