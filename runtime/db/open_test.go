@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"skydurable/runtime/db"
 	"skydurable/runtime/db/dbtest"
@@ -316,6 +317,29 @@ func TestPostgresStatementTimeout(t *testing.T) {
 		d.Close()
 		if err != nil || got != c.want {
 			t.Errorf("statement_timeout = %q, %v; want %q", got, err, c.want)
+		}
+	}
+}
+
+// TestDefaultConnectTimeout: a URL without connect_timeout gets the 10 s
+// default; connect_timeout in the URL, or PGCONNECT_TIMEOUT, wins.
+func TestDefaultConnectTimeout(t *testing.T) {
+	for _, c := range []struct {
+		dsn, env string
+		want     time.Duration
+	}{
+		{"postgres://sky@127.0.0.1:5432/app", "", db.DefaultConnectTimeout},
+		{"postgres://sky@127.0.0.1:5432/app?connect_timeout=3", "", 3 * time.Second},
+		{"postgres://sky@127.0.0.1:5432/app", "4", 4 * time.Second},
+	} {
+		t.Setenv("PGCONNECT_TIMEOUT", c.env)
+		cfg, err := pgconn.ParseConfig(c.dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.SetDefaultConnectTimeout(cfg, c.dsn)
+		if cfg.ConnectTimeout != c.want {
+			t.Errorf("%s with PGCONNECT_TIMEOUT=%q: connect timeout %v, want %v", c.dsn, c.env, cfg.ConnectTimeout, c.want)
 		}
 	}
 }

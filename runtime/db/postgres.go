@@ -26,6 +26,15 @@ const defaultPostgresPoolSize = 10
 // stalling it for minutes.
 const DefaultConnectTimeout = 10 * time.Second
 
+// SetDefaultConnectTimeout gives cfg, parsed from dsn, the
+// DefaultConnectTimeout unless dsn's connect_timeout or PGCONNECT_TIMEOUT
+// sets one (for connections made outside a pool, such as a listener's).
+func SetDefaultConnectTimeout(cfg *pgconn.Config, dsn string) {
+	if !strings.Contains(dsn, "connect_timeout") && os.Getenv("PGCONNECT_TIMEOUT") == "" {
+		cfg.ConnectTimeout = DefaultConnectTimeout
+	}
+}
+
 // checkHost refuses a postgres:// URL that names no host (and no host=
 // parameter, and no PGHOST): pgx would quietly connect to libpq's default
 // socket or localhost, which is rarely what a DATABASE_URL such as
@@ -76,9 +85,7 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (backend, error
 	if !strings.Contains(dsn, "pool_max_conns") {
 		cfg.MaxConns = defaultPostgresPoolSize
 	}
-	if !strings.Contains(dsn, "connect_timeout") && os.Getenv("PGCONNECT_TIMEOUT") == "" {
-		cfg.ConnConfig.ConnectTimeout = DefaultConnectTimeout
-	}
+	SetDefaultConnectTimeout(&cfg.ConnConfig.Config, dsn)
 	if _, set := cfg.ConnConfig.RuntimeParams["statement_timeout"]; opts.StatementTimeout > 0 && !set && pooler == PoolerNone {
 		cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(opts.StatementTimeout.Milliseconds(), 10)
 	}
