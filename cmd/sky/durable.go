@@ -40,6 +40,8 @@ const durableUsage = `Usage:
   sky durable ls [--status S] [--workflow W] [--parent ID] [--limit N] [--before ID] [--json]
   sky durable show ID [--json]
   sky durable signal [--replace] ID NAME JSON   (--replace: correct a payload not yet consumed)
+  sky durable signal [--replace] ID NAME --file payload.json
+                                              (a payload from a file: any size up to the payload cap)
   sky durable cancel ID
   sky durable retry ID
   sky durable release ID                      (free a running run whose worker is known dead)
@@ -53,7 +55,10 @@ const durableUsage = `Usage:
   sky durable ui [--addr 127.0.0.1:8080] [--token T] [--read-only]
 
 Every subcommand takes --db DSN (a postgres:// URL or a SQLite file path);
-without it the database is the one Db.connect opens.
+without it the database is the one Db.connect opens. On PostgreSQL a
+connection attempt gives up after 10s (connect_timeout=N in the URL changes
+it) and, but for worker, a statement after 30s (statement_timeout=MS in the
+URL changes it; not sent through PgBouncer).
 Exit codes: 0 ok, 1 not found or refused, 2 usage.
 `
 
@@ -107,6 +112,7 @@ type durableFlags struct {
 	concurrency       int
 	tick, stopTimeout time.Duration
 	replace           bool
+	file              string
 	// warn receives notes that are not errors (stderr).
 	warn io.Writer
 }
@@ -137,6 +143,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	}
 	if args[0] == "signal" {
 		fs.BoolVar(&f.replace, "replace", false, "replace the payload of a signal the run has not consumed yet (a repeat without it is ignored)")
+		fs.StringVar(&f.file, "file", "", "read the JSON payload from this file instead of the JSON argument")
 	}
 	if args[0] == "replay" {
 		fs.StringVar(&f.workflow, "workflow", "", "only runs of this workflow")
@@ -160,6 +167,9 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	pos, err := parseInterspersed(fs, args[1:])
 	if err != nil {
 		return exitNoBuild
+	}
+	if f.file != "" {
+		op.args, op.names = 2, "ID NAME, the payload in --file"
 	}
 	if len(pos) != op.args {
 		fmt.Fprintf(s.stderr, "sky durable %s: expected %d argument(s) (%s), got %d\n\n%s", args[0], op.args, op.names, len(pos), durableUsage)
@@ -192,7 +202,11 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	if args[0] == "replay" {
 		start = pos[0]
 	}
-	d, err := openDurableDB(ctx, f.dsn, start)
+	timeout := durableStatementTimeout
+	if args[0] == "worker" {
+		timeout = 0 // a worker's statements are the engine's, bounded by its own leases
+	}
+	d, err := openDurableDB(ctx, f.dsn, start, timeout)
 	if err != nil {
 		fmt.Fprintf(s.stderr, "sky durable: %v\n", err)
 		return exitFailure
@@ -230,11 +244,16 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// durableStatementTimeout bounds each PostgreSQL statement of `sky durable`
+// but worker (ls, show, stats, the dashboard's queries...), unless the URL
+// sets statement_timeout.
+const durableStatementTimeout = 30 * time.Second
+
 // openDurableDB opens --db, or what Db.connect would open in the project
 // of start (the program of `replay`, else the working directory: the
-// nearest sky.toml above it). A SQLite file that does not exist is an error
-// rather than a new empty database.
-func openDurableDB(ctx context.Context, dsn, start string) (*db.DB, error) {
+// nearest sky.toml above it), with statementTimeout on PostgreSQL. A SQLite
+// file that does not exist is an error rather than a new empty database.
+func openDurableDB(ctx context.Context, dsn, start string, statementTimeout time.Duration) (*db.DB, error) {
 	var cfg skydb.Config
 	switch {
 	case strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://"):
@@ -261,13 +280,22 @@ func openDurableDB(ctx context.Context, dsn, start string) (*db.DB, error) {
 			return nil, fmt.Errorf("the SQLite database %s does not exist; hint: run the program first, or pass --db", cfg.DSN)
 		}
 	}
-	return db.OpenWith(ctx, cfg.Driver, cfg.DSN, db.Options{Pooler: cfg.Pooler})
+	return db.OpenWith(ctx, cfg.Driver, cfg.DSN, db.Options{Pooler: cfg.Pooler, StatementTimeout: statementTimeout})
 }
 
 func durableSignal(ctx context.Context, e *durable.Engine, f *durableFlags, a []string, out io.Writer) error {
-	id, name, payload := a[0], a[1], a[2]
-	if !json.Valid([]byte(payload)) {
-		return task.Errorf(task.InvalidInput, "the payload %s is not valid JSON; hint: quote it for the shell, e.g. '{\"reference\":\"stl-1\"}' or '\"text\"'", payload)
+	id, name := a[0], a[1]
+	var payload string
+	if f.file != "" {
+		b, err := os.ReadFile(f.file)
+		if err != nil {
+			return task.Errorf(task.InvalidInput, "cannot read the payload: %v; hint: --file names a file holding the JSON payload", err)
+		}
+		if payload = strings.TrimSpace(string(b)); !json.Valid([]byte(payload)) {
+			return task.Errorf(task.InvalidInput, "the payload in %s is not valid JSON; hint: the file holds one JSON value, e.g. {\"reference\":\"stl-1\"}", f.file)
+		}
+	} else if payload = a[2]; !json.Valid([]byte(payload)) {
+		return task.Errorf(task.InvalidInput, "the payload %s is not valid JSON; hint: quote it for the shell, e.g. '{\"reference\":\"stl-1\"}' or '\"text\"', or pass --file payload.json", payload)
 	}
 	send := e.SignalRun
 	if f.replace {

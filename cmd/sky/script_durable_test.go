@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +17,7 @@ import (
 
 // scriptCommands are the custom testscript commands the durable stories use.
 //
+//	bigjson FILE N        write FILE: a JSON string of N x's (a payload too big for an argument)
 //	pgdb                  point DATABASE_URL at a fresh PostgreSQL database (dropped after the tests)
 //	waitstep DSN RUN STEP wait (up to 60 s) until RUN's journal holds STEP
 //	waitstatus DSN RUN S  wait (up to 60 s) until RUN's status is S (script_worker_test.go)
@@ -23,7 +26,14 @@ import (
 // after a step's result has been committed.
 func scriptCommands(t *testing.T) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
-		"spans":     spansCmd,
+		"spans": spansCmd,
+		"bigjson": func(ts *testscript.TestScript, neg bool, args []string) {
+			n, err := strconv.Atoi(args[len(args)-1])
+			if neg || len(args) != 2 || err != nil {
+				ts.Fatalf("usage: bigjson FILE N")
+			}
+			ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(`"`+strings.Repeat("x", n)+`"`), 0o644))
+		},
 		"pgbouncer": pgbouncerCommand(t),
 		"pgdb": func(ts *testscript.TestScript, neg bool, args []string) {
 			if neg || len(args) != 0 {

@@ -98,7 +98,7 @@ func OpenWith(ctx context.Context, driver, dsn string, opts Options) (*DB, error
 	switch strings.ToLower(strings.TrimSpace(driver)) {
 	case "postgres", "postgresql", "pg":
 		d = Postgres
-		be, err = openPostgres(ctx, dsn, opts.Pooler.Resolve(dsn))
+		be, err = openPostgres(ctx, dsn, opts)
 	case "sqlite", "sqlite3":
 		d = SQLite
 		be, err = openSQLite(ctx, dsn)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"skydurable/runtime/db"
 	"skydurable/runtime/db/dbtest"
@@ -236,5 +237,109 @@ func TestSchemaChangeUnderCachedStatements(t *testing.T) {
 				t.Fatalf("Exec with a stale cached plan: %d, %v; want 1 row, no error", n, err)
 			}
 		})
+	}
+}
+
+// TestPostgresConnectTimeout: a server that accepts and never answers fails
+// the open after connect_timeout, with an error naming the address and the
+// timeout.
+func TestPostgresConnectTimeout(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []net.Conn
+	accepted := make(chan struct{})
+	go func() {
+		defer close(accepted)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c) // never answered
+		}
+	}()
+	defer func() {
+		l.Close()
+		<-accepted
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	addr := l.Addr().String()
+	d, err := db.Open(context.Background(), "postgres", "postgres://sky@"+addr+"/app?connect_timeout=1&sslmode=disable")
+	if err == nil {
+		d.Close()
+		t.Fatal("Open succeeded against a server that never answers")
+	}
+	if kindOf(t, err) == task.InvalidInput || !contains(err.Error(), addr, "within 1s (connect_timeout)") {
+		t.Errorf("error %v (kind %v); want one naming %s and the 1s connect_timeout", err, kindOf(t, err), addr)
+	}
+}
+
+// TestPostgresURLWithoutHost: a postgres:// URL that names no host is
+// refused with a hint rather than connecting to libpq's defaults.
+func TestPostgresURLWithoutHost(t *testing.T) {
+	t.Setenv("PGHOST", "")
+	for _, dsn := range []string{"postgres://", "postgres:///app", "postgresql://sky:s3cret-pw@/app"} {
+		d, err := db.Open(context.Background(), "postgres", dsn)
+		if err == nil {
+			d.Close()
+			t.Errorf("Open(%q) succeeded; want a refusal", dsn)
+			continue
+		}
+		if kindOf(t, err) != task.InvalidInput || !contains(err.Error(), "names no host", "hint", "postgres://user@localhost:5432/dbname") || strings.Contains(err.Error(), "s3cret-pw") {
+			t.Errorf("Open(%q): %v; want an InvalidInput naming the URL (no password) with a hint", dsn, err)
+		}
+	}
+}
+
+// TestPostgresStatementTimeout: Options.StatementTimeout sets
+// statement_timeout on every connection; one in the URL wins.
+func TestPostgresStatementTimeout(t *testing.T) {
+	ctx := context.Background()
+	url := dbtest.URL(t, "postgres")
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	for _, c := range []struct{ dsn, want string }{
+		{url, "1234ms"},
+		{url + sep + "statement_timeout=5000", "5s"},
+	} {
+		d, err := db.OpenWith(ctx, "postgres", c.dsn, db.Options{StatementTimeout: 1234 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		err = d.QueryRow(ctx, "SHOW statement_timeout").Scan(&got)
+		d.Close()
+		if err != nil || got != c.want {
+			t.Errorf("statement_timeout = %q, %v; want %q", got, err, c.want)
+		}
+	}
+}
+
+// TestDefaultConnectTimeout: a URL without connect_timeout gets the 10 s
+// default; connect_timeout in the URL, or PGCONNECT_TIMEOUT, wins.
+func TestDefaultConnectTimeout(t *testing.T) {
+	for _, c := range []struct {
+		dsn, env string
+		want     time.Duration
+	}{
+		{"postgres://sky@127.0.0.1:5432/app", "", db.DefaultConnectTimeout},
+		{"postgres://sky@127.0.0.1:5432/app?connect_timeout=3", "", 3 * time.Second},
+		{"postgres://sky@127.0.0.1:5432/app", "4", 4 * time.Second},
+	} {
+		t.Setenv("PGCONNECT_TIMEOUT", c.env)
+		cfg, err := pgconn.ParseConfig(c.dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.SetDefaultConnectTimeout(cfg, c.dsn)
+		if cfg.ConnectTimeout != c.want {
+			t.Errorf("%s with PGCONNECT_TIMEOUT=%q: connect timeout %v, want %v", c.dsn, c.env, cfg.ConnectTimeout, c.want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package db
 
 import (
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -71,6 +72,13 @@ type Options struct {
 	// Pooler is what stands between the pool and PostgreSQL (ignored for
 	// SQLite).
 	Pooler Pooler
+	// StatementTimeout, when positive, makes PostgreSQL cancel any
+	// statement that runs longer (the statement_timeout parameter, sent
+	// when each connection starts). A statement_timeout in the DSN wins;
+	// it is not sent through a pooler (PoolerTransaction or
+	// PoolerSession), which may refuse startup parameters: set it on the
+	// role there (ALTER ROLE ... SET statement_timeout). Ignored for SQLite.
+	StatementTimeout time.Duration
 }
 
 // applyPooler configures cfg for pooler (already resolved).

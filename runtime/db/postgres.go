@@ -3,6 +3,8 @@ package db
 import (
 	"context"
 	"errors"
+	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +18,42 @@ import (
 
 // defaultPostgresPoolSize is used when the DSN does not set pool_max_conns.
 const defaultPostgresPoolSize = 10
+
+// DefaultConnectTimeout bounds each new PostgreSQL connection (dial, TLS
+// and startup) when neither the DSN's connect_timeout nor
+// PGCONNECT_TIMEOUT sets it: a server that accepts and never answers fails
+// the open or the pool's next connection after this long instead of
+// stalling it for minutes.
+const DefaultConnectTimeout = 10 * time.Second
+
+// SetDefaultConnectTimeout gives cfg, parsed from dsn, the
+// DefaultConnectTimeout unless dsn's connect_timeout or PGCONNECT_TIMEOUT
+// sets one (for connections made outside a pool, such as a listener's).
+func SetDefaultConnectTimeout(cfg *pgconn.Config, dsn string) {
+	if !strings.Contains(dsn, "connect_timeout") && os.Getenv("PGCONNECT_TIMEOUT") == "" {
+		cfg.ConnectTimeout = DefaultConnectTimeout
+	}
+}
+
+// checkHost refuses a postgres:// URL that names no host (and no host=
+// parameter, and no PGHOST): pgx would quietly connect to libpq's default
+// socket or localhost, which is rarely what a DATABASE_URL such as
+// "postgres://" meant.
+func checkHost(dsn string) error {
+	if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
+		return nil
+	}
+	u, err := url.Parse(dsn)
+	if err != nil || u.Host != "" || u.Query().Get("host") != "" || os.Getenv("PGHOST") != "" {
+		return nil // a parse error is ParseConfig's to report
+	}
+	shown := dsn
+	if _, secret := u.User.Password(); secret {
+		shown = u.Redacted()
+	}
+	return task.Errorf(task.InvalidInput,
+		"postgres: the URL %q names no host; hint: name it, e.g. postgres://user@localhost:5432/dbname (or ?host=/run/postgresql for a Unix socket)", shown)
+}
 
 // Type OIDs read specially: json and jsonb keep their text verbatim, a date
 // reads as YYYY-MM-DD.
@@ -33,7 +71,11 @@ type postgresBackend struct {
 	pooled bool
 }
 
-func openPostgres(ctx context.Context, dsn string, pooler Pooler) (backend, error) {
+func openPostgres(ctx context.Context, dsn string, opts Options) (backend, error) {
+	if err := checkHost(dsn); err != nil {
+		return nil, err
+	}
+	pooler := opts.Pooler.Resolve(dsn)
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		// pgx's parse errors already hide the password.
@@ -42,6 +84,10 @@ func openPostgres(ctx context.Context, dsn string, pooler Pooler) (backend, erro
 	}
 	if !strings.Contains(dsn, "pool_max_conns") {
 		cfg.MaxConns = defaultPostgresPoolSize
+	}
+	SetDefaultConnectTimeout(&cfg.ConnConfig.Config, dsn)
+	if _, set := cfg.ConnConfig.RuntimeParams["statement_timeout"]; opts.StatementTimeout > 0 && !set && pooler == PoolerNone {
+		cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(opts.StatementTimeout.Milliseconds(), 10)
 	}
 	applyPooler(cfg, pooler)
 	where := cfg.ConnConfig.Host + ":" + strconv.Itoa(int(cfg.ConnConfig.Port)) + "/" + cfg.ConnConfig.Database
@@ -55,8 +101,12 @@ func openPostgres(ctx context.Context, dsn string, pooler Pooler) (backend, erro
 		if k, _ := classify(err); k == task.NotFound || k == task.PermissionDenied || k == task.Timeout {
 			kind = k
 		}
+		within := ""
+		if t := cfg.ConnConfig.ConnectTimeout; t > 0 {
+			within = " within " + t.String() + " (connect_timeout)"
+		}
 		return nil, &task.Error{Kind: kind, Cause: err,
-			Message: "postgres: the server at " + where + " does not answer: " + err.Error() +
+			Message: "postgres: the server at " + where + " does not answer" + within + ": " + err.Error() +
 				"; hint: is PostgreSQL running and does the database exist?"}
 	}
 	return &postgresBackend{pool: pool, pooled: pooler == PoolerTransaction}, nil

@@ -162,6 +162,7 @@ func ListenForHints(ctx context.Context, d *db.DB, url string, onHint func(runID
 	if err != nil {
 		return fmt.Errorf("durable hints: cannot parse the listening URL: %w; hint: set SKY_DURABLE_LISTEN_URL to the PostgreSQL URL of the database, or SKY_DURABLE_NOTIFY=off", err)
 	}
+	db.SetDefaultConnectTimeout(&cfg.Config, url)
 	timers := &hintTimers{ctx: ctx, onHint: onHint, pending: map[*time.Timer]bool{}}
 	defer timers.stop()
 	backoff := time.Second

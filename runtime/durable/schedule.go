@@ -15,7 +15,7 @@ import (
 
 // Schedules: a schedule starts one run of its workflow at each tick of a
 // cron expression, parsed by github.com/robfig/cron/v3 (5 fields, UTC, plus
-// descriptors such as @daily and @every 30s). Poll fires the ticks itself:
+// descriptors such as @daily and @every 30s) behind parseCron's guard. Poll fires the ticks itself:
 // no extra process. Each tick's run id is "<schedule id>@<tick time>", so a
 // tick starts one run however many workers fire it.
 
@@ -38,13 +38,37 @@ const MaxCatchUp = 1000
 // workers poll steadily.
 const ScheduleCheckInterval = time.Second
 
-// parseCron parses a schedule's expression, with an error naming it.
-func parseCron(id, expr string) (cron.Schedule, error) {
-	sched, err := cron.ParseStandard(expr)
+// cronHint ends every refused expression's error.
+const cronHint = `hint: 5 fields in UTC (minute hour day-of-month month day-of-week) such as "0 9 * * *", or @hourly, @daily, @every 30s`
+
+// parseCron parses a schedule's expression and checks that it ticks after
+// now, with an error naming it. robfig/cron is behind a guard: time zone
+// prefixes (TZ=, CRON_TZ=, which panic in v3.0.1 on some inputs) and
+// @every below one second (which it would turn into 1s) are refused before
+// it sees them, and a panic it still raises becomes an error.
+func parseCron(id, expr string, now time.Time) (sched cron.Schedule, err error) {
+	refuse := func(why string) error {
+		return task.Errorf(task.InvalidInput, "durable: schedule %q: the cron expression %q %s; %s", id, expr, why, cronHint)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			sched, err = nil, refuse(fmt.Sprintf("does not parse (the parser panicked: %v)", r))
+		}
+	}()
+	if t := strings.TrimSpace(expr); strings.HasPrefix(t, "TZ=") || strings.HasPrefix(t, "CRON_TZ=") {
+		return nil, refuse("names a time zone, and schedules run in UTC (write the hour in UTC)")
+	}
+	if d, ok := strings.CutPrefix(expr, "@every "); ok {
+		if every, err := time.ParseDuration(d); err == nil && every < time.Second {
+			return nil, refuse("steps by less than one second (@every needs 1s or more)")
+		}
+	}
+	sched, err = cron.ParseStandard(expr)
 	if err != nil {
-		return nil, task.Errorf(task.InvalidInput,
-			"durable: schedule %q: the cron expression %q does not parse: %v; hint: 5 fields in UTC (minute hour day-of-month month day-of-week) such as \"0 9 * * *\", or @hourly, @daily, @every 30s",
-			id, expr, err)
+		return nil, refuse(fmt.Sprintf("does not parse: %v", err))
+	}
+	if next := sched.Next(now.UTC()); !next.After(now) {
+		return nil, refuse("never ticks (no such date in the next five years, e.g. 30 February)")
 	}
 	return sched, nil
 }
@@ -71,7 +95,7 @@ func (e *Engine) ScheduleJSON(ctx context.Context, w Workflow, id, expr, input s
 	if w.Name == "" {
 		return task.Errorf(task.InvalidInput, "durable: schedule %q names no workflow", id)
 	}
-	sched, err := parseCron(id, expr)
+	sched, err := parseCron(id, expr, e.now())
 	if err != nil {
 		return err
 	}
@@ -152,17 +176,24 @@ const maxTickSteps = 1_000_000
 
 // planTicks says which ticks of s to start at now: the latest due one (or,
 // with CatchUp, every due one, at most MaxCatchUp) and the next one. A
-// stored expression that no longer parses starts nothing and is looked at
-// again in an hour (it was checked when declared).
+// stored expression that no longer parses or ticks (it was checked when
+// declared, but by an older version maybe) starts nothing and is looked at
+// again in an hour; so does one whose next tick would not move forward.
 func (e *Engine) planTicks(s store.Schedule, now time.Time) store.SchedulePlan {
-	sched, err := parseCron(s.ID, s.Cron)
-	if err != nil {
+	skip := func(err error) store.SchedulePlan {
 		e.log.Error("durable schedule skipped", "schedule", s.ID, "error", errText(err))
 		return store.SchedulePlan{Next: now.Add(time.Hour)}
+	}
+	sched, err := parseCron(s.ID, s.Cron, now)
+	if err != nil {
+		return skip(err)
 	}
 	var ticks []time.Time
 	t := s.NextAt.UTC()
 	for steps := 0; !t.After(now); steps++ {
+		if t.IsZero() {
+			return skip(fmt.Errorf("durable: schedule %q has no next tick stored; declare it again", s.ID))
+		}
 		if steps == maxTickSteps {
 			t = sched.Next(now.UTC())
 			break
@@ -171,7 +202,14 @@ func (e *Engine) planTicks(s store.Schedule, now time.Time) store.SchedulePlan {
 		if len(ticks) > MaxCatchUp {
 			ticks = ticks[1:]
 		}
-		t = sched.Next(t)
+		next := sched.Next(t)
+		if !next.After(t) {
+			return skip(fmt.Errorf("durable: schedule %q: the tick after %s of %q is %s, not later", s.ID, t.Format(time.RFC3339), s.Cron, next.Format(time.RFC3339)))
+		}
+		t = next
+	}
+	if !t.After(now) {
+		return skip(fmt.Errorf("durable: schedule %q: %q has no tick after %s", s.ID, s.Cron, now.Format(time.RFC3339)))
 	}
 	if !s.CatchUp && len(ticks) > 1 {
 		ticks = ticks[len(ticks)-1:]

@@ -9,6 +9,7 @@ import (
 
 	"skydurable/runtime/db"
 	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/durable/store"
 	"skydurable/runtime/task"
 )
 
@@ -114,7 +115,8 @@ func TestScheduleMissedTicks(t *testing.T) {
 	})
 }
 
-// TestBadSchedules: a cron expression that does not parse, an empty id or
+// TestBadSchedules: a cron expression that does not parse, never ticks,
+// steps by less than a second or names a time zone, an empty id or
 // an input that is not JSON is an InvalidInput error naming it; nothing is
 // stored.
 func TestBadSchedules(t *testing.T) {
@@ -126,8 +128,81 @@ func TestBadSchedules(t *testing.T) {
 		wantErrContains(t, ScheduleRuns(h.ctx, h.e, def, "x", "61 * * * *", "in", ScheduleOptions{}), task.InvalidInput, `"61 * * * *"`)
 		wantErrContains(t, ScheduleRuns(h.ctx, h.e, def, "", "@daily", "in", ScheduleOptions{}), task.InvalidInput, "schedule id")
 		wantErrContains(t, h.e.ScheduleJSON(h.ctx, def.Erase(), "x", "@daily", "{not json", ScheduleOptions{}), task.InvalidInput, "schedule \"x\"")
+		for _, c := range []struct{ expr, why string }{
+			{"0 0 30 2 *", "never ticks"},
+			{"0 0 31 4,6,9,11 *", "never ticks"},
+			{"@every 0s", "less than one second"},
+			{"@every -1s", "less than one second"},
+			{"@every 500ms", "less than one second"},
+			{"TZ=0", "time zone"},
+			{"CRON_TZ=", "time zone"},
+			{"CRON_TZ=Europe/Paris 0 9 * * *", "time zone"},
+			{" TZ=UTC 0 9 * * *", "time zone"},
+		} {
+			wantErrContains(t, ScheduleRuns(h.ctx, h.e, def, "x", c.expr, "in", ScheduleOptions{}), task.InvalidInput,
+				`schedule "x"`, fmt.Sprintf("%q", c.expr), c.why, "hint")
+		}
 		if list, err := h.e.Schedules(h.ctx); err != nil || len(list) != 0 {
 			t.Errorf("schedules = %v, %v; want none", list, err)
+		}
+	})
+}
+
+// TestScheduleStoredWithoutTick: a schedule stored with no next tick (as
+// versions that accepted "0 0 30 2 *" stored it) starts no run, and the
+// poll that finds it is looked at again an hour later, not at every poll.
+func TestScheduleStoredWithoutTick(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		def := Register("report", str, str, func(c *Ctx, in string) task.Task[string] { return task.Succeed(in) })
+		for _, s := range []store.Schedule{
+			{ID: "feb30", Workflow: "report", Version: 1, Cron: "0 0 30 2 *", Input: `"in"`},
+			{ID: "zero", Workflow: "report", Version: 1, Cron: "@daily", Input: `"in"`},
+		} {
+			if _, err := h.e.store.PutSchedule(h.ctx, s, h.e.now(), func(time.Time) time.Time { return time.Time{} }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		h.clock.Advance(time.Minute)
+		h.drain(h.e, def.Erase())
+		if ids := append(h.scheduledRuns("feb30"), h.scheduledRuns("zero")...); len(ids) != 0 {
+			t.Errorf("schedules without a tick started %v, want nothing", ids)
+		}
+		list, err := h.e.Schedules(h.ctx)
+		if err != nil || len(list) != 2 {
+			t.Fatalf("schedules = %+v, %v; want 2", list, err)
+		}
+		for _, s := range list {
+			if want := h.e.now().Add(time.Hour); !s.NextAt.Equal(want) {
+				t.Errorf("schedule %s next at %v, want %v (looked at again in an hour)", s.ID, s.NextAt, want)
+			}
+		}
+	})
+}
+
+// FuzzParseCron: no expression makes the parser panic (the recover guard
+// must never be what catches it), and every accepted expression ticks
+// after now, and again after that tick.
+func FuzzParseCron(f *testing.F) {
+	for _, seed := range []string{
+		"0 9 * * *", "*/5 * * * *", "@daily", "@every 30s", "@every 0s", "@every -1s", "0 0 30 2 *",
+		"TZ=0", "CRON_TZ=", "CRON_TZ=UTC 0 9 * * *", "TZ=", "", " ", "@", "@every", "@every ", "* * * * * *",
+		"0-59/0 * * * *", "1-0 * * * *", "? ? ? ? ?", "0 0 29 2 *", "0 0 L * *", "JAN-DEC * * * *", "0 0 * * MON-FRI",
+	} {
+		f.Add(seed)
+	}
+	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, expr string) {
+		sched, err := parseCron("f", expr, now)
+		if err != nil {
+			if strings.Contains(err.Error(), "panicked") {
+				t.Fatalf("parseCron(%q) panicked: %v", expr, err)
+			}
+			return
+		}
+		next := sched.Next(now)
+		if !next.After(now) || !sched.Next(next).After(next) {
+			t.Fatalf("parseCron(%q) accepted an expression whose ticks do not advance: %v then %v", expr, next, sched.Next(next))
 		}
 	})
 }
