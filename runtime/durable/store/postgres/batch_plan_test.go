@@ -90,6 +90,12 @@ var preparedNames atomic.Int64
 // plan is made and executed once first, then then runs, then the plan is
 // explained: the cached plan meeting the data then changed.
 func genericPlan(ctx context.Context, d *db.DB, sql, args string, then func(tx *db.DB) error) (string, error) {
+	return preparedPlan(ctx, d, "force_generic_plan", sql, args, then)
+}
+
+// preparedPlan is genericPlan with the plan_cache_mode to prepare under
+// (force_generic_plan or force_custom_plan).
+func preparedPlan(ctx context.Context, d *db.DB, mode, sql, args string, then func(tx *db.DB) error) (string, error) {
 	// A prepared statement outlives the transaction: each gets a new name.
 	name := "generic" + strconv.FormatInt(preparedNames.Add(1), 10)
 	var plan strings.Builder
@@ -103,7 +109,7 @@ func genericPlan(ctx context.Context, d *db.DB, sql, args string, then func(tx *
 	}
 	rollback := errors.New("rollback")
 	err := d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
-		if _, err := tx.ExecRaw(ctx, "SET LOCAL plan_cache_mode = force_generic_plan; PREPARE "+name+" AS "+numbered(sql)); err != nil {
+		if _, err := tx.ExecRaw(ctx, "SET LOCAL plan_cache_mode = "+mode+"; PREPARE "+name+" AS "+numbered(sql)); err != nil {
 			return err
 		}
 		if then != nil {

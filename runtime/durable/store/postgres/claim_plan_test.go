@@ -111,3 +111,49 @@ func TestClaimPlanSurvivesABurstOnAFreshTable(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimPlanSurvivesABurstAfterAnalyze checks every claim statement's
+// plan, generic and custom, on a table analyzed when every run was finished
+// (100,000 done) and 2,000 runs started since (autovacuum's next ANALYZE is
+// up to a minute away: a benchmark or a burst runs in that window). The
+// statistics then say no run is live, so the claim and the due index look
+// equally cheap; before migration 0010 PostgreSQL took the due index and
+// sorted every due run on every claim (the slow mode of the 3-step
+// benchmark, 2-3 ms a claim). Each claim must walk the claim index in order.
+func TestClaimPlanSurvivesABurstAfterAnalyze(t *testing.T) {
+	ctx := context.Background()
+	d := dbtest.Open(t, "postgres")
+	if err := New(d, func(string, string) {}).Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.ExecRaw(ctx, `INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at, updated_at)
+  SELECT 'done' || g, 'w', 'done', '""', now(), now(), now() FROM generate_series(1, 100000) g;
+ANALYZE _sky_durable_runs;
+INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at, updated_at)
+  SELECT 'due' || g, 'w', 'waiting', '""', now() - interval '1 hour' + g * interval '1 ms', now(), now()
+    FROM generate_series(1, 2000) g;`); err != nil {
+		t.Fatal(err)
+	}
+	const byName, pinned = `'["w"]'`, `'[{"w":"w","v":1}]'`
+	claims := []struct{ name, sql, args string }{
+		{"by name", pgClaim, `NULL, 1000, ` + byName + `, 'token', 'B'`},
+		{"pinned", pgClaimPinned, `NULL, 1000, ` + pinned + `, 'token', 'B'`},
+		{"batch", pgClaimWhere(pgPickByName, 8), `NULL, 1000, ` + byName + `, '["a","b","c","d","e","f","g","h"]', 'B'`},
+		{"batch pinned", pgClaimWhere(pgPickByVersion, 8), `NULL, 1000, ` + pinned + `, '["a","b","c","d","e","f","g","h"]', 'B'`},
+		{"with a completion", pgCompleteClaimByVersion[0], `NULL, '""', 'none', 'token', 1000, 'none', ` + pinned + `, 'token', 'B'`},
+		{"with limits", pgClaimAdmitted, `NULL, 1000, ` + byName + `, '[]', 'token', 'B'`},
+		{"with limits, gated", pgClaimAdmittedGated, `NULL, 1000, '[]', 1000, TRUE, '[]', ` + byName + `, '[]', 'token', 'B', '[]'`},
+	}
+	for _, c := range claims {
+		for _, mode := range []string{"force_generic_plan", "force_custom_plan"} {
+			plan, err := preparedPlan(ctx, d, mode, c.sql, c.args, nil)
+			if err != nil {
+				t.Fatalf("%s, %s: %v", c.name, mode, err)
+			}
+			if !strings.Contains(plan, "Index Scan using _sky_durable_runs_claim on _sky_durable_runs r") ||
+				strings.Contains(plan, "Sort Key: ((- ") || strings.Contains(plan, "_sky_durable_runs_due") {
+				t.Errorf("%s, %s: the claim does not walk the claim index in order:\n%s", c.name, mode, plan)
+			}
+		}
+	}
+}

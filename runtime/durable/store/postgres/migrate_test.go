@@ -57,12 +57,13 @@ func TestMigrations(t *testing.T) {
 	}
 	storetest.RunMigrations(t, open, []storetest.MigrationStep{
 		{From: 0, Seed: pgSeedUnversioned, Check: func(t *testing.T, _ store.Store, d *db.DB) {
-			// The baseline replaced the oldest release's due index.
+			// The baseline replaced the oldest release's due index (and
+			// 0010 made the claim unable to use it).
 			var def string
 			if err := d.QueryRow(context.Background(), `SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = '_sky_durable_runs_due'`).Scan(&def); err != nil {
 				t.Fatal(err)
 			}
-			if want := "WHERE (status <> ALL (ARRAY['done'::text, 'dead'::text, 'cancelled'::text]))"; !strings.HasSuffix(def, want) {
+			if want := "WHERE ((status <> ALL (ARRAY['done'::text, 'dead'::text, 'cancelled'::text])) AND (wake_at IS NOT NULL))"; !strings.HasSuffix(def, want) {
 				t.Errorf("the due index after migrating is\n%s\nwant it to end with %s", def, want)
 			}
 		}},
@@ -74,6 +75,7 @@ func TestMigrations(t *testing.T) {
 		{From: 6, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0006 added the flow tables and the gate functions
 		{From: 7, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0007 replaced the gate by the admission function
 		{From: 8, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0008 added the finished runs' index
+		{From: 9, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0009 added the rate window
 	})
 }
 
