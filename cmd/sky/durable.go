@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -30,7 +29,7 @@ import (
 func init() {
 	register(&command{
 		name:    "durable",
-		usage:   "sky durable ls|show|signal|cancel|retry|release|compact|replay|stats|ui|worker|schedules|schedule",
+		usage:   "sky durable ls|show|signal|signals|cancel|retry|release|compact|replay|stats|ui|worker|schedules|schedule",
 		summary: "inspect and operate durable runs (sky durable help)",
 		run:     runDurable,
 	})
@@ -46,6 +45,8 @@ const durableUsage = `Usage:
   sky durable retry ID
   sky durable release ID                      (free a running run whose worker is known dead)
   sky durable compact --older-than DURATION   (e.g. 720h, 30d, 90m)
+  sky durable signals --orphans [--limit N] [--json]
+                                              (signals sent to run ids no run has, oldest first)
   sky durable replay [--workflow W] FILE      (pre-deploy check: replay unfinished runs against FILE)
   sky durable stats [--json]
   sky durable worker [--concurrency N] [--tick 1s] [--stop-timeout 10s] FILE
@@ -75,6 +76,7 @@ var durableOps = map[string]durableOp{
 	"show":    {1, "ID", durableShow},
 	"signal":  {3, "ID NAME JSON", durableSignal},
 	"compact": {0, "", durableCompact},
+	"signals": {0, "", durableSignals},
 	"replay":  {1, "FILE", durableReplay},
 	"stats":   {0, "", durableStats},
 	"ui":      {0, "", durableUI},
@@ -105,6 +107,7 @@ type durableFlags struct {
 	before    string
 	json      bool
 	olderThan string
+	orphans   bool
 	addr      string
 	token     string
 	readOnly  bool
@@ -153,7 +156,11 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 		fs.StringVar(&f.token, "token", "", "token every request must carry (default $"+uiTokenEnv+")")
 		fs.BoolVar(&f.readOnly, "read-only", false, "show runs, refuse signal/cancel/retry")
 	}
-	if args[0] == "ls" || args[0] == "show" || args[0] == "stats" || args[0] == "schedules" {
+	if args[0] == "signals" {
+		fs.BoolVar(&f.orphans, "orphans", false, "list the signals sent to run ids no run has")
+		fs.IntVar(&f.limit, "limit", defaultLsLimit, "at most this many, oldest first (1 or more)")
+	}
+	if args[0] == "ls" || args[0] == "show" || args[0] == "stats" || args[0] == "schedules" || args[0] == "signals" {
 		fs.BoolVar(&f.json, "json", false, "print JSON for scripts")
 	}
 	if args[0] == "worker" {
@@ -179,8 +186,11 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 		fmt.Fprintf(s.stderr, "sky durable ls: unknown status %q; hint: one of running, waiting, done, failed, dead, cancelled, timed_out\n", f.status)
 		return exitNoBuild
 	}
-	if err := checkLsLimit(args[0], f.limit); err != nil {
-		fmt.Fprintf(s.stderr, "sky durable ls: %v\n", err)
+	if err := checkLsLimit(args[0], f.limit); err != nil || args[0] == "signals" && f.limit <= 0 {
+		if err == nil {
+			err = fmt.Errorf("--limit %d lists nothing; hint: --limit 20 (the default is %d)", f.limit, defaultLsLimit)
+		}
+		fmt.Fprintf(s.stderr, "sky durable %s: %v\n", args[0], err)
 		return exitNoBuild
 	}
 	if args[0] == "compact" {
@@ -327,21 +337,12 @@ func durableCompact(ctx context.Context, e *durable.Engine, f *durableFlags, _ [
 	return nil
 }
 
-// parseRetention reads a Go duration ("720h", "90m") or a number of days
-// ("30d").
+// parseRetention reads --older-than (durable.ParseAge).
 func parseRetention(text string) (time.Duration, error) {
 	if text == "" {
 		return 0, task.Errorf(task.InvalidInput, "--older-than is required; hint: --older-than 720h or --older-than 30d")
 	}
-	if days, ok := strings.CutSuffix(text, "d"); ok {
-		n, err := strconv.Atoi(days)
-		if err == nil && n >= 0 {
-			return time.Duration(n) * 24 * time.Hour, nil
-		}
-	} else if d, err := time.ParseDuration(text); err == nil && d >= 0 {
-		return d, nil
-	}
-	return 0, task.Errorf(task.InvalidInput, "--older-than %q is not a duration; hint: a Go duration such as 720h or 90m, or days such as 30d", text)
+	return durable.ParseAge("--older-than", text)
 }
 
 func durableShow(ctx context.Context, e *durable.Engine, f *durableFlags, a []string, out io.Writer) error {

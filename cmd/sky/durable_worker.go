@@ -39,7 +39,7 @@ func durableWorker(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 	if len(defs) == 0 {
 		return task.Errorf(task.NotFound, "the program %s defines no workflow at the top level; hint: name the module whose top-level values are the Durable.register calls (or a list of Durable.erase values)", a[0])
 	}
-	w := durable.New(e.DB(), skydurable.OptionsFromEnv(os.Getenv))
+	w := durable.New(e.DB(), skydurable.WithProject(skydurable.OptionsFromEnv(os.Getenv), proj.File, os.Getenv, f.warn))
 	opts := durable.WorkerOptions{
 		Concurrency: f.concurrency, Tick: f.tick, StopTimeout: f.stopTimeout,
 		Hints:  durable.HintSettingsFromEnv(os.Getenv),

@@ -76,7 +76,7 @@ func loadProgram(file string, proj project.Project, o loadOptions, s streams) (p
 			Hint: "pass the file, e.g. `sky run app.sky`, or set `entry` in sky.toml"})
 		return nil, exitFailure, false
 	}
-	lib := standardLibrary(o, proj.Root)
+	lib := standardLibrary(o, proj)
 	opts := eval.Options{Root: cfg.SourceRoot, Stdlib: lib}
 	if !o.unchecked {
 		checked, err := types.LoadProgram(file, cfg.SourceRoot, lib.Modules)

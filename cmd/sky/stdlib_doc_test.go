@@ -14,6 +14,7 @@ import (
 	"skydurable/compiler/ffi"
 	"skydurable/compiler/syntax"
 	"skydurable/compiler/types"
+	"skydurable/runtime/project"
 )
 
 // The doc test of docs/stdlib.md: every value every stdlib module exposes
@@ -308,7 +309,7 @@ func checkDocExamples(t *testing.T, doc map[string]*docModule, surface []surface
 		}
 		return "the decls blocks"
 	}
-	lib := standardLibrary(loadOptions{}, dir)
+	lib := standardLibrary(loadOptions{}, project.Project{Root: dir})
 	checked, err := types.LoadProgram(file, dir, lib.Modules)
 	if err != nil {
 		t.Fatalf("the examples do not load: %v", err)

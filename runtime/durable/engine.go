@@ -71,6 +71,17 @@ type Options struct {
 	// the run), and a child span per fresh step. Default: no tracing, and
 	// no trace context stored.
 	TracerProvider trace.TracerProvider
+	// Retention, when positive, makes the engine's Poll and Work compact
+	// finished (done or cancelled) runs last updated longer ago than this,
+	// automatically: one worker of the cluster at a time, every
+	// RetentionEvery, in batches of RetentionBatch (see CompactOlderThan).
+	// Default 0: finished runs keep their journal until compacted by hand.
+	Retention time.Duration
+	// OrphanSignalTTL is how long a signal sent to a run id no run has is
+	// kept (it is delivered if a run with that id starts in time); older
+	// ones are deleted with the retention work. Default
+	// DefaultOrphanSignalTTL; negative keeps them.
+	OrphanSignalTTL time.Duration
 	// MeterProvider, when set, gets the engine's metrics: durable.runs
 	// (started, done, failed, dead), durable.step.duration,
 	// durable.claim.duration and durable.due.backlog. Default: none.
@@ -102,6 +113,9 @@ type Engine struct {
 
 	// flow is the flow-control and schedule state (flow.go, schedule.go).
 	flow flowState
+
+	// retain is the retention work's settings and throttle (retention.go).
+	retain retention
 }
 
 // New makes an Engine over d. Call Setup once before use.
@@ -118,6 +132,10 @@ func New(d *db.DB, opts Options) *Engine {
 		rand:      opts.Rand,
 
 		onBoundary: opts.OnBoundary,
+		retain:     retention{runs: opts.Retention, orphans: opts.OrphanSignalTTL},
+	}
+	if e.retain.orphans == 0 {
+		e.retain.orphans = DefaultOrphanSignalTTL
 	}
 	if e.clock == nil && d.Dialect() != db.Postgres {
 		e.clock = time.Now

@@ -86,6 +86,11 @@ func (e *Engine) pollWait(ctx context.Context, defs []Workflow, opts PollOptions
 // statement a second (TestCostsAreCounted, BenchmarkIdleWorker).
 func (e *Engine) background(ctx context.Context, reg *registry) (idle bool, err error) {
 	sweep, schedules := e.sweepDue(), e.scheduleCheckDue()
+	if e.retentionDue() {
+		if _, err := e.RunRetention(ctx); err != nil {
+			return false, err
+		}
+	}
 	if !sweep && !schedules {
 		return false, nil
 	}

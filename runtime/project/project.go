@@ -27,6 +27,10 @@ type File struct {
 	SourceRoot     string // [source] root: where module A.B is found (A/B.sky)
 	DatabaseDriver string // [database] driver
 	DatabasePath   string // [database] path: a SQLite file or a PostgreSQL URL
+	// [durable] retention: finished runs older than this are compacted by
+	// the workers ("30d", "720h"); [durable] orphan_signal_ttl: how long a
+	// signal to an unknown run id is kept. Read by stdlib/durable.
+	DurableRetention, DurableOrphanSignalTTL string
 }
 
 // Error is a sky.toml that cannot be used: where (Line and Col are 1-based,
@@ -88,6 +92,7 @@ func Parse(path, text string) (File, error) {
 	}{
 		{"name", &f.Name}, {"entry", &f.Entry}, {"source.root", &f.SourceRoot},
 		{"database.driver", &f.DatabaseDriver}, {"database.path", &f.DatabasePath},
+		{"durable.retention", &f.DurableRetention}, {"durable.orphan_signal_ttl", &f.DurableOrphanSignalTTL},
 	}
 	for _, fl := range fields {
 		v, ok := lookup(doc, fl.key)

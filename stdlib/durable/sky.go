@@ -15,6 +15,7 @@ import (
 
 	"skydurable/runtime/db"
 	"skydurable/runtime/durable"
+	"skydurable/runtime/project"
 	"skydurable/runtime/task"
 	"skydurable/runtime/value"
 	skycodec "skydurable/stdlib/codec"
@@ -111,7 +112,8 @@ func (b *binding) engineFor(d *db.DB) *durable.Engine {
 // run ("15s" by default, "off" for none: a killed worker's run is then
 // reclaimed after the whole lease); and
 // SKY_DURABLE_MAX_PAYLOAD_BYTES, the cap on every stored JSON text (1 MiB by
-// default). A malformed value is reported on warn and the default kept.
+// default); SKY_DURABLE_RETENTION and SKY_DURABLE_ORPHAN_SIGNAL_TTL (ages
+// such as 30d: Options.Retention, Options.OrphanSignalTTL). A malformed value is reported on warn and the default kept.
 func OptionsFromEnv(getenv func(string) string) durable.Options {
 	return optionsFromEnv(getenv, os.Stderr)
 }
@@ -145,7 +147,45 @@ func optionsFromEnv(getenv func(string) string, warn io.Writer) durable.Options 
 			opts.MaxPayloadBytes = n
 		}
 	}
+	for _, a := range []struct {
+		env string
+		dst *time.Duration
+	}{{"SKY_DURABLE_RETENTION", &opts.Retention}, {"SKY_DURABLE_ORPHAN_SIGNAL_TTL", &opts.OrphanSignalTTL}} {
+		if v := getenv(a.env); v != "" {
+			setAge(a.dst, a.env, v, warn)
+		}
+	}
 	return opts
+}
+
+// WithProject applies the [durable] settings of sky.toml (retention,
+// orphan_signal_ttl) to opts, where the environment (OptionsFromEnv) has
+// not set them: the environment wins. A malformed value is reported on
+// warn and the setting left as it was.
+func WithProject(opts durable.Options, f project.File, getenv func(string) string, warn io.Writer) durable.Options {
+	for _, a := range []struct {
+		key, text, env string
+		dst            *time.Duration
+	}{
+		{"[durable] retention", f.DurableRetention, "SKY_DURABLE_RETENTION", &opts.Retention},
+		{"[durable] orphan_signal_ttl", f.DurableOrphanSignalTTL, "SKY_DURABLE_ORPHAN_SIGNAL_TTL", &opts.OrphanSignalTTL},
+	} {
+		if a.text != "" && getenv(a.env) == "" {
+			setAge(a.dst, "sky.toml "+a.key, a.text, warn)
+		}
+	}
+	return opts
+}
+
+// setAge sets *dst to the age text (durable.ParseAge), or reports on warn
+// why it cannot and leaves *dst.
+func setAge(dst *time.Duration, what, text string, warn io.Writer) {
+	d, err := durable.ParseAge(what, text)
+	if err != nil {
+		fmt.Fprintf(warn, "sky: %v; the setting is ignored\n", err)
+		return
+	}
+	*dst = d
 }
 
 // LoggerFromEnv is the lifecycle logger `sky` programs get, one line per

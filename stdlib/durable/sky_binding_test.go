@@ -10,6 +10,7 @@ import (
 
 	"skydurable/runtime/db"
 	"skydurable/runtime/durable"
+	"skydurable/runtime/project"
 	"skydurable/runtime/value"
 )
 
@@ -77,6 +78,34 @@ func TestOptionsFromEnv(t *testing.T) {
 		t.Errorf("malformed values set lease %v, cap %d; want the defaults (0)", opts.Lease, opts.MaxPayloadBytes)
 	}
 	for _, want := range []string{`SKY_DURABLE_LEASE="soon" is not a positive duration`, `SKY_DURABLE_MAX_PAYLOAD_BYTES="4MB" is not a positive number of bytes`} {
+		if !strings.Contains(warn.String(), want) {
+			t.Errorf("warnings %q do not mention %q", warn.String(), want)
+		}
+	}
+}
+
+// TestRetentionSettings: [durable] retention and orphan_signal_ttl of
+// sky.toml set the engine's, the environment wins over them, and a
+// malformed or overflowing value is named on the warning stream and
+// ignored.
+func TestRetentionSettings(t *testing.T) {
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	file := project.File{DurableRetention: "30d", DurableOrphanSignalTTL: "48h"}
+	var warn strings.Builder
+	opts := WithProject(optionsFromEnv(env(map[string]string{"SKY_DURABLE_LOG": "off"}), &warn), file, env(nil), &warn)
+	if opts.Retention != 30*24*time.Hour || opts.OrphanSignalTTL != 48*time.Hour || warn.Len() != 0 {
+		t.Errorf("from sky.toml: retention %v, ttl %v, warnings %q; want 720h, 48h, none", opts.Retention, opts.OrphanSignalTTL, warn.String())
+	}
+	over := env(map[string]string{"SKY_DURABLE_RETENTION": "90m", "SKY_DURABLE_LOG": "off"})
+	opts = WithProject(optionsFromEnv(over, &warn), file, over, &warn)
+	if opts.Retention != 90*time.Minute || opts.OrphanSignalTTL != 48*time.Hour {
+		t.Errorf("environment over sky.toml: retention %v, ttl %v; want 90m, 48h", opts.Retention, opts.OrphanSignalTTL)
+	}
+	opts = WithProject(durable.Options{}, project.File{DurableRetention: "9999999999d", DurableOrphanSignalTTL: "soon"}, env(nil), &warn)
+	if opts.Retention != 0 || opts.OrphanSignalTTL != 0 {
+		t.Errorf("malformed values set retention %v, ttl %v; want them ignored", opts.Retention, opts.OrphanSignalTTL)
+	}
+	for _, want := range []string{`sky.toml [durable] retention "9999999999d" is too long`, `sky.toml [durable] orphan_signal_ttl "soon" is not a duration`} {
 		if !strings.Contains(warn.String(), want) {
 			t.Errorf("warnings %q do not mention %q", warn.String(), want)
 		}

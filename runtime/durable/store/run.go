@@ -187,6 +187,15 @@ type SignalInfo struct {
 	CreatedAt time.Time
 }
 
+// OrphanSignal is a signal sent to a run id no run has (ListOrphanSignals).
+type OrphanSignal struct {
+	RunID, Name string
+	// Bytes is the size of its payload.
+	Bytes int
+	// CreatedAt is when it was (last) sent.
+	CreatedAt time.Time
+}
+
 // LeaseChecked maps a fenced write that matched no row to ErrLeaseLost.
 func LeaseChecked(n int64, err error) error {
 	if err != nil {

@@ -112,6 +112,18 @@ type Store interface {
 	// reports the runs and rows it handled and the creation time of the
 	// last run, where the next batch starts.
 	CompactBatch(ctx context.Context, olderThan time.Duration, limit int, from, now time.Time) (runs, rows int64, last time.Time, err error)
+	// TakeTurn gives the turn at a background job (retention) to one
+	// caller per period across every process on the database: true when
+	// the job's next turn was due at now (or it never ran), which then
+	// moves it to now + every. One statement.
+	TakeTurn(ctx context.Context, job string, every time.Duration, now time.Time) (bool, error)
+	// ListOrphanSignals lists up to limit signals sent to run ids no run
+	// has, oldest first (a signal may come before its run starts: it is
+	// an orphan until then).
+	ListOrphanSignals(ctx context.Context, limit int) ([]OrphanSignal, error)
+	// ExpireOrphanSignals deletes up to limit orphan signals sent before
+	// now - olderThan, oldest first, in one statement; it reports how many.
+	ExpireOrphanSignals(ctx context.Context, olderThan time.Duration, limit int, now time.Time) (int64, error)
 	// Stats reads the overview figures (see Stats) as of now, with the
 	// per-minute series covering the last minutes minutes; a running run is
 	// stuck once its claim's lease ended and no step renewed it for lease. It reads the

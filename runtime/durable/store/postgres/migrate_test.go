@@ -68,14 +68,15 @@ func TestMigrations(t *testing.T) {
 			}
 		}},
 		{From: 1, Seed: pgSeedBaseline},
-		{From: 2, Seed: pgSeedBaseline},                                         // 0002 added only a NULL column
-		{From: 3, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0003 added only a NULL column
-		{From: 4, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0004 added deadline_at and timed_out
-		{From: 5, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0005 added child_group and the events table
-		{From: 6, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0006 added the flow tables and the gate functions
-		{From: 7, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0007 replaced the gate by the admission function
-		{From: 8, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0008 added the finished runs' index
-		{From: 9, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0009 added the rate window
+		{From: 2, Seed: pgSeedBaseline},                                          // 0002 added only a NULL column
+		{From: 3, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations},  // 0003 added only a NULL column
+		{From: 4, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations},  // 0004 added deadline_at and timed_out
+		{From: 5, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations},  // 0005 added child_group and the events table
+		{From: 6, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations},  // 0006 added the flow tables and the gate functions
+		{From: 7, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations},  // 0007 replaced the gate by the admission function
+		{From: 8, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations},  // 0008 added the finished runs' index
+		{From: 9, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations},  // 0009 added the rate window
+		{From: 10, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0010 rebuilt the due index
 	})
 }
 

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"skydurable/runtime/durable"
+	"skydurable/runtime/task"
+)
+
+// `sky durable signals --orphans` lists the signals sent to run ids no run
+// has: a typo in a webhook's run id, or a signal sent before its run
+// starts. They are kept for the orphan signal TTL (7 days by default, see
+// Options.OrphanSignalTTL), then deleted by the workers' retention work.
+
+// orphanSignalJSON is one orphan signal in `signals --orphans --json`.
+type orphanSignalJSON struct {
+	RunID  string    `json:"run_id"`
+	Name   string    `json:"name"`
+	Bytes  int       `json:"bytes"`
+	SentAt time.Time `json:"sent_at"`
+}
+
+func durableSignals(ctx context.Context, e *durable.Engine, f *durableFlags, _ []string, out io.Writer) error {
+	if !f.orphans {
+		return task.Errorf(task.InvalidInput, "nothing to list without --orphans; hint: sky durable signals --orphans (a run's own signals are in sky durable show ID)")
+	}
+	found, err := e.OrphanSignals(ctx, f.limit+1)
+	if err != nil {
+		return err
+	}
+	truncated := len(found) > f.limit
+	if truncated {
+		found = found[:f.limit]
+	}
+	if f.json {
+		list := make([]orphanSignalJSON, len(found))
+		for i, o := range found {
+			list[i] = orphanSignalJSON{RunID: o.RunID, Name: o.Name, Bytes: o.Bytes, SentAt: o.SentAt.UTC()}
+		}
+		err = writeJSON(out, list)
+	} else if len(found) == 0 {
+		fmt.Fprintln(out, "no orphan signals (every signal stored names a run that exists)")
+	} else {
+		now := time.Now()
+		tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "RUN ID\tSIGNAL\tBYTES\tSENT")
+		for _, o := range found {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s ago\n", o.RunID, o.Name, o.Bytes, now.Sub(o.SentAt).Round(time.Second))
+		}
+		err = tw.Flush()
+	}
+	if truncated {
+		fmt.Fprintf(f.warn, "note: showing the oldest %d orphan signals of more; use --limit N for more\n", f.limit)
+	}
+	return err
+}
