@@ -48,7 +48,7 @@ func (e *Engine) Fork(ctx context.Context, runID, stepID string, opts ForkOption
 	if err := refuseInStep(ctx, "Durable.fork"); err != nil {
 		return "", err
 	}
-	r, journal, at, err := e.cutAt(ctx, "fork", runID, stepID)
+	r, journal, at, err := e.cutAt(ctx, "fork", runID, stepID, nil)
 	if err != nil {
 		return "", err
 	}
@@ -106,12 +106,14 @@ func (e *Engine) Rewind(ctx context.Context, runID, stepID string) error {
 	if err := refuseInStep(ctx, "Durable.rewind"); err != nil {
 		return err
 	}
-	r, journal, at, err := e.cutAt(ctx, "rewind", runID, stepID)
+	r, journal, at, err := e.cutAt(ctx, "rewind", runID, stepID, func(r Run) error {
+		if !store.Accepts(store.OpRewind, r.Status) {
+			return e.refuse(ctx, runID, "rewind", "only done, failed, dead or cancelled runs can be rewound; hint: cancel it first")
+		}
+		return nil
+	})
 	if err != nil {
 		return err
-	}
-	if !store.Accepts(store.OpRewind, r.Status) {
-		return e.refuse(ctx, runID, "rewind", "only done, failed, dead or cancelled runs can be rewound; hint: cancel it first")
 	}
 	cut, err := cutOf(r.ID, journal, at, "rewind")
 	if err != nil {
@@ -132,11 +134,17 @@ func (e *Engine) Rewind(ctx context.Context, runID, stepID string) error {
 	return nil
 }
 
-// cutAt reads run runID and its journal and finds stepID in it.
-func (e *Engine) cutAt(ctx context.Context, op, runID, stepID string) (Run, []JournalEntry, int, error) {
+// cutAt reads run runID and its journal, checks the run with check (when
+// not nil) and finds stepID in its journal.
+func (e *Engine) cutAt(ctx context.Context, op, runID, stepID string, check func(Run) error) (Run, []JournalEntry, int, error) {
 	r, journal, err := e.Describe(ctx, runID)
 	if err != nil {
 		return Run{}, nil, 0, err
+	}
+	if check != nil {
+		if err := check(r); err != nil {
+			return Run{}, nil, 0, err
+		}
 	}
 	if !r.CompactedAt.IsZero() {
 		return Run{}, nil, 0, wrapping(task.Errorf(task.Conflict,
