@@ -74,6 +74,7 @@ func TestMigrations(t *testing.T) {
 		{From: 6, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0006 added the flow tables and the gate functions
 		{From: 7, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0007 replaced the gate by the admission function
 		{From: 8, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0008 added the finished runs' index
+		{From: 9, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0009 added the rate window columns
 	})
 }
 

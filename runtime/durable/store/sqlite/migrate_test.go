@@ -64,6 +64,7 @@ func TestMigrations(t *testing.T) {
 		{From: 5, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0005 added child_group and the events table
 		{From: 6, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0006 added the flow tables and the rate trigger
 		{From: 7, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0007 added the finished runs' index
+		{From: 8, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0008 added the rate window columns
 	})
 }
 
