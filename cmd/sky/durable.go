@@ -29,7 +29,7 @@ import (
 func init() {
 	register(&command{
 		name:    "durable",
-		usage:   "sky durable ls|show|signal|signals|cancel|retry|release|compact|replay|stats|ui|worker|schedules|schedule",
+		usage:   "sky durable ls|show|signal|signals|cancel|retry|release|compact|fork|rewind|diff|replay|stats|ui|worker|schedules|schedule",
 		summary: "inspect and operate durable runs (sky durable help)",
 		run:     runDurable,
 	})
@@ -47,6 +47,10 @@ const durableUsage = `Usage:
   sky durable compact --older-than DURATION   (e.g. 720h, 30d, 90m)
   sky durable signals --orphans [--limit N] [--json]
                                               (signals sent to run ids no run has, oldest first)
+  sky durable fork ID --from STEP [--as NEWID] [--set STEP=JSON]
+                                              (a new run with ID's history before STEP; --set: STEP's result replaced)
+  sky durable rewind ID --to STEP             (a finished run back to STEP, in place)
+  sky durable diff A B [--json]               (two runs' journals, position by position)
   sky durable replay [--workflow W] FILE      (pre-deploy check: replay unfinished runs against FILE)
   sky durable stats [--json]
   sky durable worker [--concurrency N] [--tick 1s] [--stop-timeout 10s] FILE
@@ -116,6 +120,8 @@ type durableFlags struct {
 	tick, stopTimeout time.Duration
 	replace           bool
 	file              string
+	// fork, rewind: their flags (durable_fork.go).
+	travel timeTravel
 	// warn receives notes that are not errors (stderr).
 	warn io.Writer
 }
@@ -168,6 +174,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 		fs.DurationVar(&f.tick, "tick", durable.DefaultWorkerTick, "how often an idle worker polls")
 		fs.DurationVar(&f.stopTimeout, "stop-timeout", durable.DefaultStopTimeout, "how long runs in flight may go on after SIGTERM")
 	}
+	timeTravelFlags(args[0], fs, &f)
 	if args[0] == "compact" {
 		fs.StringVar(&f.olderThan, "older-than", "", "compact runs finished longer ago than this (720h, 30d)")
 	}

@@ -44,6 +44,9 @@ func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, mail
 	if r.ParentID != "" {
 		field("parent", r.ParentID)
 	}
+	if r.ForkedFrom != "" {
+		field("forked", forkedText(r))
+	}
 	field("attempts", fmt.Sprint(r.Attempts))
 	field("wake", view.WakeOrHeldIn(r, mailbox, held, now))
 	if !r.Deadline.IsZero() {
@@ -127,6 +130,9 @@ type runOut struct {
 	// Priority and LimitKey (flow control) are left out when unset.
 	Priority int    `json:"priority,omitempty"`
 	LimitKey string `json:"limit_key,omitempty"`
+	// ForkedFrom and ForkStep (sky durable fork) are left out when unset.
+	ForkedFrom string `json:"forked_from,omitempty"`
+	ForkStep   string `json:"fork_step,omitempty"`
 	// Held is the limit that holds a due run back, left out when none.
 	Held *heldOut `json:"held,omitempty"`
 }
@@ -152,7 +158,7 @@ func runJSON(r durable.Run, held map[string]durable.Hold) runOut {
 	o := runOut{ID: r.ID, Workflow: r.Workflow, Version: r.Version, Status: string(r.Status), Attempts: r.Attempts,
 		WaitingSignal: r.WaitingSignal, LastError: r.LastError, ClaimedBy: r.ClaimedBy,
 		Input: raw(r.Input), Output: raw(r.Output), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ParentID: r.ParentID,
-		Priority: r.Priority, LimitKey: r.LimitKey}
+		Priority: r.Priority, LimitKey: r.LimitKey, ForkedFrom: r.ForkedFrom, ForkStep: r.ForkStep}
 	if !r.WakeAt.IsZero() {
 		o.WakeAt = &r.WakeAt
 	}

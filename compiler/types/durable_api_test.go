@@ -26,6 +26,7 @@ var durableExports = map[string]durableKind{
 	"poll": durableEffect, "pollWith": durableEffect, "worker": durableEffect, "schedule": durableEffect,
 	"scheduleWith": durableEffect, "unschedule": durableEffect, "status": durableEffect,
 	"describe": durableEffect, "cancel": durableEffect, "retry": durableEffect, "compact": durableEffect,
+	"fork":         durableEffect,
 	"saveSnapshot": durableEffect, "loadSnapshot": durableEffect, "saveSnapshotIfNewer": durableEffect,
 	"saveSnapshotAuto": durableEffect, "result": durableEffect, "awaitResult": durableEffect,
 	"getEvent": durableEffect, "signalWithStart": durableEffect,

@@ -231,12 +231,8 @@ func (e *Engine) StartJSON(ctx context.Context, w Workflow, runID, input string)
 }
 
 func (e *Engine) start(ctx context.Context, workflow string, version int, runID, input string, opts runOptions) error {
-	if runID == "" {
-		return task.Errorf(task.InvalidInput, "durable: a run id must not be empty (workflow %q); hint: use a business key such as an order id", workflow)
-	}
-	if i := strings.IndexFunc(runID, unicode.IsControl); i >= 0 {
-		return task.Errorf(task.InvalidInput, "durable: the run id %q (workflow %q) contains the control character %U at byte %d; hint: run ids appear in logs and `sky durable ls`, use printable text such as an order id",
-			runID, workflow, []rune(runID[i:])[0], i)
+	if err := checkRunID(runID, workflow); err != nil {
+		return err
 	}
 	if workflow == "" {
 		return task.Errorf(task.InvalidInput, "durable: run %q names no workflow", runID)
@@ -269,6 +265,18 @@ func (e *Engine) start(ctx context.Context, workflow string, version int, runID,
 		return wrapping(task.Errorf(task.Conflict,
 			"durable: cannot start run %q of workflow %q: that id already belongs to a run of workflow %q; hint: run ids are global, prefix them with the workflow name",
 			runID, workflow, existing), ErrWorkflowMismatch)
+	}
+	return nil
+}
+
+// checkRunID refuses an empty run id or one with a control character.
+func checkRunID(runID, workflow string) error {
+	if runID == "" {
+		return task.Errorf(task.InvalidInput, "durable: a run id must not be empty (workflow %q); hint: use a business key such as an order id", workflow)
+	}
+	if i := strings.IndexFunc(runID, unicode.IsControl); i >= 0 {
+		return task.Errorf(task.InvalidInput, "durable: the run id %q (workflow %q) contains the control character %U at byte %d; hint: run ids appear in logs and `sky durable ls`, use printable text such as an order id",
+			runID, workflow, []rune(runID[i:])[0], i)
 	}
 	return nil
 }

@@ -43,10 +43,11 @@ func withinStep(ctx context.Context, c *Ctx, stepID string) context.Context {
 	return context.WithValue(ctx, stepKey{}, inStep{c: c, step: stepID})
 }
 
-// refuseInStep fails op (an engine entry point such as "Durable.poll") when
-// ctx is a step's: polling from inside a run's step would claim runs while
-// the step's transaction holds the database (a hang on SQLite) and the
-// step's lease waits (lost on PostgreSQL). The error is permanent and also
+// refuseInStep fails op (an engine entry point such as "Durable.poll" or
+// "Durable.fork") when ctx is a step's: polling from inside a run's step
+// would claim runs while the step's transaction holds the database (a hang
+// on SQLite) and the step's lease waits (lost on PostgreSQL); a fork's or
+// rewind's own transaction would wait for it the same way. The error is permanent and also
 // fails the run the step belongs to, whatever its body makes of it.
 func refuseInStep(ctx context.Context, op string) error {
 	m, ok := ctx.Value(stepKey{}).(inStep)
@@ -54,8 +55,8 @@ func refuseInStep(ctx context.Context, op string) error {
 		return nil
 	}
 	err := task.Errorf(task.InvalidInput,
-		"durable run %q: %s was called inside step %q; hint: a step's Task does one effect; poll or run a worker from main, a worker process or an App subscription, never from a workflow body",
-		m.c.f.RunID, op, m.step)
+		"durable run %q: %s was called inside step %q; hint: a step's Task does one effect; call %s from main, a worker process or an App subscription, never from a workflow body",
+		m.c.f.RunID, op, m.step, op)
 	m.c.misused(err)
 	return err
 }

@@ -343,6 +343,7 @@ func KernelsWith(opts durable.Options) map[string]value.Kernel {
 		})},
 	}
 	ks = append(ks, b.childKernels()...)
+	ks = append(ks, b.forkKernels()...)
 	ks = append(ks, b.flowKernels()...)
 	ks = append(ks, SnapshotKernels()...)
 	ks = append(ks, PermanentKernels()...)

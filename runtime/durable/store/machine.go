@@ -17,6 +17,7 @@ const (
 	OpWake     Op = "wake"     // WakeRun, PutSignal on a parked run
 	OpCancel   Op = "cancel"   // CancelRun; a timed-out run's children
 	OpTimeOut  Op = "timeout"  // TimeOutRuns: a run past its deadline
+	OpRewind   Op = "rewind"   // RewindRun: an operator's time travel
 )
 
 // Transition is one edge group of the run state machine: Op moves a run in
@@ -46,6 +47,7 @@ var Machine = []Transition{
 	{OpWake, []Status{StatusWaiting}, StatusWaiting},
 	{OpCancel, []Status{StatusWaiting, StatusRunning, StatusFailed}, StatusCancelled},
 	{OpTimeOut, []Status{StatusWaiting, StatusRunning, StatusFailed}, StatusTimedOut},
+	{OpRewind, []Status{StatusDone, StatusFailed, StatusDead, StatusCancelled}, StatusWaiting},
 }
 
 // AllStatuses lists every run status, in the order of the machine's life.
@@ -74,9 +76,11 @@ func Accepts(op Op, from Status) bool {
 // Terminal reports whether no operation moves a run out of s (done,
 // cancelled, timed_out): such a run is finished. Compaction takes done and
 // cancelled runs (a timed-out run keeps its journal, for its inspection).
+// An operator's rewind (OpRewind) is time travel, not a move of the run's
+// own life: it does not count.
 func Terminal(s Status) bool {
 	for _, t := range Machine {
-		if slices.Contains(t.From, s) {
+		if t.Op != OpRewind && slices.Contains(t.From, s) {
 			return false
 		}
 	}

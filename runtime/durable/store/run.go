@@ -84,6 +84,12 @@ type Run struct {
 	// perKey key ("" when its workflow has no perKey limit).
 	Priority int
 	LimitKey string
+	// ForkedFrom is the run this one was forked from (Engine.Fork) and
+	// ForkStep the step id of the cut; ForkStep is "" for a child copied
+	// with its forked parent (ForkedFrom is then the child it copies).
+	// Both "" for a run not forked.
+	ForkedFrom string
+	ForkStep   string
 }
 
 // EntryKind says what a journal entry records.

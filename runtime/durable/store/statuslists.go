@@ -25,6 +25,8 @@ const (
 	SQLTerminal = `'done','cancelled','timed_out'`
 	// SQLRetryable: the statuses RetryRun takes (OpRetry's From).
 	SQLRetryable = `'failed','dead'`
+	// SQLRewindable: the statuses RewindRun takes (OpRewind's From).
+	SQLRewindable = `'done','failed','dead','cancelled'`
 	// SQLCompactable: the statuses compaction takes (Compactable).
 	SQLCompactable = `'done','cancelled'`
 	// SQLDueIndexExcludes is the predicate of the partial due and claim

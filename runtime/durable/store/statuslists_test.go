@@ -29,6 +29,7 @@ func TestStatusListsFollowTheMachine(t *testing.T) {
 		{"SQLEndedUnsuccessfully", SQLEndedUnsuccessfully, where(func(s Status) bool { return slices.Contains(unclaimable, s) && s != StatusDone })},
 		{"SQLTerminal", SQLTerminal, where(Terminal)},
 		{"SQLRetryable", SQLRetryable, From(OpRetry)},
+		{"SQLRewindable", SQLRewindable, From(OpRewind)},
 		{"SQLCompactable", SQLCompactable, Compactable},
 	}
 	for _, c := range cases {

@@ -141,6 +141,8 @@ type Store interface {
 	LoadSnapshot(ctx context.Context, id string) (seq int64, data string, found bool, err error)
 	// Composer: child runs and events (children.go).
 	Composer
+	// TimeTravel is fork and rewind (fork.go).
+	TimeTravel
 	// FlowStore holds the limits and schedules (flow.go).
 	FlowStore
 }

@@ -77,6 +77,7 @@ func TestMigrations(t *testing.T) {
 		{From: 8, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations},  // 0008 added the finished runs' index
 		{From: 9, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations},  // 0009 added the rate window
 		{From: 10, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0010 rebuilt the due index
+		{From: 11, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0011 added the turns table and the signals' time index
 	})
 }
 

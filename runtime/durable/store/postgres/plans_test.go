@@ -308,6 +308,21 @@ func checkEveryConstantSent(t *testing.T, log *statementLog) {
 // finds them in the source: a new one must be added here); a variable
 // holding several texts lists each.
 var sqlConstants = map[string][]string{
+	"pgCutChildren":              {pgCutChildren},
+	"pgForkChildJournals":        {pgForkChildJournals},
+	"pgForkChildren":             {pgForkChildren},
+	"pgForkEvents":               {pgForkEvents},
+	"pgForkJournal":              {pgForkJournal},
+	"pgForkRun":                  {pgForkRun},
+	"pgForkSet":                  {pgForkSet},
+	"pgForkSignals":              {pgForkSignals},
+	"pgList":                     {pgList},
+	"pgRewindChild":              {pgRewindChild},
+	"pgRewindEvents":             {pgRewindEvents},
+	"pgRewindJournal":            {pgRewindJournal},
+	"pgRewindLock":               {pgRewindLock},
+	"pgRewindRun":                {pgRewindRun},
+	"pgRewindSignals":            {pgRewindSignals},
 	"pgProbe":                    {pgProbe},
 	"pgNextToken":                {pgNextToken},
 	"pgStatsHolds":               {pgStatsHolds},

@@ -640,7 +640,8 @@ func (s *Store) putSignal(ctx context.Context, sql, runID, name, payload string,
 // pgRunColumns reads a run; 'infinity' reads as NULL (no wake time).
 const pgRunColumns = `id, workflow, version, status, input, COALESCE(output, ''), attempts,
   CASE WHEN wake_at = 'infinity' THEN NULL ELSE wake_at END, COALESCE(waiting_signal, ''), last_error,
-  claimed_at, claimed_by, created_at, updated_at, compacted_at, deadline_at, COALESCE(parent_id, ''), priority, COALESCE(limit_key, '')`
+  claimed_at, claimed_by, created_at, updated_at, compacted_at, deadline_at, COALESCE(parent_id, ''), priority, COALESCE(limit_key, ''),
+  COALESCE(forked_from, ''), COALESCE(fork_step, '')`
 
 const pgReadRun = `SELECT ` + pgRunColumns + ` FROM _sky_durable_runs WHERE id = ?`
 
@@ -667,7 +668,8 @@ func pgRunScanner(scan func(...any) error) (store.Run, error) {
 	var status string
 	var wake, claimedAt, compactedAt, deadline *time.Time
 	err := scan(&r.ID, &r.Workflow, &r.Version, &status, &r.Input, &r.Output, &r.Attempts,
-		&wake, &r.WaitingSignal, &r.LastError, &claimedAt, &r.ClaimedBy, &r.CreatedAt, &r.UpdatedAt, &compactedAt, &deadline, &r.ParentID, &r.Priority, &r.LimitKey)
+		&wake, &r.WaitingSignal, &r.LastError, &claimedAt, &r.ClaimedBy, &r.CreatedAt, &r.UpdatedAt, &compactedAt, &deadline, &r.ParentID, &r.Priority, &r.LimitKey,
+		&r.ForkedFrom, &r.ForkStep)
 	r.Status = store.Status(status)
 	if wake != nil {
 		r.WakeAt = *wake

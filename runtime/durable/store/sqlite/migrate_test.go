@@ -65,6 +65,7 @@ func TestMigrations(t *testing.T) {
 		{From: 6, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0006 added the flow tables and the rate trigger
 		{From: 7, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0007 added the finished runs' index
 		{From: 8, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0008 added the rate window
+		{From: 9, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0009 added the turns table and the signals' time index
 	})
 }
 

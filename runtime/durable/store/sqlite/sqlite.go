@@ -437,7 +437,8 @@ func (s *Store) putSignal(ctx context.Context, sql, runID, name, payload string,
 
 const sqliteRunColumns = `id, workflow, version, status, input, COALESCE(output, ''), attempts,
   wake_at, COALESCE(waiting_signal, ''), last_error, COALESCE(claimed_at, 0), claimed_by, created_at, updated_at,
-  COALESCE(compacted_at, 0), COALESCE(deadline_at, 0), COALESCE(parent_id, ''), priority, COALESCE(limit_key, '')`
+  COALESCE(compacted_at, 0), COALESCE(deadline_at, 0), COALESCE(parent_id, ''), priority, COALESCE(limit_key, ''),
+  COALESCE(forked_from, ''), COALESCE(fork_step, '')`
 
 const sqliteReadRun = `SELECT ` + sqliteRunColumns + ` FROM _sky_durable_runs WHERE id = ?`
 
@@ -446,7 +447,8 @@ func sqliteRunScanner(scan func(...any) error) (store.Run, error) {
 	var status string
 	var wake, claimedAt, created, updated, compacted, deadline int64
 	err := scan(&r.ID, &r.Workflow, &r.Version, &status, &r.Input, &r.Output, &r.Attempts,
-		&wake, &r.WaitingSignal, &r.LastError, &claimedAt, &r.ClaimedBy, &created, &updated, &compacted, &deadline, &r.ParentID, &r.Priority, &r.LimitKey)
+		&wake, &r.WaitingSignal, &r.LastError, &claimedAt, &r.ClaimedBy, &created, &updated, &compacted, &deadline, &r.ParentID, &r.Priority, &r.LimitKey,
+		&r.ForkedFrom, &r.ForkStep)
 	r.Status = store.Status(status)
 	r.WakeAt, r.ClaimedAt, r.CreatedAt, r.UpdatedAt = store.FromMs(wake), store.FromMs(claimedAt), store.FromMs(created), store.FromMs(updated)
 	r.CompactedAt, r.Deadline = store.FromMs(compacted), store.FromMs(deadline)

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"skydurable/runtime/durable"
+	"skydurable/runtime/durable/view"
+	"skydurable/runtime/task"
+)
+
+// Time travel: `sky durable fork`, `rewind` and `diff` (Engine.Fork,
+// Engine.Rewind, Engine.Diff).
+
+func init() {
+	durableOps["fork"] = durableOp{1, "ID", durableFork}
+	durableOps["rewind"] = durableOp{1, "ID", durableRewind}
+	durableOps["diff"] = durableOp{2, "A B", durableDiff}
+}
+
+// timeTravel holds the flags of fork and rewind.
+type timeTravel struct {
+	from, as, set, to string
+}
+
+// timeTravelFlags defines the flags of op when it is fork, rewind or diff.
+func timeTravelFlags(op string, fs *flag.FlagSet, f *durableFlags) {
+	switch op {
+	case "fork":
+		fs.StringVar(&f.travel.from, "from", "", "the step id to fork from: the new run keeps the history before it")
+		fs.StringVar(&f.travel.as, "as", "", "the new run's id (default ID~fork-<hex>)")
+		fs.StringVar(&f.travel.set, "set", "", "STEP=JSON: keep STEP with this result instead and run on after it")
+	case "rewind":
+		fs.StringVar(&f.travel.to, "to", "", "the step id to rewind to: it and what follows run again")
+	case "diff":
+		fs.BoolVar(&f.json, "json", false, "print JSON for scripts")
+	}
+}
+
+func durableFork(ctx context.Context, e *durable.Engine, f *durableFlags, a []string, out io.Writer) error {
+	t := f.travel
+	opts := durable.ForkOptions{NewID: t.as}
+	from := t.from
+	if t.set != "" {
+		step, js, ok := strings.Cut(t.set, "=")
+		if !ok || step == "" {
+			return task.Errorf(task.InvalidInput, "--set %q is not STEP=JSON; hint: --set charge='{\"ok\":false}'", t.set)
+		}
+		if from == "" {
+			from = step
+		}
+		if step != from {
+			return task.Errorf(task.InvalidInput, "--set names step %q but the fork is cut at %q; hint: --set replaces the result of the step at the cut: --from %s --set %s=JSON", step, from, from, from)
+		}
+		opts.Set = js
+	}
+	if from == "" {
+		return task.Errorf(task.InvalidInput, "--from STEP is required; hint: `sky durable show %s` lists the run's steps", a[0])
+	}
+	id, err := e.Fork(ctx, a[0], from, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "run %s forked from %s at %s; it is due now\n", id, a[0], from)
+	return nil
+}
+
+func durableRewind(ctx context.Context, e *durable.Engine, f *durableFlags, a []string, out io.Writer) error {
+	if f.travel.to == "" {
+		return task.Errorf(task.InvalidInput, "--to STEP is required; hint: `sky durable show %s` lists the run's steps", a[0])
+	}
+	if err := e.Rewind(ctx, a[0], f.travel.to); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "run %s rewound to %s; it is due now\n", a[0], f.travel.to)
+	return nil
+}
+
+// forkedText is the "forked" line of `sky durable show`.
+func forkedText(r durable.Run) string {
+	if r.ForkStep == "" {
+		return "copied from " + r.ForkedFrom + " with its forked parent"
+	}
+	return "from " + r.ForkedFrom + " at " + r.ForkStep
+}
+
+// diffOut is one position of `sky durable diff --json`.
+type diffOut struct {
+	Position int       `json:"position"`
+	Kind     string    `json:"kind"`
+	A        *entryOut `json:"a,omitempty"`
+	B        *entryOut `json:"b,omitempty"`
+}
+
+func durableDiff(ctx context.Context, e *durable.Engine, f *durableFlags, a []string, out io.Writer) error {
+	d, err := e.Diff(ctx, a[0], a[1])
+	if err != nil {
+		return err
+	}
+	entry := func(en *durable.JournalEntry) *entryOut {
+		if en == nil {
+			return nil
+		}
+		o := journalJSON([]durable.JournalEntry{*en})[0]
+		return &o
+	}
+	if f.json {
+		entries := make([]diffOut, len(d.Entries))
+		for i, en := range d.Entries {
+			entries[i] = diffOut{Position: en.Position + 1, Kind: string(en.Kind), A: entry(en.A), B: entry(en.B)}
+		}
+		return writeJSON(out, map[string]any{
+			"a": runJSON(d.A, nil), "b": runJSON(d.B, nil), "identical": d.Identical(), "entries": entries,
+			"output": string(d.Output),
+		})
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "#\t\t%s\t%s\n", a[0], a[1])
+	cell := func(en *durable.JournalEntry) string {
+		if en == nil {
+			return "-"
+		}
+		return en.StepID + " = " + view.Elide(view.OneLine(en.Result), 40)
+	}
+	for _, en := range d.Entries {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", en.Position+1, en.Kind, cell(en.A), cell(en.B))
+	}
+	fmt.Fprintf(tw, "output\t%s\t%s %s\t%s %s\n", d.Output, d.A.Status, view.Elide(view.OneLine(d.A.Output), 40), d.B.Status, view.Elide(view.OneLine(d.B.Output), 40))
+	tw.Flush()
+	if d.Identical() {
+		fmt.Fprintln(out, "identical")
+	}
+	return nil
+}

@@ -1,0 +1,228 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+	"unicode/utf8"
+
+	"skydurable/runtime/db"
+	"skydurable/runtime/durable/store"
+)
+
+// Time travel (store.TimeTravel): fork and rewind, each one transaction of
+// statements on the primary keys, the journal order index and the parent
+// index. A list parameter is one JSON array (pgList), as the claim's.
+
+// pgList is the text array a JSON array parameter holds.
+const pgList = `ARRAY(SELECT jsonb_array_elements_text(CAST(? AS JSONB)))`
+
+// jsonList is the JSON array of ss ("[]" for none).
+func jsonList(ss []string) string {
+	if len(ss) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(ss)
+	return string(b)
+}
+
+const pgForkRun = pgClock + `
+INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at,
+                               priority, limit_key, forked_from, fork_step)
+SELECT ?, o.workflow, o.version, 'waiting', o.input, 0, clock.now, '', clock.now, clock.now, o.priority, o.limit_key, o.id, ?
+  FROM _sky_durable_runs o, clock
+ WHERE o.id = ?
+ON CONFLICT (id) DO NOTHING`
+
+const pgForkJournal = `
+INSERT INTO _sky_durable_journal (run_id, step_id, kind, result, created_at, seq)
+SELECT ?, j.step_id, j.kind, j.result, j.created_at, j.seq FROM _sky_durable_journal j WHERE j.run_id = ? AND j.seq < ?`
+
+const pgForkSet = pgClock + `
+INSERT INTO _sky_durable_journal (run_id, step_id, kind, result, created_at, seq)
+SELECT ?, ?, ?, ?, clock.now, ? FROM clock`
+
+const pgForkSignals = `
+INSERT INTO _sky_durable_signals (run_id, name, payload, delivered, created_at)
+SELECT ?, s.name, s.payload, s.delivered AND s.name = ANY (` + pgList + `), s.created_at
+  FROM _sky_durable_signals s WHERE s.run_id = ?`
+
+const pgForkEvents = `
+INSERT INTO _sky_durable_events (run_id, key, value, updated_at)
+SELECT ?, e.key, e.value, e.updated_at FROM _sky_durable_events e WHERE e.run_id = ? AND e.key = ANY (` + pgList + `)`
+
+// pgCutChildren reads the children of a run started before a cut: by id
+// (startChild) or group (all), on the parent index.
+const pgCutChildren = `
+SELECT c.id, c.status FROM _sky_durable_runs c
+ WHERE c.parent_id = ? AND (c.id = ANY (` + pgList + `) OR c.child_group = ANY (` + pgList + `))
+ ORDER BY c.created_at, c.id`
+
+// pgForkChildren copies finished children under the fork: the new id is
+// the fork's id followed by the child's "/key" (substr from the character
+// after the original's id).
+const pgForkChildren = `
+INSERT INTO _sky_durable_runs (id, workflow, version, status, input, output, attempts, wake_at, waiting_signal, last_error,
+                               created_at, updated_at, parent_id, child_group, priority, limit_key, forked_from)
+SELECT CAST(? AS TEXT) || substr(c.id, ?), c.workflow, c.version, c.status, c.input, c.output, c.attempts, c.wake_at,
+       c.waiting_signal, c.last_error, c.created_at, c.updated_at, ?, c.child_group, c.priority, c.limit_key, c.id
+  FROM _sky_durable_runs c WHERE c.id = ANY (` + pgList + `)
+ON CONFLICT (id) DO NOTHING`
+
+const pgForkChildJournals = `
+INSERT INTO _sky_durable_journal (run_id, step_id, kind, result, created_at, seq)
+SELECT CAST(? AS TEXT) || substr(j.run_id, ?), j.step_id, j.kind, j.result, j.created_at, j.seq
+  FROM _sky_durable_journal j WHERE j.run_id = ANY (` + pgList + `)`
+
+func (s *Store) ForkRun(ctx context.Context, f store.Fork, now time.Time) (string, error) {
+	var unfinished string
+	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+		n, err := s.exec(ctx, tx, "fork", pgForkRun, clockArg(now), f.NewID, f.Step, f.RunID)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return store.ErrRunExists
+		}
+		var finished []string
+		if unfinished, finished, err = s.cutChildren(ctx, tx, f.Cut); err != nil {
+			return err
+		}
+		if unfinished != "" {
+			return errUnfinished
+		}
+		if _, err := s.exec(ctx, tx, "fork", pgForkJournal, f.NewID, f.RunID, f.Seq); err != nil {
+			return err
+		}
+		if f.Set != nil {
+			if _, err := s.exec(ctx, tx, "fork", pgForkSet, clockArg(now), f.NewID, f.Set.StepID, string(f.Set.Kind), f.Set.Result, f.Set.Seq); err != nil {
+				return err
+			}
+		}
+		if _, err := s.exec(ctx, tx, "fork", pgForkSignals, f.NewID, jsonList(f.Consumed), f.RunID); err != nil {
+			return err
+		}
+		if _, err := s.exec(ctx, tx, "fork", pgForkEvents, f.NewID, f.RunID, jsonList(f.Events)); err != nil {
+			return err
+		}
+		if len(finished) == 0 {
+			return nil
+		}
+		from := utf8.RuneCountInString(f.RunID) + 1
+		if _, err := s.exec(ctx, tx, "fork", pgForkChildren, f.NewID, from, f.NewID, jsonList(finished)); err != nil {
+			return err
+		}
+		_, err = s.exec(ctx, tx, "fork", pgForkChildJournals, f.NewID, from, jsonList(finished))
+		return err
+	})
+	if errors.Is(err, errUnfinished) {
+		return unfinished, nil
+	}
+	return "", err
+}
+
+// cutChildren reads the children started before c: the first unfinished
+// one, or else all of them.
+func (s *Store) cutChildren(ctx context.Context, tx *db.DB, c store.Cut) (unfinished string, finished []string, err error) {
+	if len(c.Children) == 0 && len(c.Groups) == 0 {
+		return "", nil, nil
+	}
+	s.hook("fork", pgCutChildren)
+	kids, err := store.QueryAll(ctx, tx, pgCutChildren, []any{c.RunID, jsonList(c.Children), jsonList(c.Groups)},
+		func(scan func(...any) error) (store.ChildState, error) {
+			var k store.ChildState
+			var status string
+			err := scan(&k.ID, &status)
+			k.Status = store.Status(status)
+			return k, err
+		})
+	if err != nil {
+		return "", nil, err
+	}
+	for _, k := range kids {
+		if !k.Finished() {
+			return k.ID, nil, nil
+		}
+		finished = append(finished, k.ID)
+	}
+	return "", finished, nil
+}
+
+// errUnfinished rolls back a fork an unfinished child refused; ForkRun
+// reports the child instead.
+var errUnfinished = errors.New("durable: a child started before the cut is unfinished")
+
+const pgRewindLock = `
+SELECT r.id FROM _sky_durable_runs r
+ WHERE r.id = ? AND r.status IN (` + store.SQLRewindable + `) AND r.compacted_at IS NULL
+   FOR UPDATE`
+
+// pgRewindChild is the first unfinished child started after the cut: a
+// child of the run not among those started before it.
+const pgRewindChild = `
+SELECT c.id FROM _sky_durable_runs c
+ WHERE c.parent_id = ? AND c.status NOT IN (` + store.SQLUnclaimable + `)
+   AND NOT (c.id = ANY (` + pgList + `) OR COALESCE(c.child_group = ANY (` + pgList + `), FALSE))
+ ORDER BY c.created_at, c.id
+ LIMIT 1`
+
+const pgRewindJournal = `DELETE FROM _sky_durable_journal j WHERE j.run_id = ? AND j.seq >= ?`
+
+const pgRewindSignals = `
+UPDATE _sky_durable_signals s SET delivered = FALSE
+ WHERE s.run_id = ? AND s.delivered AND NOT (s.name = ANY (` + pgList + `))`
+
+const pgRewindEvents = `DELETE FROM _sky_durable_events e WHERE e.run_id = ? AND NOT (e.key = ANY (` + pgList + `))`
+
+const pgRewindRun = pgClock + `
+UPDATE _sky_durable_runs r
+   SET status = 'waiting', output = NULL, attempts = 0, wake_at = clock.now, waiting_signal = NULL, last_error = '',
+       claimed_at = NULL, lease_token = NULL, updated_at = clock.now
+  FROM clock
+ WHERE r.id = ?`
+
+func (s *Store) RewindRun(ctx context.Context, c store.Cut, now time.Time) (bool, string, error) {
+	var ok bool
+	var child string
+	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+		s.hook("rewind", pgRewindLock)
+		ids, err := store.QueryAll(ctx, tx, pgRewindLock, []any{c.RunID}, func(scan func(...any) error) (string, error) {
+			var id string
+			err := scan(&id)
+			return id, err
+		})
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		s.hook("rewind", pgRewindChild)
+		kids, err := store.QueryAll(ctx, tx, pgRewindChild, []any{c.RunID, jsonList(c.Children), jsonList(c.Groups)}, func(scan func(...any) error) (string, error) {
+			var id string
+			err := scan(&id)
+			return id, err
+		})
+		if err != nil {
+			return err
+		}
+		if len(kids) > 0 {
+			child = kids[0]
+			return nil
+		}
+		for _, st := range []struct {
+			sql  string
+			args []any
+		}{
+			{pgRewindJournal, []any{c.RunID, c.Seq}},
+			{pgRewindSignals, []any{c.RunID, jsonList(c.Consumed)}},
+			{pgRewindEvents, []any{c.RunID, jsonList(c.Events)}},
+			{pgRewindRun, []any{clockArg(now), c.RunID}},
+		} {
+			if _, err := s.exec(ctx, tx, "rewind", st.sql, st.args...); err != nil {
+				return err
+			}
+		}
+		ok = true
+		return nil
+	})
+	return ok, child, err
+}
