@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode"
 
 	"skydurable/runtime/codec"
 	"skydurable/runtime/db"
@@ -308,8 +307,8 @@ func checkKeys(c *Ctx, fn string, keys []string) error {
 		if k == "" {
 			return task.Errorf(task.InvalidInput, "durable run %q: %s with an empty child key; hint: use a key that names the child, e.g. \"shipment-berlin\"", c.RunID(), fn)
 		}
-		if i := strings.IndexFunc(k, unicode.IsControl); i >= 0 {
-			return task.Errorf(task.InvalidInput, "durable run %q: %s: the child key %q contains the control character %U; hint: use printable text", c.RunID(), fn, k, []rune(k[i:])[0])
+		if err := checkName("the child key", k, fmt.Sprintf(" of %s in run %q", fn, c.RunID()), "use printable text that names the child"); err != nil {
+			return err
 		}
 		if seen[k] {
 			return task.Errorf(task.InvalidInput, "durable run %q: %s: the child key %q is given twice; hint: every child of a run needs its own key", c.RunID(), fn, k)

@@ -2,6 +2,7 @@ package durable
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -149,6 +150,9 @@ func (c *Ctx) check(id string, kinds []EntryKind) (*JournalEntry, error) {
 	if id == "" {
 		return nil, task.Errorf(task.InvalidInput,
 			"durable run %q: a durable operation with an empty id; hint: give every step, sleep and signal wait an id that says what it is, e.g. \"charge\"", c.f.RunID)
+	}
+	if err := checkName("the id", id, fmt.Sprintf(" of a durable operation of run %q", c.f.RunID), "a step, sleep or signal wait id is printable text, e.g. \"charge\""); err != nil {
+		return nil, err
 	}
 	if c.suspended {
 		return nil, suspendError(c.f.RunID, "an earlier wait in this body suspended it")

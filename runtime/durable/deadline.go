@@ -61,7 +61,8 @@ func (e *Engine) StartJSONWith(ctx context.Context, opts StartOptions, w Workflo
 	return e.start(ctx, w.Name, w.Version, runID, input, runOptions{StartOptions: opts, limits: w.Limits})
 }
 
-// checkStartOptions refuses a deadline that is not a positive duration.
+// checkStartOptions refuses a deadline that is not a positive duration
+// and a priority out of range.
 func checkStartOptions(opts StartOptions, runID string) error {
 	if opts.Deadline < 0 {
 		return task.Errorf(task.InvalidInput,
@@ -71,7 +72,7 @@ func checkStartOptions(opts StartOptions, runID string) error {
 		return task.Errorf(task.InvalidInput,
 			"durable: the deadline of run %q is %s, under the store's millisecond resolution; hint: at least 1ms", runID, opts.Deadline)
 	}
-	return nil
+	return checkPriority(runID, opts.Priority)
 }
 
 // deadlineSweeper throttles the sweeps of one engine.

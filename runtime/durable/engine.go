@@ -7,10 +7,8 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
-	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
@@ -210,7 +208,7 @@ func (e *Engine) checkJSON(what, text string) error {
 	if !json.Valid([]byte(text)) {
 		return invalidJSON(what, text)
 	}
-	return nil
+	return checkText(what, text)
 }
 
 // Start starts a run of def with id runID. It is idempotent on the id: when
@@ -236,6 +234,9 @@ func (e *Engine) start(ctx context.Context, workflow string, version int, runID,
 	}
 	if workflow == "" {
 		return task.Errorf(task.InvalidInput, "durable: run %q names no workflow", runID)
+	}
+	if err := checkWorkflowName(workflow); err != nil {
+		return err
 	}
 	if err := e.checkJSON(fmt.Sprintf("the input of run %q", runID), input); err != nil {
 		return err
@@ -274,11 +275,8 @@ func checkRunID(runID, workflow string) error {
 	if runID == "" {
 		return task.Errorf(task.InvalidInput, "durable: a run id must not be empty (workflow %q); hint: use a business key such as an order id", workflow)
 	}
-	if i := strings.IndexFunc(runID, unicode.IsControl); i >= 0 {
-		return task.Errorf(task.InvalidInput, "durable: the run id %q (workflow %q) contains the control character %U at byte %d; hint: run ids appear in logs and `sky durable ls`, use printable text such as an order id",
-			runID, workflow, []rune(runID[i:])[0], i)
-	}
-	return nil
+	return checkName("the run id", runID, fmt.Sprintf(" (workflow %q)", workflow),
+		"run ids appear in logs and `sky durable ls`, use printable text such as an order id")
 }
 
 // Signal delivers signal name with a JSON payload to run runID (Sky's

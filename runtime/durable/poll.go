@@ -54,7 +54,10 @@ func (e *Engine) pollWait(ctx context.Context, defs []Workflow, opts PollOptions
 	if opts.MaxRuns <= 0 {
 		opts.MaxRuns = 1
 	}
-	reg := newRegistry(defs)
+	reg, err := newRegistry(defs)
+	if err != nil {
+		return false, 0, err
+	}
 	if len(reg.names) == 0 {
 		return false, 0, nil
 	}

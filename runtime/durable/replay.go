@@ -124,7 +124,10 @@ var unfinished = []Status{StatusWaiting, StatusRunning, StatusFailed, StatusDead
 // is not empty, each against the body of the version it was started with.
 func (e *Engine) ReplayUnfinished(ctx context.Context, defs []Workflow, workflow string) (ReplayReport, error) {
 	var rep ReplayReport
-	reg := newRegistry(defs)
+	reg, err := newRegistry(defs)
+	if err != nil {
+		return rep, err
+	}
 	for _, name := range reg.names {
 		if workflow != "" && name != workflow {
 			continue

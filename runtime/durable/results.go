@@ -209,6 +209,9 @@ func (c *Ctx) nextOccurrence(id string) string {
 // GetEvent reads the latest value run runID set under key (Sky's
 // Durable.getEvent): nil when none was set (or the run does not exist).
 func GetEvent[A any](ctx context.Context, e *Engine, runID, key string, cd codec.Codec[A]) (*A, error) {
+	if err := checkName("the event key", key, fmt.Sprintf(" of run %q", runID), "the key the run set, e.g. \"progress\""); err != nil {
+		return nil, err
+	}
 	js, found, err := e.store.GetEvent(ctx, runID, key)
 	if err != nil || !found {
 		return nil, err

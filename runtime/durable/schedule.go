@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/robfig/cron/v3"
 
@@ -89,8 +88,8 @@ func ScheduleRuns[I, O any](ctx context.Context, e *Engine, def Def[I, O], id, e
 // ScheduleJSON is ScheduleRuns for a type-erased workflow and an input in
 // JSON.
 func (e *Engine) ScheduleJSON(ctx context.Context, w Workflow, id, expr, input string, opts ScheduleOptions) error {
-	if id == "" || strings.IndexFunc(id, unicode.IsControl) >= 0 {
-		return task.Errorf(task.InvalidInput, "durable: the schedule id %q (workflow %q) is empty or has a control character; hint: a printable name such as \"daily-digest\"", id, w.Name)
+	if err := checkName("the schedule id", id, fmt.Sprintf(" (workflow %q)", w.Name), "a printable name such as \"daily-digest\""); err != nil {
+		return err
 	}
 	if w.Name == "" {
 		return task.Errorf(task.InvalidInput, "durable: schedule %q names no workflow", id)

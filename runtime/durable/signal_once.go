@@ -50,8 +50,8 @@ func finished(s Status) bool {
 // putSignal checks and stores a signal, logging what it did; stored is false
 // when the signal was ignored (a repeat, or the run is finished).
 func (e *Engine) putSignal(ctx context.Context, runID, name, payload string) (bool, error) {
-	if runID == "" || name == "" {
-		return false, task.Errorf(task.InvalidInput, "durable: a signal needs a run id and a name (got run %q, name %q)", runID, name)
+	if err := checkSignal(runID, name); err != nil {
+		return false, err
 	}
 	if err := e.checkJSON(fmt.Sprintf("the payload of signal %q to run %q", name, runID), payload); err != nil {
 		return false, err
@@ -105,8 +105,8 @@ func (e *Engine) SignalRun(ctx context.Context, runID, name, payload string) (Si
 // (Conflict, ErrRefused) when the run already consumed that signal (its
 // payload is journalled and cannot change) or the run is finished.
 func (e *Engine) ReplaceSignal(ctx context.Context, runID, name, payload string) (SignalOutcome, error) {
-	if runID == "" || name == "" {
-		return 0, task.Errorf(task.InvalidInput, "durable: a signal needs a run id and a name (got run %q, name %q)", runID, name)
+	if err := checkSignal(runID, name); err != nil {
+		return 0, err
 	}
 	if err := e.checkJSON(fmt.Sprintf("the payload of signal %q to run %q", name, runID), payload); err != nil {
 		return 0, err
@@ -153,4 +153,16 @@ func (o SignalOutcome) Message(runID, name string) string {
 		return fmt.Sprintf("signal %s of run %s replaced: pending, with the new payload", name, runID)
 	}
 	return fmt.Sprintf("signal %s to run %s stored: pending until the run consumes it", name, runID)
+}
+
+// checkSignal refuses a signal without a run id or name, or with one that
+// is not a valid name (checkName).
+func checkSignal(runID, name string) error {
+	if runID == "" || name == "" {
+		return task.Errorf(task.InvalidInput, "durable: a signal needs a run id and a name (got run %q, name %q)", runID, name)
+	}
+	if err := checkName("the run id", runID, fmt.Sprintf(" of signal %q", name), "use the id the run was started with"); err != nil {
+		return err
+	}
+	return checkName("the signal name", name, fmt.Sprintf(" (run %q)", runID), "a printable name such as \"payment.settled\"")
 }

@@ -49,9 +49,12 @@ type registry struct {
 
 // newRegistry indexes defs; a later Workflow with the same name and version
 // replaces an earlier one. A version below 1 counts as 1 (as at Start).
-func newRegistry(defs []Workflow) registry {
+func newRegistry(defs []Workflow) (registry, error) {
 	r := registry{byName: map[string]map[int]Workflow{}}
 	for _, w := range defs {
+		if err := checkWorkflowName(w.Name); err != nil {
+			return registry{}, err
+		}
 		v := max(w.Version, 1)
 		vs, ok := r.byName[w.Name]
 		if !ok {
@@ -64,7 +67,14 @@ func newRegistry(defs []Workflow) registry {
 		}
 		vs[v] = w
 	}
-	return r
+	return r, nil
+}
+
+// checkWorkflowName refuses a workflow name that is not a valid name
+// (checkName): on PostgreSQL a NUL in one made every poll of the worker
+// fail.
+func checkWorkflowName(name string) error {
+	return checkName("the workflow name", name, "", "a printable name such as \"checkout\"")
 }
 
 // lookup finds the workflow of a claimed run.

@@ -1,0 +1,95 @@
+package durable
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"skydurable/runtime/task"
+)
+
+// One validation at the API boundary: every name the engine stores (run
+// ids, workflow names, step ids, signal and event names, child keys,
+// schedule ids, limit keys) and every payload is checked here before a store
+// sees it, so both stores only ever hold valid text and a bad value gets the
+// same InvalidInput error, naming it, on SQLite and PostgreSQL (SQLite would
+// store a NUL or invalid UTF-8 as bytes; PostgreSQL refuses them with driver
+// text, and a refused journal write looked like an outage and was retried).
+
+// MaxIDBytes is the longest name the engine stores: a run id, workflow
+// name, step id, signal or event name, child key, schedule id or limit key.
+const MaxIDBytes = 512
+
+// Priorities are stored as 32-bit integers.
+const (
+	MinPriority = math.MinInt32
+	MaxPriority = math.MaxInt32
+)
+
+// checkName refuses a name that is empty, longer than MaxIDBytes, not valid
+// UTF-8 or holding a control character (C0, DEL, C1: they break logs and
+// terminals, and PostgreSQL refuses NUL). what says whose name it is, e.g.
+// `the step id "x" of run "r"` is written as what = "the step id",
+// where = ` of run "r"`.
+func checkName(what, name, where, hint string) error {
+	switch {
+	case name == "":
+		return task.Errorf(task.InvalidInput, "durable: %s%s is empty; hint: %s", what, where, hint)
+	case len(name) > MaxIDBytes:
+		return task.Errorf(task.InvalidInput, "durable: %s %s%s is %d bytes, over the limit of %d; hint: %s",
+			what, quoteStart(name), where, len(name), MaxIDBytes, hint)
+	case !utf8.ValidString(name):
+		i := invalidUTF8At(name)
+		return task.Errorf(task.InvalidInput, "durable: %s %q%s is not valid UTF-8 (byte %d); hint: %s", what, name, where, i, hint)
+	}
+	if i := strings.IndexFunc(name, unicode.IsControl); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(name[i:])
+		return task.Errorf(task.InvalidInput, "durable: %s %q%s contains the control character %U at byte %d; hint: %s", what, name, where, r, i, hint)
+	}
+	return nil
+}
+
+// checkText refuses a payload that is not valid UTF-8 (JSON text is).
+func checkText(what, text string) error {
+	if utf8.ValidString(text) {
+		return nil
+	}
+	return task.Errorf(task.InvalidInput, "durable: %s is not valid UTF-8 (byte %d); hint: JSON text is UTF-8; encode binary data, e.g. as base64",
+		what, invalidUTF8At(text))
+}
+
+// checkPriority refuses a priority the stores cannot hold.
+func checkPriority(runID string, p int) error {
+	if p < MinPriority || p > MaxPriority {
+		return task.Errorf(task.InvalidInput, "durable: the priority %d of run %q is out of range; hint: a priority between %d and %d (higher runs first)",
+			p, runID, MinPriority, MaxPriority)
+	}
+	return nil
+}
+
+// invalidUTF8At is the byte offset of the first invalid UTF-8 sequence.
+func invalidUTF8At(s string) int {
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(s[i:]); size <= 1 {
+				return i
+			}
+		}
+	}
+	return len(s)
+}
+
+// quoteStart quotes the beginning of a long name for an error.
+func quoteStart(name string) string {
+	const show = 40
+	if len(name) <= show {
+		return fmt.Sprintf("%q", name)
+	}
+	cut := show
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%q...", name[:cut])
+}

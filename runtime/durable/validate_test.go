@@ -1,0 +1,89 @@
+package durable
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"skydurable/runtime/db"
+	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/task"
+)
+
+// TestOneValidationBothStores: every name and payload is checked at the
+// API boundary, so SQLite and PostgreSQL get the same InvalidInput error
+// naming the value, for each class of bad input (empty, NUL and other
+// control characters, invalid UTF-8, over MaxIDBytes, a priority out of
+// range), and nothing is stored. A step id the journal cannot hold fails
+// the run at once, before its effect runs: no second effect.
+func TestOneValidationBothStores(t *testing.T) {
+	long := strings.Repeat("é", MaxIDBytes/2) + "x" // MaxIDBytes + 1 bytes
+	atLimit := strings.Repeat("é", MaxIDBytes/2)    // MaxIDBytes bytes
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		cnt := newCounter()
+		def := RegisterWith(RetryPolicy{MaxAttempts: 2, InitialBackoff: time.Second, MaxBackoff: time.Second}, "w", str, str, func(c *Ctx, in string) task.Task[string] {
+			return Step(c, str, in, cnt.effect(in, "ok")) // the input is the step id
+		})
+		wf := def.Erase()
+		start := func(id string, opts StartOptions) error {
+			return h.e.StartJSONWith(h.ctx, opts, wf, id, `"s"`)
+		}
+
+		for _, c := range []struct {
+			name  string
+			err   error
+			parts []string
+		}{
+			{"run id with NUL", start("order\x00-1", StartOptions{}), []string{`the run id "order\x00-1"`, "control character U+0000 at byte 5"}},
+			{"run id with DEL", start("order\x7f", StartOptions{}), []string{"control character U+007F at byte 5"}},
+			{"run id with a C1 control", start("order\u0085", StartOptions{}), []string{"control character U+0085 at byte 5"}},
+			{"run id not UTF-8", start("order\xff", StartOptions{}), []string{`the run id "order\xff"`, "not valid UTF-8 (byte 5)"}},
+			{"run id too long", start(long, StartOptions{}), []string{"the run id", "513 bytes, over the limit of 512"}},
+			{"priority out of range", start("p", StartOptions{Priority: 1 << 40}), []string{"priority 1099511627776", `"p"`, "out of range"}},
+			{"workflow name with NUL", h.e.StartJSON(h.ctx, Workflow{Name: "w\x00", Body: wf.Body}, "r", `1`), []string{`the workflow name "w\x00"`, "U+0000"}},
+			{"input not UTF-8", h.e.StartJSON(h.ctx, wf, "bad-input", "\"\xff\""), []string{`the input of run "bad-input"`, "not valid UTF-8"}},
+			{"signal name with NUL", h.e.Signal(h.ctx, "r", "go\x00", `1`), []string{`the signal name "go\x00"`, `(run "r")`}},
+			{"signal name not UTF-8", h.e.Signal(h.ctx, "r", "go\xc3", `1`), []string{"not valid UTF-8 (byte 2)"}},
+			{"signal to a run id too long", h.e.Signal(h.ctx, long, "go", `1`), []string{"over the limit of 512"}},
+			{"signal payload not UTF-8", h.e.Signal(h.ctx, "r", "go", "\"\xff\""), []string{`the payload of signal "go" to run "r"`, "not valid UTF-8 (byte 1)"}},
+			{"event key with NUL", func() error { _, err := GetEvent(h.ctx, h.e, "r", "k\x00", str); return err }(), []string{`the event key "k\x00"`}},
+		} {
+			t.Run(c.name, func(t *testing.T) { wantErrContains(t, c.err, task.InvalidInput, c.parts...) })
+		}
+		if runs, err := h.e.ListRuns(h.ctx, ListFilter{Limit: 10}); err != nil || len(runs) != 0 {
+			t.Errorf("runs after refused starts = %d, %v; want none", len(runs), err)
+		}
+		if orphans, err := h.e.OrphanSignals(h.ctx, 10); err != nil || len(orphans) != 0 {
+			t.Errorf("signals after refused sends = %v, %v; want none", orphans, err)
+		}
+
+		// A worker given a workflow with a bad name says which.
+		_, err := h.e.Poll(h.ctx, []Workflow{wf, {Name: "bad\x00name", Body: wf.Body}})
+		wantErrContains(t, err, task.InvalidInput, `"bad\x00name"`)
+
+		// The longest valid names are stored and read back alike.
+		if err := start(atLimit, StartOptions{Priority: MaxPriority}); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.e.Signal(h.ctx, atLimit, atLimit, `"\u0000 is fine escaped"`); err != nil {
+			t.Fatal(err)
+		}
+		r, _, err := h.e.Describe(h.ctx, atLimit)
+		if err != nil || r.ID != atLimit || r.Priority != MaxPriority {
+			t.Fatalf("the run at the limits = %+v, %v", r, err)
+		}
+
+		// A step id with a NUL: the run is dead after one attempt, and the
+		// step's effect never ran.
+		if err := Start(h.ctx, h.e, def, "nul-step", "charge\x00"); err != nil {
+			t.Fatal(err)
+		}
+		h.drain(h.e, wf)
+		dead := h.wantStatus("nul-step", StatusDead)
+		wantContains(t, dead.LastError, `the id "charge\x00" of a durable operation of run "nul-step"`, "U+0000")
+		if dead.Attempts != 1 || cnt.get("charge\x00") != 0 {
+			t.Errorf("attempts %d, effects %d; want 1 attempt and no effect", dead.Attempts, cnt.get("charge\x00"))
+		}
+	})
+}
