@@ -13,8 +13,8 @@ import (
 // table in compiler/ffi (module sources and Go kernels), on the real
 // process environment with o's program arguments as System.args, Db.connect
 // reading the sky.toml of the project root, the durable engines taking its
-// [durable] settings (retention, orphan_signal_ttl) and reporting to o's
-// telemetry when there is one.
+// [durable] settings (retention, orphan_signal_ttl) and, like the HTTP
+// server's requests, reporting to o's telemetry when there is one.
 func standardLibrary(o loadOptions, proj project.Project) eval.Stdlib {
 	env := ffi.DefaultEnv()
 	env.Core.Process.Args = o.programArgs
@@ -23,6 +23,7 @@ func standardLibrary(o loadOptions, proj project.Project) eval.Stdlib {
 	if o.telemetry != nil {
 		env.Durable.TracerProvider = o.telemetry.tp
 		env.Durable.MeterProvider = o.telemetry.mp
+		env.Http.TracerProvider = o.telemetry.tp
 	}
 	return eval.Stdlib{Modules: ffi.Modules(), Kernels: ffi.KernelsWith(env)}
 }

@@ -7,8 +7,13 @@
 // json, withStatus, param, body, ...). A handler's failure maps to a status
 // by its ErrorKind (statusOf); a runtime error is 500.
 //
-// It may import runtime/task, runtime/value and the standard library; never
-// compiler/ or cmd/.
+// With a TracerProvider (sky run's OpenTelemetry export), each request is a
+// server span, continuing the caller's trace when the request carries a W3C
+// traceparent header; the handler's Task runs under it, so the runs it
+// starts and the signals it sends are in that trace.
+//
+// It may import runtime/task, runtime/value, OpenTelemetry's API and the
+// standard library; never compiler/ or cmd/.
 package httpserver
 
 import (
@@ -25,6 +30,11 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"skydurable/runtime/task"
 	"skydurable/runtime/value"
@@ -45,6 +55,8 @@ type Env struct {
 	ShutdownGrace time.Duration
 	// MaxBody caps a request body (default 1 MiB); a larger one is 413.
 	MaxBody int64
+	// TracerProvider, when set, gets a server span per handled request.
+	TracerProvider trace.TracerProvider
 }
 
 // DefaultEnv logs to stderr with the documented limits.
@@ -316,8 +328,25 @@ func (m *mux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeError(w, http.StatusNotFound, fmt.Sprintf("no route for %s %s", r.Method, r.URL.Path))
 }
 
-// run reads the body, runs the handler and writes its Response.
+// run reads the body, runs the handler and writes its Response, in a
+// server span when there is a TracerProvider.
 func (m *mux) run(w http.ResponseWriter, r *http.Request, rt *route, params map[string]string) {
+	if m.env.TracerProvider != nil {
+		ctx := propagation.TraceContext{}.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+		ctx, span := m.env.TracerProvider.Tracer(tracerName).Start(ctx, r.Method+" "+rt.pattern,
+			trace.WithSpanKind(trace.SpanKindServer),
+			trace.WithAttributes(attribute.String("http.request.method", r.Method), attribute.String("http.route", rt.pattern),
+				attribute.String("url.path", r.URL.Path)))
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		defer func() {
+			span.SetAttributes(attribute.Int("http.response.status_code", rec.status))
+			if rec.status >= 500 {
+				span.SetStatus(codes.Error, http.StatusText(rec.status))
+			}
+			span.End()
+		}()
+		w, r = rec, r.WithContext(ctx)
+	}
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, m.env.MaxBody))
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -434,4 +463,18 @@ func responseOf(v value.Value) (response, error) {
 		}
 	}
 	return resp, nil
+}
+
+// tracerName names the server's spans' instrumentation scope.
+const tracerName = "skydurable/stdlib/httpserver"
+
+// statusRecorder remembers the status a handler answered, for its span.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	s.status = code
+	s.ResponseWriter.WriteHeader(code)
 }
