@@ -84,14 +84,14 @@ var durableOps = map[string]durableOp{
 		if err := e.Cancel(ctx, a[0]); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "run %s cancelled\n", a[0])
+		fmt.Fprintf(out, "run %s cancelled\n", view.Safe(a[0]))
 		return nil
 	}},
 	"retry": {1, "ID", func(ctx context.Context, e *durable.Engine, _ *durableFlags, a []string, out io.Writer) error {
 		if err := e.Retry(ctx, a[0]); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "run %s is due again (its journal is kept)\n", a[0])
+		fmt.Fprintf(out, "run %s is due again (its journal is kept)\n", view.Safe(a[0]))
 		return nil
 	}},
 }
@@ -218,7 +218,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 		return exitFailure
 	}
 	if err := op.run(ctx, e, &f, pos, s.stdout); err != nil {
-		fmt.Fprintf(s.stderr, "sky durable %s: %v\n", args[0], err)
+		fmt.Fprintf(s.stderr, "sky durable %s: %s\n", args[0], view.SafeText(err.Error()))
 		if te := task.As(err); te.Kind == task.InvalidInput && (args[0] == "signal" || args[0] == "compact" || args[0] == "ui" || args[0] == "schedule") {
 			return exitNoBuild
 		}
@@ -308,7 +308,7 @@ func durableSignal(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 	if outcome == durable.SignalNoRunYet {
 		fmt.Fprintf(f.warn, "note: no run with id %q exists yet; the signal waits in its mailbox for a run with that id (check the id with `sky durable ls`)\n", id)
 	}
-	fmt.Fprintln(out, outcome.Message(id, name))
+	fmt.Fprintln(out, view.Safe(outcome.Message(id, name)))
 	return nil
 }
 

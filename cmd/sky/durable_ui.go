@@ -84,18 +84,18 @@ func durableStats(ctx context.Context, e *durable.Engine, f *durableFlags, _ []s
 	}
 	fmt.Fprintf(out, "last %d minutes: %d started, %d finished\n", len(st.Started), sum(st.Started), sum(st.Finished))
 	if st.OldestDue != nil {
-		fmt.Fprintf(out, "oldest due: %s (%s), due %s ago\n", st.OldestDue.ID, st.OldestDue.Workflow, view.Short(st.Now.Sub(st.OldestDue.WakeAt)))
+		fmt.Fprintf(out, "oldest due: %s (%s), due %s ago\n", view.Safe(st.OldestDue.ID), view.Safe(st.OldestDue.Workflow), view.Short(st.Now.Sub(st.OldestDue.WakeAt)))
 	} else {
 		fmt.Fprintln(out, "oldest due: none")
 	}
 	fmt.Fprintf(out, "held: %s\n", view.HeldCount(st.Held))
 	fmt.Fprintf(out, "stuck past their lease: %d\n", st.StuckCount)
 	for _, r := range st.Stuck {
-		fmt.Fprintf(out, "  %s (%s) held by %s, lease ended %s ago\n", r.ID, r.Workflow, r.ClaimedBy, view.Short(st.Now.Sub(r.WakeAt)))
+		fmt.Fprintf(out, "  %s (%s) held by %s, lease ended %s ago\n", view.Safe(r.ID), view.Safe(r.Workflow), view.Safe(r.ClaimedBy), view.Short(st.Now.Sub(r.WakeAt)))
 	}
 	fmt.Fprintln(out, "runs by workflow and status:")
 	for _, c := range st.Counts {
-		fmt.Fprintf(out, "  %-20s %-10s %d\n", c.Workflow, c.Status, c.N)
+		fmt.Fprintf(out, "  %-20s %-10s %d\n", view.Safe(c.Workflow), c.Status, c.N)
 	}
 	return nil
 }
