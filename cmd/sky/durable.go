@@ -150,7 +150,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	}
 	if args[0] == "ui" {
 		fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to serve on; anything but loopback needs --token")
-		fs.StringVar(&f.token, "token", "", "token every request must carry (default $"+uiTokenEnv+")")
+		fs.StringVar(&f.token, "token", "", "token every request must carry (default $"+uiTokenEnv+", which ps does not show)")
 		fs.BoolVar(&f.readOnly, "read-only", false, "show runs, refuse signal/cancel/retry")
 	}
 	if args[0] == "ls" || args[0] == "show" || args[0] == "stats" || args[0] == "schedules" {
@@ -192,6 +192,8 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	if args[0] == "ui" {
 		if f.token == "" {
 			f.token = os.Getenv(uiTokenEnv)
+		} else {
+			fmt.Fprintf(s.stderr, "note: --token is visible to every user of this machine (ps, /proc); prefer passing it in %s\n", uiTokenEnv)
 		}
 		if err := checkUIAddr(f.addr, f.token); err != nil {
 			fmt.Fprintf(s.stderr, "sky durable ui: %v\n", err)
