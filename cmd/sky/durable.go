@@ -45,6 +45,10 @@ const durableUsage = `Usage:
   sky durable cancel ID
   sky durable retry ID
   sky durable release ID                      (free a running run whose worker is known dead)
+  sky durable retry|cancel|release [--status S[,S]] [--workflow W] [--parent ID]
+      [--created-before T|AGE] [--created-after T|AGE] [--error TEXT] [--dry-run] [--yes]
+                                              (every matching run, in batches; T is RFC3339,
+                                               AGE 2h/7d: --created-before 2h = older than 2h)
   sky durable compact --older-than DURATION   (e.g. 720h, 30d, 90m)
   sky durable replay [--workflow W] FILE      (pre-deploy check: replay unfinished runs against FILE)
   sky durable stats [--json]
@@ -113,6 +117,8 @@ type durableFlags struct {
 	tick, stopTimeout time.Duration
 	replace           bool
 	file              string
+	// retry, cancel, release with filters (durable_bulk.go).
+	bulk bulkFlags
 	// warn receives notes that are not errors (stderr).
 	warn io.Writer
 }
@@ -148,6 +154,9 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	if args[0] == "replay" {
 		fs.StringVar(&f.workflow, "workflow", "", "only runs of this workflow")
 	}
+	if _, ok := bulkVerbs[args[0]]; ok {
+		addBulkFlags(fs, &f.bulk, args[0])
+	}
 	if args[0] == "ui" {
 		fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to serve on; anything but loopback needs --token")
 		fs.StringVar(&f.token, "token", "", "token every request must carry (default $"+uiTokenEnv+", which ps does not show)")
@@ -170,6 +179,13 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	}
 	if f.file != "" {
 		op.args, op.names = 2, "ID NAME, the payload in --file"
+	}
+	if _, ok := bulkVerbs[args[0]]; ok {
+		f.bulk.stdin, f.bulk.terminal = s.stdin, isTerminal(s.stdin)
+		if op, err = bulkOp(args[0], op, &f.bulk, pos); err != nil {
+			fmt.Fprintf(s.stderr, "sky durable %s: %v\n", args[0], err)
+			return exitNoBuild
+		}
 	}
 	if len(pos) != op.args {
 		fmt.Fprintf(s.stderr, "sky durable %s: expected %d argument(s) (%s), got %d\n\n%s", args[0], op.args, op.names, len(pos), durableUsage)
@@ -221,7 +237,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	}
 	if err := op.run(ctx, e, &f, pos, s.stdout); err != nil {
 		fmt.Fprintf(s.stderr, "sky durable %s: %s\n", args[0], view.SafeText(err.Error()))
-		if te := task.As(err); te.Kind == task.InvalidInput && (args[0] == "signal" || args[0] == "compact" || args[0] == "ui" || args[0] == "schedule") {
+		if te := task.As(err); te.Kind == task.InvalidInput && (args[0] == "signal" || args[0] == "compact" || args[0] == "ui" || args[0] == "schedule" || f.bulk.filtered()) {
 			return exitNoBuild
 		}
 		return exitFailure
