@@ -87,7 +87,7 @@ func New(e *durable.Engine, opts Options) (*Server, error) {
 		opts.CSRF = hex.EncodeToString(b)
 	}
 	s := &Server{e: e, opts: opts, pages: map[string]*template.Template{}}
-	for _, page := range []string{"overview", "runs", "run", "action"} {
+	for _, page := range []string{"overview", "runs", "run", "action", "bulk"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/"+page+".html")
 		if err != nil {
 			return nil, err
@@ -101,6 +101,8 @@ func New(e *durable.Engine, opts Options) (*Server, error) {
 	mux.HandleFunc("GET /runs/{id}", s.run)
 	mux.HandleFunc("GET /runs/{id}/{action}", s.confirm)
 	mux.HandleFunc("POST /runs/{id}/{action}", s.act)
+	mux.HandleFunc("GET /bulk/{action}", s.bulkConfirm)
+	mux.HandleFunc("POST /bulk/{action}", s.bulkAct)
 	s.mux = mux
 	return s, nil
 }
@@ -242,7 +244,7 @@ func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []by
 // render writes page with data and the common fields.
 func (s *Server) render(w http.ResponseWriter, status int, page, title string, data any) {
 	var refresh int
-	if s.opts.Refresh > 0 && page != "action" {
+	if s.opts.Refresh > 0 && page != "action" && page != "bulk" {
 		refresh = int(s.opts.Refresh / time.Millisecond)
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
