@@ -75,7 +75,7 @@ func bulkOp(name string, single durableOp, b *bulkFlags, pos []string) (durableO
 	return single, nil
 }
 
-// bulkFilter reads the filter flags as of now.
+// filter reads the filter flags as of now.
 func (b *bulkFlags) filter(action durable.BulkAction, now time.Time) (durable.BulkFilter, error) {
 	f := durable.BulkFilter{Workflow: b.workflow, Parent: b.parent, ErrorContains: b.errorText}
 	if b.status != "" {

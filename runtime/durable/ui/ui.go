@@ -1,7 +1,8 @@
 // Package ui is the durable runs dashboard (`sky durable ui`): an
 // http.Handler over an Engine that shows the overview, the runs list, one
 // run with its journal and mailbox, and lets an operator signal, cancel or
-// retry a run. Pages are html/template (every value HTML-escaped) with the
+// retry a run, or retry, cancel or release every run of a filtered list
+// (bulk.go). Pages are html/template (every value HTML-escaped) with the
 // assets embedded in the binary; live refresh is a few lines of plain
 // JavaScript, so there is no build step and no third-party script.
 //
