@@ -58,9 +58,11 @@ func durableReplay(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 	return nil
 }
 
+// workflowNames names the workflows of defs (only, when set), quoted for a
+// terminal (view.Safe).
 func workflowNames(defs []durable.Workflow, only string) string {
 	if only != "" {
-		return only
+		return view.Safe(only)
 	}
 	seen := map[string]bool{}
 	var names []string
@@ -70,7 +72,7 @@ func workflowNames(defs []durable.Workflow, only string) string {
 			names = append(names, w.Name)
 		}
 	}
-	return strings.Join(names, ", ")
+	return view.Safe(strings.Join(names, ", "))
 }
 
 func plural(n int, one, many string) string {
