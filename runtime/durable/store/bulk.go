@@ -81,26 +81,46 @@ func ShapeOf(f BulkFilter) BulkShape {
 }
 
 // Where is the shape's condition on the runs table (alias r), the same in
-// both dialects; Args are its arguments from f.
+// both dialects: its equality columns, then the range from a cursor to
+// Until, written as row comparisons that begin with the equality columns.
+// Only the shape's index matches those, so even a generic plan (which does
+// not know how rare the status is) walks that index from the cursor, rather
+// than the (created_at, id) listing index testing each run's status.
 func (s BulkShape) Where() string {
 	switch s {
 	case BulkByParent:
-		return "r.parent_id = ? AND r.status = ? AND (CAST(? AS TEXT) = '' OR r.workflow = ?)"
+		return "r.parent_id = ? AND r.status = ? AND (CAST(? AS TEXT) = '' OR r.workflow = ?)" +
+			" AND (r.parent_id, r.created_at, r.id) > (?, ?, ?) AND (r.parent_id, r.created_at) < (?, ?)"
 	case BulkByWorkflow:
-		return "r.workflow = ? AND r.status = ?"
+		return "r.workflow = ? AND r.status = ?" +
+			" AND (r.workflow, r.status, r.created_at, r.id) > (?, ?, ?, ?) AND (r.workflow, r.status, r.created_at) < (?, ?, ?)"
 	}
-	return "r.status = ?"
+	return "r.status = ? AND (r.status, r.created_at, r.id) > (?, ?, ?) AND (r.status, r.created_at) < (?, ?)"
 }
 
-// Args are the arguments of Where, from f.
-func (s BulkShape) Args(f BulkFilter) []any {
+// Order is the order of the shape's index, oldest first, its equality
+// columns first.
+func (s BulkShape) Order() string {
 	switch s {
 	case BulkByParent:
-		return []any{f.Parent, string(f.Status), f.Workflow, f.Workflow}
+		return "r.parent_id, r.created_at, r.id"
 	case BulkByWorkflow:
-		return []any{f.Workflow, string(f.Status)}
+		return "r.workflow, r.status, r.created_at, r.id"
 	}
-	return []any{string(f.Status)}
+	return "r.status, r.created_at, r.id"
+}
+
+// Args are the arguments of Where, from f and the cursor from, with times
+// in the dialect's form (at).
+func (s BulkShape) Args(f BulkFilter, from Cursor, at func(time.Time) any) []any {
+	st, after, until := string(f.Status), at(from.CreatedAt), at(f.Until())
+	switch s {
+	case BulkByParent:
+		return []any{f.Parent, st, f.Workflow, f.Workflow, f.Parent, after, from.ID, f.Parent, until}
+	case BulkByWorkflow:
+		return []any{f.Workflow, st, f.Workflow, st, after, from.ID, f.Workflow, st, until}
+	}
+	return []any{st, st, after, from.ID, st, until}
 }
 
 // BulkRow is one run a bulk batch selected, as a store reads it back.

@@ -16,43 +16,47 @@ import (
 // meanwhile (a claim, a cancel) is left as it is. It returns every selected
 // run with whether it changed, oldest first: the last is the next cursor.
 
-// pgBulkRange is the part of a bulk filter after its shape: the cursor (a
-// range of the index), the creation bound, and the error text (strpos of
-// "" is 1, so an empty text keeps every run).
-const pgBulkRange = ` AND (r.created_at, r.id) > (?, ?) AND r.created_at < ? AND strpos(r.last_error, ?) > 0`
+// pgBulkError is the error text test of a bulk filter, after its shape's
+// condition (strpos of "" is 1, so an empty text keeps every run).
+const pgBulkError = ` AND strpos(r.last_error, ?) > 0`
 
 // pgBulkCount counts the runs of a bulk filter, by shape.
-var pgBulkCount = bulkStatements(func(where string) string {
-	return `SELECT COUNT(*) FROM _sky_durable_runs r WHERE ` + where + pgBulkRange
+var pgBulkCount = bulkStatements(func(shape store.BulkShape) string {
+	return `SELECT COUNT(*) FROM _sky_durable_runs r WHERE ` + shape.Where() + pgBulkError
 })
 
 // pgBulkRetry, pgBulkCancel and pgBulkRelease are one batch of each action,
 // by shape; a cancel also cancels the descendants of the runs it ended
 // (pgCancelDescendants, as CancelRun).
 var (
-	pgBulkRetry   = bulkStatements(func(where string) string { return bulkUpdate(where, pgRetrySets, store.SQLRetryable, "", "changed") })
-	pgBulkRelease = bulkStatements(func(where string) string { return bulkUpdate(where, pgReleaseRunSets, `'running'`, "", "changed") })
-	pgBulkCancel  = bulkStatements(func(where string) string {
-		return bulkUpdate(where, pgCancelSets, store.SQLClaimable, ",\n"+pgCancelDescendants, "ended")
+	pgBulkRetry = bulkStatements(func(shape store.BulkShape) string {
+		return bulkUpdate(shape, pgRetrySets, store.SQLRetryable, "", "changed")
+	})
+	pgBulkRelease = bulkStatements(func(shape store.BulkShape) string {
+		return bulkUpdate(shape, pgReleaseRunSets, `'running'`, "", "changed")
+	})
+	pgBulkCancel = bulkStatements(func(shape store.BulkShape) string {
+		return bulkUpdate(shape, pgCancelSets, store.SQLClaimable, ",\n"+pgCancelDescendants, "ended")
 	})
 )
 
-func bulkStatements(build func(where string) string) (out [3]string) {
+func bulkStatements(build func(shape store.BulkShape) string) (out [3]string) {
 	for _, shape := range store.BulkShapes {
-		out[shape] = build(shape.Where())
+		out[shape] = build(shape)
 	}
 	return out
 }
 
-// bulkUpdate is one batch: select, update with sets the selected runs still
-// in one of statuses as the CTE named cte (then more CTEs), and return
-// each selected run, oldest first, with whether it changed.
-func bulkUpdate(where, sets, statuses, more, cte string) string {
+// bulkUpdate is one batch: select in the order of the shape's index,
+// update with sets the selected runs still in one of statuses as the CTE
+// named cte (then more CTEs), and return each selected run, oldest first,
+// with whether it changed.
+func bulkUpdate(shape store.BulkShape, sets, statuses, more, cte string) string {
 	return `WITH RECURSIVE ` + pgClockCTE + `,
 picked AS (
   SELECT r.id, r.created_at FROM _sky_durable_runs r
-   WHERE ` + where + pgBulkRange + `
-   ORDER BY r.created_at, r.id
+   WHERE ` + shape.Where() + pgBulkError + `
+   ORDER BY ` + shape.Order() + `
    LIMIT CAST(? AS INT)),
 ` + cte + ` AS (
   UPDATE _sky_durable_runs r
@@ -65,10 +69,9 @@ SELECT p.id, p.created_at, c.id IS NOT NULL FROM picked p LEFT JOIN ` + cte + ` 
 }
 
 // bulkArgs are a bulk statement's filter arguments: the shape's, then
-// pgBulkRange's.
+// pgBulkError's.
 func bulkArgs(f store.BulkFilter, from store.Cursor) []any {
-	shape := store.ShapeOf(f)
-	return append(shape.Args(f), from.CreatedAt, from.ID, f.Until(), f.ErrorContains)
+	return append(store.ShapeOf(f).Args(f, from, func(t time.Time) any { return t }), f.ErrorContains)
 }
 
 func (s *Store) CountRuns(ctx context.Context, f store.BulkFilter) (int64, error) {

@@ -14,9 +14,9 @@ import (
 // writer means the runs a batch selects are the runs it changes: the update
 // returns them, and their last is the next cursor.
 
-// sqliteBulkRange is the part of a bulk filter after its shape: the cursor,
-// the creation bound, and the error text (instr of "" is 1).
-const sqliteBulkRange = ` AND (r.created_at, r.id) > (?, ?) AND r.created_at < ? AND instr(r.last_error, ?) > 0`
+// sqliteBulkError is the error text test of a bulk filter, after its
+// shape's condition (instr of "" is 1).
+const sqliteBulkError = ` AND instr(r.last_error, ?) > 0`
 
 // sqliteBulkIndex is the index each shape walks.
 var sqliteBulkIndex = [...]string{
@@ -26,7 +26,12 @@ var sqliteBulkIndex = [...]string{
 }
 
 func sqliteBulkFrom(shape store.BulkShape) string {
-	return ` FROM _sky_durable_runs r INDEXED BY ` + sqliteBulkIndex[shape] + ` WHERE ` + shape.Where() + sqliteBulkRange
+	return ` FROM _sky_durable_runs r INDEXED BY ` + sqliteBulkIndex[shape] + ` WHERE ` + shape.Where() + sqliteBulkError
+}
+
+// sqliteBulkArgs are the arguments of sqliteBulkFrom.
+func sqliteBulkArgs(f store.BulkFilter, from store.Cursor) []any {
+	return append(store.ShapeOf(f).Args(f, from, func(t time.Time) any { return ms(t) }), f.ErrorContains)
 }
 
 // sqliteBulkUpdate is one batch of an action: it sets a.sets on the runs
@@ -34,7 +39,7 @@ func sqliteBulkFrom(shape store.BulkShape) string {
 // statement), returning them.
 func sqliteBulkUpdate(shape store.BulkShape, a sqliteBulkAction) string {
 	return `UPDATE _sky_durable_runs SET ` + a.sets + `
- WHERE id IN (SELECT r.id` + sqliteBulkFrom(shape) + ` ORDER BY r.created_at, r.id LIMIT ?)
+ WHERE id IN (SELECT r.id` + sqliteBulkFrom(shape) + ` ORDER BY ` + shape.Order() + ` LIMIT ?)
    AND status IN (` + a.statuses + `)
 RETURNING id, created_at`
 }
@@ -68,7 +73,7 @@ func (s *Store) CountRuns(ctx context.Context, f store.BulkFilter) (int64, error
 	sql := `SELECT COUNT(*)` + sqliteBulkFrom(shape)
 	s.hook("bulk", sql)
 	var n int64
-	err := s.d.QueryRow(ctx, sql, append(shape.Args(f), ms(f.CreatedAfter), "", ms(f.Until()), f.ErrorContains)...).Scan(&n)
+	err := s.d.QueryRow(ctx, sql, sqliteBulkArgs(f, store.Cursor{CreatedAt: f.CreatedAfter})...).Scan(&n)
 	return n, err
 }
 
@@ -83,7 +88,7 @@ func (s *Store) BulkAct(ctx context.Context, op store.Op, f store.BulkFilter, fr
 	for range a.times {
 		args = append(args, ms(now))
 	}
-	args = append(append(args, shape.Args(f)...), ms(from.CreatedAt), from.ID, ms(f.Until()), f.ErrorContains, limit)
+	args = append(append(args, sqliteBulkArgs(f, from)...), limit)
 	var b store.BulkBatch
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		s.hook("bulk", sql)
