@@ -44,6 +44,10 @@ const durableUsage = `Usage:
   sky durable cancel ID
   sky durable retry ID
   sky durable release ID                      (free a running run whose worker is known dead)
+  sky durable retry|cancel|release [--status S[,S]] [--workflow W] [--parent ID]
+      [--created-before T|AGE] [--created-after T|AGE] [--error TEXT] [--dry-run] [--yes]
+                                              (every matching run, in batches; T is RFC3339,
+                                               AGE 2h/7d: --created-before 2h = older than 2h)
   sky durable compact --older-than DURATION   (e.g. 720h, 30d, 90m)
   sky durable signals --orphans [--limit N] [--json]
                                               (signals sent to run ids no run has, oldest first)
@@ -90,14 +94,14 @@ var durableOps = map[string]durableOp{
 		if err := e.Cancel(ctx, a[0]); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "run %s cancelled\n", a[0])
+		fmt.Fprintf(out, "run %s cancelled\n", view.Safe(a[0]))
 		return nil
 	}},
 	"retry": {1, "ID", func(ctx context.Context, e *durable.Engine, _ *durableFlags, a []string, out io.Writer) error {
 		if err := e.Retry(ctx, a[0]); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "run %s is due again (its journal is kept)\n", a[0])
+		fmt.Fprintf(out, "run %s is due again (its journal is kept)\n", view.Safe(a[0]))
 		return nil
 	}},
 }
@@ -122,6 +126,8 @@ type durableFlags struct {
 	file              string
 	// fork, rewind: their flags (durable_fork.go).
 	travel timeTravel
+	// retry, cancel, release with filters (durable_bulk.go).
+	bulk bulkFlags
 	// warn receives notes that are not errors (stderr).
 	warn io.Writer
 }
@@ -157,9 +163,12 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	if args[0] == "replay" {
 		fs.StringVar(&f.workflow, "workflow", "", "only runs of this workflow")
 	}
+	if _, ok := bulkVerbs[args[0]]; ok {
+		addBulkFlags(fs, &f.bulk, args[0])
+	}
 	if args[0] == "ui" {
 		fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to serve on; anything but loopback needs --token")
-		fs.StringVar(&f.token, "token", "", "token every request must carry (default $"+uiTokenEnv+")")
+		fs.StringVar(&f.token, "token", "", "token every request must carry (default $"+uiTokenEnv+", which ps does not show)")
 		fs.BoolVar(&f.readOnly, "read-only", false, "show runs, refuse signal/cancel/retry")
 	}
 	if args[0] == "signals" {
@@ -185,6 +194,13 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	if f.file != "" {
 		op.args, op.names = 2, "ID NAME, the payload in --file"
 	}
+	if _, ok := bulkVerbs[args[0]]; ok {
+		f.bulk.stdin, f.bulk.terminal = s.stdin, isTerminal(s.stdin)
+		if op, err = bulkOp(args[0], op, &f.bulk, pos); err != nil {
+			fmt.Fprintf(s.stderr, "sky durable %s: %v\n", args[0], err)
+			return exitNoBuild
+		}
+	}
 	if len(pos) != op.args {
 		fmt.Fprintf(s.stderr, "sky durable %s: expected %d argument(s) (%s), got %d\n\n%s", args[0], op.args, op.names, len(pos), durableUsage)
 		return exitNoBuild
@@ -209,6 +225,8 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	if args[0] == "ui" {
 		if f.token == "" {
 			f.token = os.Getenv(uiTokenEnv)
+		} else {
+			fmt.Fprintf(s.stderr, "note: --token is visible to every user of this machine (ps, /proc); prefer passing it in %s\n", uiTokenEnv)
 		}
 		if err := checkUIAddr(f.addr, f.token); err != nil {
 			fmt.Fprintf(s.stderr, "sky durable ui: %v\n", err)
@@ -235,8 +253,8 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 		return exitFailure
 	}
 	if err := op.run(ctx, e, &f, pos, s.stdout); err != nil {
-		fmt.Fprintf(s.stderr, "sky durable %s: %v\n", args[0], err)
-		if te := task.As(err); te.Kind == task.InvalidInput && (args[0] == "signal" || args[0] == "compact" || args[0] == "ui" || args[0] == "schedule") {
+		fmt.Fprintf(s.stderr, "sky durable %s: %s\n", args[0], view.SafeText(err.Error()))
+		if te := task.As(err); te.Kind == task.InvalidInput && (args[0] == "signal" || args[0] == "compact" || args[0] == "ui" || args[0] == "schedule" || f.bulk.filtered()) {
 			return exitNoBuild
 		}
 		return exitFailure
@@ -325,7 +343,7 @@ func durableSignal(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 	if outcome == durable.SignalNoRunYet {
 		fmt.Fprintf(f.warn, "note: no run with id %q exists yet; the signal waits in its mailbox for a run with that id (check the id with `sky durable ls`)\n", id)
 	}
-	fmt.Fprintln(out, outcome.Message(id, name))
+	fmt.Fprintln(out, view.Safe(outcome.Message(id, name)))
 	return nil
 }
 

@@ -17,12 +17,12 @@ func printChildren(out io.Writer, id string, children []durable.Run, held map[st
 	}
 	more := ""
 	if len(children) == view.ShowChildren {
-		more = fmt.Sprintf(", the newest %d; sky durable ls --parent %s lists all", view.ShowChildren, id)
+		more = fmt.Sprintf(", the newest %d; sky durable ls --parent %s lists all", view.ShowChildren, view.Safe(id))
 	}
 	fmt.Fprintf(out, "children (%d%s):\n", len(children), more)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	for _, c := range children {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", c.ID, c.Workflow, c.Status, view.WakeOrHeld(c, held, now))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", view.Safe(c.ID), view.Safe(c.Workflow), c.Status, view.Safe(view.WakeOrHeld(c, held, now)))
 	}
 	tw.Flush()
 }

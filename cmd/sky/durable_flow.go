@@ -45,7 +45,7 @@ func durableSchedules(ctx context.Context, e *durable.Engine, f *durableFlags, _
 		if last == "" {
 			last = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s (%s)\t%s\n", s.ID, s.Workflow, s.Cron, s.NextAt.UTC().Format(time.RFC3339), view.Until(s.NextAt, now), last)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s (%s)\t%s\n", view.Safe(s.ID), view.Safe(s.Workflow), view.Safe(s.Cron), s.NextAt.UTC().Format(time.RFC3339), view.Until(s.NextAt, now), view.Safe(last))
 	}
 	return tw.Flush()
 }
@@ -61,6 +61,6 @@ func durableScheduleRm(ctx context.Context, e *durable.Engine, _ *durableFlags, 
 	if !found {
 		return task.Errorf(task.NotFound, "no schedule with id %q; hint: list them with sky durable schedules", a[1])
 	}
-	fmt.Fprintf(out, "schedule %s removed (the runs it started are kept)\n", a[1])
+	fmt.Fprintf(out, "schedule %s removed (the runs it started are kept)\n", view.Safe(a[1]))
 	return nil
 }

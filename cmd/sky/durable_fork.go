@@ -65,7 +65,7 @@ func durableFork(ctx context.Context, e *durable.Engine, f *durableFlags, a []st
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "run %s forked from %s at %s; it is due now\n", id, a[0], from)
+	fmt.Fprintf(out, "run %s forked from %s at %s; it is due now\n", view.Safe(id), view.Safe(a[0]), view.Safe(from))
 	return nil
 }
 
@@ -76,7 +76,7 @@ func durableRewind(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 	if err := e.Rewind(ctx, a[0], f.travel.to); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "run %s rewound to %s; it is due now\n", a[0], f.travel.to)
+	fmt.Fprintf(out, "run %s rewound to %s; it is due now\n", view.Safe(a[0]), view.Safe(f.travel.to))
 	return nil
 }
 
@@ -119,17 +119,17 @@ func durableDiff(ctx context.Context, e *durable.Engine, f *durableFlags, a []st
 		})
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "#\t\t%s\t%s\n", a[0], a[1])
+	fmt.Fprintf(tw, "#\t\t%s\t%s\n", view.Safe(a[0]), view.Safe(a[1]))
 	cell := func(en *durable.JournalEntry) string {
 		if en == nil {
 			return "-"
 		}
-		return en.StepID + " = " + view.Elide(view.OneLine(en.Result), 40)
+		return view.Safe(en.StepID) + " = " + view.Safe(view.Elide(view.OneLine(en.Result), 40))
 	}
 	for _, en := range d.Entries {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", en.Position+1, en.Kind, cell(en.A), cell(en.B))
 	}
-	fmt.Fprintf(tw, "output\t%s\t%s %s\t%s %s\n", d.Output, d.A.Status, view.Elide(view.OneLine(d.A.Output), 40), d.B.Status, view.Elide(view.OneLine(d.B.Output), 40))
+	fmt.Fprintf(tw, "output\t%s\t%s %s\t%s %s\n", d.Output, d.A.Status, view.Safe(view.Elide(view.OneLine(d.A.Output), 40)), d.B.Status, view.Safe(view.Elide(view.OneLine(d.B.Output), 40)))
 	tw.Flush()
 	if d.Identical() {
 		fmt.Fprintln(out, "identical")

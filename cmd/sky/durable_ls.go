@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"skydurable/runtime/durable"
+	"skydurable/runtime/durable/view"
 )
 
 // defaultLsLimit is how many runs `sky durable ls` prints without --limit.
@@ -56,7 +57,7 @@ func durableLs(ctx context.Context, e *durable.Engine, f *durableFlags, _ []stri
 		printRunTable(out, runs, held, time.Now())
 	}
 	if truncated {
-		fmt.Fprintf(f.warn, "note: showing %d runs of more; use --limit N for more, or --before %s for the next page\n", f.limit, runs[len(runs)-1].ID)
+		fmt.Fprintf(f.warn, "note: showing %d runs of more; use --limit N for more, or --before %s for the next page\n", f.limit, view.Safe(runs[len(runs)-1].ID))
 	}
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"skydurable/runtime/durable"
+	"skydurable/runtime/durable/view"
 )
 
 // durableRelease is `sky durable release ID`: free a running run whose
@@ -16,6 +17,6 @@ func durableRelease(ctx context.Context, e *durable.Engine, _ *durableFlags, a [
 	if err := e.Release(ctx, a[0]); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "run %s released: it is due at once; a worker resumes it from its journal (the dead worker's attempt counts)\n", a[0])
+	fmt.Fprintf(out, "run %s released: it is due at once; a worker resumes it from its journal (the dead worker's attempt counts)\n", view.Safe(a[0]))
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"skydurable/runtime/durable"
+	"skydurable/runtime/durable/view"
 	"skydurable/runtime/task"
 	skydurable "skydurable/stdlib/durable"
 )
@@ -42,11 +43,11 @@ func durableReplay(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 		return err
 	}
 	for _, d := range rep.Diverged {
-		fmt.Fprintln(out, d.String())
+		fmt.Fprintln(out, view.SafeText(d.String()))
 	}
 	for _, r := range rep.Skipped {
 		fmt.Fprintf(f.warn, "note: run %q is version %d of %s, which %s does not register; not replayed (under PinToStart a worker with version %d must finish it)\n",
-			r.ID, r.Version, r.Workflow, a[0], r.Version)
+			r.ID, r.Version, view.Safe(r.Workflow), a[0], r.Version)
 	}
 	summary := fmt.Sprintf("replayed %d unfinished %s of %s", rep.Replayed, plural(rep.Replayed, "run", "runs"), workflowNames(defs, f.workflow))
 	if len(rep.Diverged) > 0 {
@@ -57,9 +58,11 @@ func durableReplay(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 	return nil
 }
 
+// workflowNames names the workflows of defs (only, when set), quoted for a
+// terminal (view.Safe).
 func workflowNames(defs []durable.Workflow, only string) string {
 	if only != "" {
-		return only
+		return view.Safe(only)
 	}
 	seen := map[string]bool{}
 	var names []string
@@ -69,7 +72,7 @@ func workflowNames(defs []durable.Workflow, only string) string {
 			names = append(names, w.Name)
 		}
 	}
-	return strings.Join(names, ", ")
+	return view.Safe(strings.Join(names, ", "))
 }
 
 func plural(n int, one, many string) string {

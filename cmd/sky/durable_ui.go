@@ -55,7 +55,7 @@ func durableUI(ctx context.Context, e *durable.Engine, f *durableFlags, _ []stri
 		mode += " (token required: open it once with ?token=<token>)"
 	}
 	fmt.Fprintf(out, "sky durable ui: serving http://%s/%s; Ctrl-C stops it\n", ln.Addr(), mode)
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	hs := uiServer(srv)
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -66,6 +66,17 @@ func durableUI(ctx context.Context, e *durable.Engine, f *durableFlags, _ []stri
 		return err
 	}
 	return nil
+}
+
+// uiServer is the dashboard's HTTP server. A client gets 10s to send its
+// headers and 30s its whole request (a form is small), so a slow or idle
+// connection cannot hold the server; a page has 45s to be written, more
+// than the 30s statement timeout of its queries, so a slow query's error
+// still reaches the browser; an idle keep-alive connection is closed after
+// 2 minutes.
+func uiServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: durableStatementTimeout + 15*time.Second, IdleTimeout: 2 * time.Minute}
 }
 
 func durableStats(ctx context.Context, e *durable.Engine, f *durableFlags, _ []string, out io.Writer) error {
@@ -84,18 +95,18 @@ func durableStats(ctx context.Context, e *durable.Engine, f *durableFlags, _ []s
 	}
 	fmt.Fprintf(out, "last %d minutes: %d started, %d finished\n", len(st.Started), sum(st.Started), sum(st.Finished))
 	if st.OldestDue != nil {
-		fmt.Fprintf(out, "oldest due: %s (%s), due %s ago\n", st.OldestDue.ID, st.OldestDue.Workflow, view.Short(st.Now.Sub(st.OldestDue.WakeAt)))
+		fmt.Fprintf(out, "oldest due: %s (%s), due %s ago\n", view.Safe(st.OldestDue.ID), view.Safe(st.OldestDue.Workflow), view.Short(st.Now.Sub(st.OldestDue.WakeAt)))
 	} else {
 		fmt.Fprintln(out, "oldest due: none")
 	}
 	fmt.Fprintf(out, "held: %s\n", view.HeldCount(st.Held))
 	fmt.Fprintf(out, "stuck past their lease: %d\n", st.StuckCount)
 	for _, r := range st.Stuck {
-		fmt.Fprintf(out, "  %s (%s) held by %s, lease ended %s ago\n", r.ID, r.Workflow, r.ClaimedBy, view.Short(st.Now.Sub(r.WakeAt)))
+		fmt.Fprintf(out, "  %s (%s) held by %s, lease ended %s ago\n", view.Safe(r.ID), view.Safe(r.Workflow), view.Safe(r.ClaimedBy), view.Short(st.Now.Sub(r.WakeAt)))
 	}
 	fmt.Fprintln(out, "runs by workflow and status:")
 	for _, c := range st.Counts {
-		fmt.Fprintf(out, "  %-20s %-10s %d\n", c.Workflow, c.Status, c.N)
+		fmt.Fprintf(out, "  %-20s %-10s %d\n", view.Safe(c.Workflow), c.Status, c.N)
 	}
 	return nil
 }

@@ -25,8 +25,8 @@ func printRunTable(out io.Writer, runs []durable.Run, held map[string]durable.Ho
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tWORKFLOW\tVERSION\tSTATUS\tATTEMPTS\tWAKE\tUPDATED\tLAST ERROR")
 	for _, r := range runs {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Workflow, r.Version, r.Status, r.Attempts,
-			view.WakeOrHeld(r, held, now), view.Ago(r.UpdatedAt, now), view.Elide(view.OneLine(r.LastError), 60))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%s\t%s\n", view.Safe(r.ID), view.Safe(r.Workflow), r.Version, r.Status, r.Attempts,
+			view.Safe(view.WakeOrHeld(r, held, now)), view.Ago(r.UpdatedAt, now), view.Safe(view.Elide(view.OneLine(r.LastError), 60)))
 	}
 	tw.Flush()
 }
@@ -35,9 +35,9 @@ func printRunTable(out io.Writer, runs []durable.Run, held map[string]durable.Ho
 // an arrived signal in the wake line, and a due run a limit holds back
 // (held) says so there.
 func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, mailbox []durable.SignalInfo, held map[string]durable.Hold, now time.Time) {
-	fmt.Fprintf(out, "run %s\n", r.ID)
+	fmt.Fprintf(out, "run %s\n", view.Safe(r.ID))
 	field := func(name, v string) {
-		fmt.Fprintf(out, "  %-10s %s\n", name+":", strings.ReplaceAll(v, "\n", "\n"+strings.Repeat(" ", 13)))
+		fmt.Fprintf(out, "  %-10s %s\n", name+":", strings.ReplaceAll(view.SafeText(v), "\n", "\n"+strings.Repeat(" ", 13)))
 	}
 	field("workflow", fmt.Sprintf("%s (version %d)", r.Workflow, r.Version))
 	field("status", string(r.Status))
@@ -91,16 +91,16 @@ func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, mail
 	fmt.Fprintf(out, "journal (%d entries):\n", len(journal))
 	prev := r.CreatedAt
 	for _, e := range journal {
-		fmt.Fprintf(out, "  %3d  %s  %-8s %s  %s\n", e.Seq, view.Stamp(e.CreatedAt), "+"+view.Gap(e.CreatedAt.Sub(prev)), e.Kind, e.StepID)
+		fmt.Fprintf(out, "  %3d  %s  %-8s %s  %s\n", e.Seq, view.Stamp(e.CreatedAt), "+"+view.Gap(e.CreatedAt.Sub(prev)), e.Kind, view.Safe(e.StepID))
 		prev = e.CreatedAt
 		switch e.Kind {
 		case durable.KindSleep, durable.KindDeadline:
-			fmt.Fprintf(out, "         wakes at %s\n", view.WakeAt(e.Result))
+			fmt.Fprintf(out, "         wakes at %s\n", view.Safe(view.WakeAt(e.Result)))
 		case durable.KindTimeout:
 			fmt.Fprintln(out, "         timed out with no signal")
 		default:
 			for _, line := range strings.Split(view.Pretty(e.Result, 12), "\n") {
-				fmt.Fprintf(out, "         %s\n", line)
+				fmt.Fprintf(out, "         %s\n", view.Safe(line))
 			}
 		}
 	}
@@ -196,9 +196,9 @@ func printSignals(out io.Writer, signals []durable.SignalInfo, run durable.Statu
 	}
 	fmt.Fprintf(out, "signals (%d):\n", len(signals))
 	for _, si := range signals {
-		fmt.Fprintf(out, "  %s  %s  %s\n", view.Stamp(si.CreatedAt), si.Name, view.SignalStateOf(si, run).Explained())
+		fmt.Fprintf(out, "  %s  %s  %s\n", view.Stamp(si.CreatedAt), view.Safe(si.Name), view.SignalStateOf(si, run).Explained())
 		for _, line := range strings.Split(view.Pretty(si.Payload, 6), "\n") {
-			fmt.Fprintf(out, "         %s\n", line)
+			fmt.Fprintf(out, "         %s\n", view.Safe(line))
 		}
 	}
 }

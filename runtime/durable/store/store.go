@@ -145,6 +145,8 @@ type Store interface {
 	TimeTravel
 	// FlowStore holds the limits and schedules (flow.go).
 	FlowStore
+	// BulkStore holds the operator's bulk actions (bulk.go).
+	BulkStore
 }
 
 // NextClaim is the claim completeAndClaim makes: by workflow names, or by

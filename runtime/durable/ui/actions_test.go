@@ -138,6 +138,7 @@ func TestSecurity(t *testing.T) {
 	req, _ = http.NewRequest(http.MethodPost, f.srv.URL+"/runs/broken-1/retry", strings.NewReader("csrf="+f.ui.opts.CSRF))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Authorization", "Bearer s3cret")
+	req.Header.Set("Origin", f.srv.URL)
 	if status, body := f.do(req); status != http.StatusForbidden || !strings.Contains(body, "read-only") {
 		t.Errorf("read-only POST retry = %d %s, want 403", status, body)
 	}

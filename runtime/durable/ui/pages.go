@@ -113,6 +113,7 @@ func (s *Server) runs(w http.ResponseWriter, r *http.Request) {
 	}
 	s.render(w, http.StatusOK, "runs", "Runs", map[string]any{
 		"Runs": runs, "Held": held, "Query": q, "Statuses": durable.AllStatuses, "Next": next, "First": first, "Now": s.opts.Now(),
+		"Bulk": bulkLinks(q), "Notice": form.Get("done"),
 	})
 }
 

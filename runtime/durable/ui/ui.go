@@ -1,13 +1,17 @@
 // Package ui is the durable runs dashboard (`sky durable ui`): an
 // http.Handler over an Engine that shows the overview, the runs list, one
 // run with its journal and mailbox, and lets an operator signal, cancel or
-// retry a run. Pages are html/template (every value HTML-escaped) with the
+// retry a run, or retry, cancel or release every run of a filtered list
+// (bulk.go). Pages are html/template (every value HTML-escaped) with the
 // assets embedded in the binary; live refresh is a few lines of plain
 // JavaScript, so there is no build step and no third-party script.
 //
-// Security: with Options.Token set, every request must carry the token
-// (a bearer header, or the cookie a first visit with ?token= sets); actions
-// are POST only and carry a CSRF token; ReadOnly refuses every action. The
+// Security: without Options.Token only requests addressed to this machine
+// by name (Host 127.0.0.1, localhost, [::1]) are answered, so a web page
+// cannot reach the dashboard through DNS rebinding; with it, every request
+// must carry the token (a bearer header, or the cookie a first visit with
+// ?token= sets). Either way actions are POST only, same-origin (Origin or
+// Referer) and carry a CSRF token; ReadOnly refuses every action. The
 // command binds to 127.0.0.1 unless a token is given.
 //
 // It may import runtime/durable, runtime/durable/view, runtime/task and the
@@ -20,11 +24,15 @@ import (
 	"embed"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"html/template"
 	"io/fs"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"skydurable/runtime/durable"
 	"skydurable/runtime/task"
@@ -34,7 +42,8 @@ import (
 var assets embed.FS
 
 // Options configure the dashboard. The zero value serves every page and
-// action to anyone who can reach the address.
+// action to requests addressed to this machine by name (Host 127.0.0.1,
+// localhost, [::1]), actions only from its own pages.
 type Options struct {
 	// Token, when set, is required on every request: an "Authorization:
 	// Bearer <token>" header, or the cookie set by visiting any page with
@@ -79,36 +88,56 @@ func New(e *durable.Engine, opts Options) (*Server, error) {
 		opts.CSRF = hex.EncodeToString(b)
 	}
 	s := &Server{e: e, opts: opts, pages: map[string]*template.Template{}}
-	for _, page := range []string{"overview", "runs", "run", "action"} {
+	for _, page := range []string{"overview", "runs", "run", "action", "bulk"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/"+page+".html")
 		if err != nil {
 			return nil, err
 		}
 		s.pages[page] = t
 	}
-	static, err := fs.Sub(assets, "assets")
-	if err != nil {
-		return nil, err
-	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	mux.HandleFunc("GET /static/{file}", static)
 	mux.HandleFunc("GET /{$}", s.overview)
 	mux.HandleFunc("GET /runs", s.runs)
 	mux.HandleFunc("GET /runs/{id}", s.run)
 	mux.HandleFunc("GET /runs/{id}/{action}", s.confirm)
 	mux.HandleFunc("POST /runs/{id}/{action}", s.act)
+	mux.HandleFunc("GET /bulk/{action}", s.bulkConfirm)
+	mux.HandleFunc("POST /bulk/{action}", s.bulkAct)
 	s.mux = mux
 	return s, nil
 }
 
-// ServeHTTP checks the token, sets the security headers and serves the
-// page.
+// static serves the stylesheet and the script; any other name is 404.
+func static(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("file")
+	if !strings.HasSuffix(name, ".css") && !strings.HasSuffix(name, ".js") {
+		http.NotFound(w, r)
+		return
+	}
+	if _, err := fs.Stat(assets, "assets/"+name); err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	http.ServeFileFS(w, r, assets, "assets/"+name)
+}
+
+// ServeHTTP sets the security headers, checks the Host (without a token)
+// or the token, the origin of a POST and the path, and serves the page.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
+	// same-origin, not no-referrer: under no-referrer a browser sends
+	// "Origin: null" with the dashboard's own forms, which the same-origin
+	// check of a POST must refuse; other sites still get no Referer.
+	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
+	if s.opts.Token == "" && !loopbackHost(r.Host) {
+		http.Error(w, fmt.Sprintf("421 misdirected request: this dashboard has no token, so it only answers requests addressed to 127.0.0.1, localhost or [::1], not to Host %q; "+
+			"hint: open it at http://127.0.0.1:<port>/, or for remote access start it with a token (set SKY_DURABLE_UI_TOKEN, or --token)", r.Host), http.StatusMisdirectedRequest)
+		return
+	}
 	if s.opts.Token != "" {
 		if t := r.URL.Query().Get("token"); t != "" && r.Method == http.MethodGet && equal(t, s.opts.Token) {
 			// Trade the token in the URL for a cookie, and drop it from
@@ -116,9 +145,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: t, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 			q := r.URL.Query()
 			q.Del("token")
-			u := *r.URL
-			u.RawQuery = q.Encode()
-			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+			http.Redirect(w, r, localPath(r.URL.EscapedPath(), q.Encode()), http.StatusSeeOther)
 			return
 		}
 		if !s.authorised(r) {
@@ -126,7 +153,82 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if origin, ok := sameOrigin(r); !ok {
+			http.Error(w, fmt.Sprintf("403 forbidden: a %s must come from this dashboard's own pages, but its origin is %q (Host %q); "+
+				"hint: submit the form from the dashboard itself; a script must send an Origin header naming http://%s", r.Method, origin, r.Host, r.Host), http.StatusForbidden)
+			return
+		}
+	}
+	if !validText(r.URL.Path) {
+		http.NotFound(w, r)
+		return
+	}
+	for k, vs := range r.URL.Query() {
+		for _, v := range vs {
+			if !validText(k) || !validText(v) {
+				http.Error(w, fmt.Sprintf("400 bad request: the query parameter %q is not printable UTF-8 text; hint: remove it from the address", k), http.StatusBadRequest)
+				return
+			}
+		}
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// loopbackHost reports whether a request's Host names this machine:
+// localhost or a loopback address, with or without a port. Any other name
+// may be one a web page's DNS points at 127.0.0.1 (DNS rebinding), so a
+// dashboard without a token does not answer it.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// sameOrigin reports whether a request comes from a page of this very
+// address: its Origin header, or without one its Referer, is http(s)://
+// and the request's Host. It returns the origin it judged.
+func sameOrigin(r *http.Request) (string, bool) {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		origin = r.Header.Get("Referer")
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return origin, false
+	}
+	return u.Scheme + "://" + u.Host, strings.EqualFold(u.Host, r.Host)
+}
+
+// localPath is a path and query as a Location on the same host: leading
+// slashes and backslashes become one slash, so "//evil.example/" (which a
+// browser reads as another host) stays a path here.
+func localPath(path, query string) string {
+	p := "/" + strings.TrimLeft(path, "/\\")
+	if query != "" {
+		p += "?" + query
+	}
+	return p
+}
+
+// validText is UTF-8 without control characters: what a path or query
+// value of the dashboard can be (run ids refuse control characters).
+func validText(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Server) authorised(r *http.Request) bool {
@@ -143,7 +245,7 @@ func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []by
 // render writes page with data and the common fields.
 func (s *Server) render(w http.ResponseWriter, status int, page, title string, data any) {
 	var refresh int
-	if s.opts.Refresh > 0 && page != "action" {
+	if s.opts.Refresh > 0 && page != "action" && page != "bulk" {
 		refresh = int(s.opts.Refresh / time.Millisecond)
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

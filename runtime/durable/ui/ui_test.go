@@ -37,6 +37,7 @@ func (f *fixture) post(path string, form url.Values) (int, string) {
 		f.t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", f.srv.URL) // the dashboard's own form
 	return f.do(req)
 }
 

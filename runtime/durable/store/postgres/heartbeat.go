@@ -22,13 +22,17 @@ func (s *Store) RenewLease(ctx context.Context, f store.Fence, lease time.Durati
 	return store.LeaseChecked(n, err)
 }
 
+// pgReleaseRunSets are the columns an operator's release sets (ReleaseRun,
+// BulkAct).
+const pgReleaseRunSets = `status = CASE WHEN r.last_error <> '' THEN 'failed' ELSE 'waiting' END,
+       wake_at = clock.now, claimed_at = NULL, lease_token = NULL, updated_at = clock.now`
+
 // pgReleaseRun frees a running run whatever its token (an operator knows
 // its worker is dead): as Release, but the attempt the dead worker took
 // stays counted, as a crash does.
 const pgReleaseRun = pgClock + `
 UPDATE _sky_durable_runs r
-   SET status = CASE WHEN r.last_error <> '' THEN 'failed' ELSE 'waiting' END,
-       wake_at = clock.now, claimed_at = NULL, lease_token = NULL, updated_at = clock.now
+   SET ` + pgReleaseRunSets + `
   FROM clock
  WHERE r.id = ? AND r.status = 'running'`
 

@@ -686,10 +686,13 @@ func pgRunScanner(scan func(...any) error) (store.Run, error) {
 	return r, err
 }
 
+// pgRetrySets are the columns a retry sets (RetryRun, BulkAct).
+const pgRetrySets = `status = 'waiting', attempts = 0, wake_at = clock.now, claimed_at = NULL, lease_token = NULL,
+       waiting_signal = NULL, updated_at = clock.now`
+
 const pgRetry = pgClock + `
 UPDATE _sky_durable_runs r
-   SET status = 'waiting', attempts = 0, wake_at = clock.now, claimed_at = NULL, lease_token = NULL,
-       waiting_signal = NULL, updated_at = clock.now
+   SET ` + pgRetrySets + `
   FROM clock
  WHERE r.id = ? AND r.status IN (` + store.SQLRetryable + `)`
 
@@ -715,13 +718,16 @@ var listDialect = store.ListDialect{
 	IDIn:      func(sub string) string { return "= ANY (ARRAY(" + sub + "))" },
 }
 
+// pgCancelSets are the columns a cancel sets (CancelRun, BulkAct).
+const pgCancelSets = `status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = clock.now`
+
 // pgCancel cancels a run that is not finished and, with it, its
 // unfinished descendants (child runs, theirs, ...), in one statement,
 // planned without JIT (withoutJIT).
 const pgCancel = `WITH RECURSIVE ` + pgClockCTE + `,
 ended AS (
   UPDATE _sky_durable_runs r
-     SET status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = clock.now
+     SET ` + pgCancelSets + `
     FROM clock
    WHERE r.id = ? AND r.status IN (` + store.SQLClaimable + `)
   RETURNING r.id),

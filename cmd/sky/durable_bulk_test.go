@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"skydurable/runtime/codec"
+	"skydurable/runtime/db"
+	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/durable"
+	"skydurable/runtime/task"
+)
+
+// TestDurableBulkCLI: `sky durable retry|cancel|release` with filters, on
+// both stores: the count, --dry-run, the refusal without a terminal or
+// --yes, the exit codes of usage errors, and the confirmation a terminal
+// answers.
+func TestDurableBulkCLI(t *testing.T) {
+	for _, driver := range dbtest.Drivers() {
+		t.Run(driver, func(t *testing.T) {
+			ctx := context.Background()
+			dsn := dbtest.URL(t, driver)
+			d, err := db.Open(ctx, driver, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			e := durable.New(d, durable.Options{WorkerID: "bulk-test"})
+			if err := e.Setup(ctx); err != nil {
+				t.Fatal(err)
+			}
+			broken := durable.RegisterWith(durable.RetryPolicy{MaxAttempts: 1}, "broken", codec.String, codec.String,
+				func(c *durable.Ctx, in string) task.Task[string] {
+					return durable.Step(c, codec.String, "charge", task.Fail[string](task.Errorf(task.Unavailable, "down in %s", in)))
+				})
+			for i := range 5 {
+				if err := e.StartJSON(ctx, broken.Erase(), fmt.Sprintf("b-%d", i), fmt.Sprintf(`"r%d"`, i%2)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for {
+				worked, err := e.Poll(ctx, []durable.Workflow{broken.Erase()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !worked {
+					break
+				}
+			}
+			dead := func() int64 {
+				n, err := e.CountBulk(ctx, durable.BulkRetry, durable.BulkFilter{Statuses: []durable.Status{durable.StatusDead}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			cli := func(wantCode int, args ...string) string {
+				t.Helper()
+				var out, errOut bytes.Buffer
+				code := runDurable(ctx, append(args, "--db", dsn), streams{stdin: strings.NewReader("y\n"), stdout: &out, stderr: &errOut})
+				if code != wantCode {
+					t.Fatalf("sky durable %v = %d, want %d:\n%s%s", args, code, wantCode, out.String(), errOut.String())
+				}
+				return out.String() + errOut.String()
+			}
+			for _, c := range []struct {
+				args []string
+				want string
+			}{
+				{[]string{"retry", "b-1", "--status", "dead"}, "not both"},
+				{[]string{"retry"}, "needs a run id or filters"},
+				{[]string{"cancel", "b-1", "--dry-run"}, "--dry-run goes with filters"},
+				{[]string{"retry", "--status", "waiting", "--yes"}, `retry applies to failed and dead runs, not "waiting"`},
+				{[]string{"release", "--status", "dead,bogus", "--yes"}, `--status "bogus" is not a run status`},
+				{[]string{"retry", "--created-after", "soon", "--yes"}, `--created-after "soon" is neither a time nor an age`},
+				{[]string{"retry", "--status", "dead"}, "stdin is not a terminal"}, // a strings.Reader is no terminal
+			} {
+				if out := cli(exitNoBuild, c.args...); !strings.Contains(out, c.want) {
+					t.Errorf("sky durable %v lacks %q:\n%s", c.args, c.want, out)
+				}
+			}
+			if n := dead(); n != 5 {
+				t.Fatalf("the refused commands changed runs: %d dead, want 5", n)
+			}
+			if out := cli(exitOK, "retry", "--workflow", "broken", "--dry-run"); !strings.Contains(out, "5 runs to retry\ndry run: nothing changed") {
+				t.Errorf("--dry-run printed:\n%s", out)
+			}
+
+			// A terminal's answer: no keeps everything, yes acts.
+			var out, ask bytes.Buffer
+			b := &bulkFlags{errorText: "down in r1", stdin: strings.NewReader("n\n"), terminal: true}
+			if err := durableBulk(ctx, e, durable.BulkRetry, b, &out, &ask); err == nil || !strings.Contains(err.Error(), "not confirmed") {
+				t.Errorf("answering n = %v", err)
+			}
+			if ask.String() != "retry 2 runs? [y/N] " || dead() != 5 {
+				t.Errorf("asked %q, %d dead runs left; want the question and 5", ask.String(), dead())
+			}
+			b.stdin = strings.NewReader("yes\n")
+			if err := durableBulk(ctx, e, durable.BulkRetry, b, &out, &ask); err != nil || dead() != 3 {
+				t.Errorf("answering yes = %v, %d dead runs left, want 3:\n%s", err, dead(), out.String())
+			}
+			if got := cli(exitOK, "retry", "--status", "dead", "--created-before", "2999-01-01T00:00:00Z", "--yes"); !strings.Contains(got, "3 runs to retry\nretried 3 runs") {
+				t.Errorf("retry --yes printed:\n%s", got)
+			}
+			if got := cli(exitOK, "cancel", "--parent", "nobody", "--yes"); !strings.Contains(got, "0 runs to cancel") {
+				t.Errorf("cancel of no run printed:\n%s", got)
+			}
+			if got := cli(exitOK, "cancel", "--created-after", "1h", "--yes"); !strings.Contains(got, "cancelled 5 runs") {
+				t.Errorf("cancel of the runs of the last hour printed:\n%s", got)
+			}
+		})
+	}
+}

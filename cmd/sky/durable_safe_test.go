@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"skydurable/runtime/codec"
+	"skydurable/runtime/db"
+	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/durable"
+	"skydurable/runtime/task"
+)
+
+// red is a terminal escape sequence a program could store in a workflow
+// name, a step id or an error's text.
+const red = "\x1b[31m"
+
+// TestDurableCLIQuotesControlCharacters: ls, show and stats print a run
+// whose workflow name, step id, input and error carry an escape sequence with
+// the sequence quoted (no raw ESC reaches the terminal), on both stores;
+// --json keeps the exact values.
+func TestDurableCLIQuotesControlCharacters(t *testing.T) {
+	for _, driver := range dbtest.Drivers() {
+		t.Run(driver, func(t *testing.T) {
+			ctx := context.Background()
+			dsn := dbtest.URL(t, driver)
+			d, err := db.Open(ctx, driver, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			e := durable.New(d, durable.Options{WorkerID: "safe-test"})
+			if err := e.Setup(ctx); err != nil {
+				t.Fatal(err)
+			}
+			evil := durable.RegisterWith(durable.RetryPolicy{MaxAttempts: 1}, "evil"+red+"name", codec.String, codec.String,
+				func(c *durable.Ctx, in string) task.Task[string] {
+					ok := durable.Step(c, codec.String, "fine"+red+"step", task.Succeed(in))
+					return task.AndThen(ok, func(string) task.Task[string] {
+						return durable.Step(c, codec.String, "charge", task.Fail[string](task.Errorf(task.Unavailable, "boom "+red+"\u009b2J")))
+					})
+				})
+			id := "run-1" // run ids refuse control characters (StartJSON)
+			if err := e.StartJSON(ctx, evil.Erase(), id, `"in`+"\x7f"+`"`); err != nil {
+				t.Fatal(err)
+			}
+			for {
+				worked, err := e.Poll(ctx, []durable.Workflow{evil.Erase()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !worked {
+					break
+				}
+			}
+			cli := func(args ...string) string {
+				t.Helper()
+				var out, errOut bytes.Buffer
+				code := runDurable(ctx, append(args, "--db", dsn), streams{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut})
+				if code != exitOK {
+					t.Fatalf("sky durable %v = %d: %s", args, code, errOut.String())
+				}
+				return out.String() + errOut.String()
+			}
+			for _, args := range [][]string{{"ls"}, {"show", id}, {"stats"}} {
+				out := cli(args...)
+				if strings.ContainsAny(out, "\x1b\x7f\u009b") {
+					t.Errorf("sky durable %s printed a raw control character:\n%q", args[0], out)
+				}
+				if !strings.Contains(out, `evil\x1b[31mname`) {
+					t.Errorf("sky durable %s does not show the quoted workflow name:\n%s", args[0], out)
+				}
+			}
+			show := cli("show", id)
+			for _, want := range []string{`fine\x1b[31mstep`, `boom \x1b[31m\u009b2J`, `"in\x7f"`} {
+				if !strings.Contains(show, want) {
+					t.Errorf("show lacks %s:\n%s", want, show)
+				}
+			}
+			if js := cli("show", id, "--json"); !strings.Contains(js, `"workflow": "evil\u001b[31mname"`) || !strings.Contains(js, "\u009b2J") {
+				t.Errorf("show --json does not keep the exact values:\n%s", js)
+			}
+		})
+	}
+}
