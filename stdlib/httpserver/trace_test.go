@@ -89,7 +89,7 @@ func TestRequestsAreServerSpans(t *testing.T) {
 		for _, kv := range s.Attributes() {
 			if string(kv.Key) == key {
 				if kv.Value != want {
-					t.Errorf("%s: %s = %v, want %v", s.Name(), key, kv.Value.Emit(), want.Emit())
+					t.Errorf("%s: %s = %v, want %v", s.Name(), key, kv.Value.String(), want.String())
 				}
 				return
 			}
