@@ -241,14 +241,23 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	if args[0] == "worker" {
 		timeout = 0 // a worker's statements are the engine's, bounded by its own leases
 	}
-	d, err := openDurableDB(ctx, f.dsn, start, timeout)
+	readOnly := readOnlyOps[args[0]] || args[0] == "ui" && f.readOnly
+	d, err := openDurableDB(ctx, f.dsn, start, timeout, readOnly)
 	if err != nil {
 		fmt.Fprintf(s.stderr, "sky durable: %v\n", err)
 		return exitFailure
 	}
 	defer d.Close()
 	e := durable.New(d, durable.Options{WorkerID: "sky-durable-cli"})
-	if err := e.Setup(ctx); err != nil {
+	setup := e.Setup
+	if readOnly {
+		setup = e.CheckSchema
+	}
+	if err := setup(ctx); err != nil {
+		if errors.Is(err, durable.ErrNoSchema) && args[0] == "ls" {
+			fmt.Fprintln(s.stdout, "no runs (the database has no durable tables yet)")
+			return exitOK
+		}
 		fmt.Fprintf(s.stderr, "sky durable: %v\n", err)
 		return exitFailure
 	}
@@ -288,7 +297,13 @@ const durableStatementTimeout = 30 * time.Second
 // of start (the program of `replay`, else the working directory: the
 // nearest sky.toml above it), with statementTimeout on PostgreSQL. A SQLite
 // file that does not exist is an error rather than a new empty database.
-func openDurableDB(ctx context.Context, dsn, start string, statementTimeout time.Duration) (*db.DB, error) {
+// readOnlyOps are the subcommands that only read: they open a SQLite file
+// read-only and never create or migrate the tables (Engine.CheckSchema
+// instead of Setup), so inspecting a database changes nothing in it. `ui
+// --read-only` is one too.
+var readOnlyOps = map[string]bool{"ls": true, "show": true, "stats": true, "signals": true, "schedules": true, "diff": true}
+
+func openDurableDB(ctx context.Context, dsn, start string, statementTimeout time.Duration, readOnly bool) (*db.DB, error) {
 	var cfg skydb.Config
 	switch {
 	case strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://"):
@@ -315,7 +330,7 @@ func openDurableDB(ctx context.Context, dsn, start string, statementTimeout time
 			return nil, fmt.Errorf("the SQLite database %s does not exist; hint: run the program first, or pass --db", cfg.DSN)
 		}
 	}
-	return db.OpenWith(ctx, cfg.Driver, cfg.DSN, db.Options{Pooler: cfg.Pooler, StatementTimeout: statementTimeout})
+	return db.OpenWith(ctx, cfg.Driver, cfg.DSN, db.Options{Pooler: cfg.Pooler, StatementTimeout: statementTimeout, ReadOnly: readOnly})
 }
 
 func durableSignal(ctx context.Context, e *durable.Engine, f *durableFlags, a []string, out io.Writer) error {

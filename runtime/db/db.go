@@ -101,7 +101,7 @@ func OpenWith(ctx context.Context, driver, dsn string, opts Options) (*DB, error
 		be, err = openPostgres(ctx, dsn, opts)
 	case "sqlite", "sqlite3":
 		d = SQLite
-		be, err = openSQLite(ctx, dsn)
+		be, err = openSQLite(ctx, dsn, opts.ReadOnly)
 	default:
 		return nil, task.Errorf(task.InvalidInput,
 			"db: unknown driver %q; accepted drivers are \"postgres\" and \"sqlite\"", driver)

@@ -79,6 +79,11 @@ type Options struct {
 	// PoolerSession), which may refuse startup parameters: set it on the
 	// role there (ALTER ROLE ... SET statement_timeout). Ignored for SQLite.
 	StatementTimeout time.Duration
+	// ReadOnly opens a SQLite file read-only (mode=ro): no write, no
+	// journal-mode change, no directory created, so a file the process may
+	// not write (or a copy taken for inspection) can be read. A write is a
+	// PermissionDenied error. Ignored for PostgreSQL.
+	ReadOnly bool
 }
 
 // applyPooler configures cfg for pooler (already resolved).

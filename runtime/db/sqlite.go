@@ -53,7 +53,7 @@ func openSQLiteMemory(ctx context.Context) (backend, error) {
 	return &sqliteBackend{path: ":memory:", writer: d, readers: d, memory: true}, nil
 }
 
-func openSQLite(ctx context.Context, dsn string) (backend, error) {
+func openSQLite(ctx context.Context, dsn string, readOnly bool) (backend, error) {
 	path := strings.TrimPrefix(strings.TrimSpace(dsn), "file:")
 	if path == ":memory:" {
 		return openSQLiteMemory(ctx)
@@ -68,7 +68,12 @@ func openSQLite(ctx context.Context, dsn string) (backend, error) {
 			"sqlite: %q is not a usable database file path; give a plain file path such as .skydata/app.db "+
 				"(URI parameters are not supported)", dsn)
 	}
-	if dir := filepath.Dir(path); dir != "" {
+	if readOnly {
+		// The file must exist: mode=ro never creates it.
+		if _, err := os.Stat(path); err != nil {
+			return nil, task.Errorf(task.NotFound, "sqlite: cannot open %q read-only: %w", path, err)
+		}
+	} else if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, task.Errorf(task.Io, "sqlite: cannot create the directory of %q: %w", path, err)
 		}
@@ -76,7 +81,13 @@ func openSQLite(ctx context.Context, dsn string) (backend, error) {
 	base := path + "?" + url.Values{
 		"_pragma": {"busy_timeout(" + strconv.Itoa(sqliteBusyTimeoutMS) + ")", "foreign_keys(1)", "synchronous(NORMAL)"},
 	}.Encode()
-	writer, err := sql.Open("sqlite", base+"&_pragma=journal_mode(WAL)&_txlock=immediate")
+	writerParams := "&_pragma=journal_mode(WAL)&_txlock=immediate"
+	if readOnly {
+		// A URI filename: SQLite reads mode=ro from it.
+		base = "file:" + (&url.URL{Path: path}).EscapedPath() + "?mode=ro&" + strings.TrimPrefix(base[len(path):], "?")
+		writerParams = ""
+	}
+	writer, err := sql.Open("sqlite", base+writerParams)
 	if err != nil {
 		return nil, task.Errorf(task.Io, "sqlite: cannot open %q: %w", path, err)
 	}

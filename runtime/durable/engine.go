@@ -180,6 +180,26 @@ func (e *Engine) Setup(ctx context.Context) error {
 	return e.store.Setup(ctx)
 }
 
+// CheckSchema says whether the database holds this code's durable tables,
+// writing nothing (Setup creates or migrates them): NotFound when it has
+// none, Unavailable when they are older than this code reads (a newer
+// schema is fine: migrations only add). Read-only tools (`sky durable ls`,
+// `show`, `ui --read-only`) call it instead of Setup.
+func (e *Engine) CheckSchema(ctx context.Context) error {
+	current, latest, err := e.store.SchemaVersion(ctx)
+	switch {
+	case err != nil:
+		return err
+	case current == 0:
+		return wrapping(task.Errorf(task.NotFound, "the database has no durable tables yet (this sky reads schema version %d); "+
+			"hint: nothing has run on it; check --db, DATABASE_URL or [database] in sky.toml", latest), ErrNoSchema)
+	case current < latest:
+		return task.Errorf(task.Unavailable, "the database's durable tables are at schema version %d, this sky reads version %d; "+
+			"hint: run a worker or a program of this version on it once (it migrates them), or use the sky that made them", current, latest)
+	}
+	return nil
+}
+
 // now reads the injected clock; the zero time means "the database clock".
 func (e *Engine) now() time.Time {
 	if e.clock == nil {

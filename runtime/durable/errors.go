@@ -36,6 +36,9 @@ var (
 	ErrBadJournal = errors.New("durable: journalled result does not decode")
 	// ErrTooLarge is wrapped by the error of a payload over the cap.
 	ErrTooLarge = errors.New("durable: payload over the cap")
+	// ErrNoSchema is wrapped by CheckSchema's error for a database with no
+	// durable tables.
+	ErrNoSchema = errors.New("durable: no durable tables")
 )
 
 // wrapping returns e with sentinel as its cause, for errors.Is.

@@ -19,6 +19,9 @@ type Store interface {
 	// Setup creates or migrates the tables, idempotently and safely when
 	// several processes call it at once.
 	Setup(ctx context.Context) error
+	// SchemaVersion reads the database's schema version (0: no tables
+	// this store made) and the newest this code knows, writing nothing.
+	SchemaVersion(ctx context.Context) (current, latest int, err error)
 	// InsertRun inserts a new run; when the id exists it changes nothing
 	// and reports the existing run's workflow name.
 	InsertRun(ctx context.Context, r NewRun, now time.Time) (inserted bool, existingWorkflow string, err error)

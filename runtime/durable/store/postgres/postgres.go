@@ -73,6 +73,15 @@ func (s *Store) Setup(ctx context.Context) error {
 	return err
 }
 
+func (s *Store) SchemaVersion(ctx context.Context) (int, int, error) {
+	if migrationsErr != nil {
+		return 0, 0, migrationsErr
+	}
+	m := s.migrator()
+	current, err := m.Current(ctx, s.d)
+	return current, m.Latest(), err
+}
+
 // pgClock is the CTE every statement starts with.
 const pgClock = `WITH ` + pgClockCTE
 

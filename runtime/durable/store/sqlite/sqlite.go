@@ -53,6 +53,15 @@ func (s *Store) Setup(ctx context.Context) error {
 	return err
 }
 
+func (s *Store) SchemaVersion(ctx context.Context) (int, int, error) {
+	if migrationsErr != nil {
+		return 0, 0, migrationsErr
+	}
+	m := s.migrator()
+	current, err := m.Current(ctx, s.d)
+	return current, m.Latest(), err
+}
+
 // sqliteAddedColumns are the columns a database made before versioned
 // migrations may lack (SQLite has no ADD COLUMN IF NOT EXISTS).
 var sqliteAddedColumns = []struct{ table, column, ddl string }{
