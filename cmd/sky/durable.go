@@ -293,16 +293,17 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 // sets statement_timeout.
 const durableStatementTimeout = 30 * time.Second
 
-// openDurableDB opens --db, or what Db.connect would open in the project
-// of start (the program of `replay`, else the working directory: the
-// nearest sky.toml above it), with statementTimeout on PostgreSQL. A SQLite
-// file that does not exist is an error rather than a new empty database.
 // readOnlyOps are the subcommands that only read: they open a SQLite file
 // read-only and never create or migrate the tables (Engine.CheckSchema
 // instead of Setup), so inspecting a database changes nothing in it. `ui
 // --read-only` is one too.
 var readOnlyOps = map[string]bool{"ls": true, "show": true, "stats": true, "signals": true, "schedules": true, "diff": true}
 
+// openDurableDB opens --db, or what Db.connect would open in the project
+// of start (the program of `replay`, else the working directory: the
+// nearest sky.toml above it), with statementTimeout on PostgreSQL and, when readOnly, a SQLite file
+// read-only. A SQLite file that does not exist is an error rather than a
+// new empty database.
 func openDurableDB(ctx context.Context, dsn, start string, statementTimeout time.Duration, readOnly bool) (*db.DB, error) {
 	var cfg skydb.Config
 	switch {
