@@ -131,6 +131,8 @@ type Store interface {
 	Composer
 	// FlowStore holds the limits and schedules (flow.go).
 	FlowStore
+	// Notifier tells of finished runs and due ones (notify.go).
+	Notifier
 }
 
 // NextClaim is the claim completeAndClaim makes: by workflow names, or by

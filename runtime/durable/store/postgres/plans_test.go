@@ -308,6 +308,12 @@ func checkEveryConstantSent(t *testing.T, log *statementLog) {
 // finds them in the source: a new one must be added here); a variable
 // holding several texts lists each.
 var sqlConstants = map[string][]string{
+	"pgHintFunction":             {pgHintFunction},
+	"pgHintTrigger":              {pgHintTrigger},
+	"pgDoneFunction":             {pgDoneFunction},
+	"pgDoneTrigger":              {pgDoneTrigger},
+	"pgHasTrigger":               {pgHasTrigger},
+	"pgTriggerLock":              {pgTriggerLock},
 	"pgProbe":                    {pgProbe},
 	"pgNextToken":                {pgNextToken},
 	"pgStatsHolds":               {pgStatsHolds},
