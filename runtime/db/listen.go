@@ -150,7 +150,8 @@ func (l *Listener) Stats() ListenStats {
 // committed after it returns is delivered: a waiter subscribes first and
 // then reads what it waits for, and a change committed between the two is
 // either seen by the read or heard. It fails when ctx ends first or when
-// the session cannot be opened (the subscription is then dropped).
+// the session cannot be opened (the subscription is then dropped). A
+// notice already on its way when stop is called may still reach fn.
 func (l *Listener) Subscribe(ctx context.Context, channel, key string, fn func(Notice)) (stop func(), err error) {
 	s := &subscription{topic: topic{channel, key}, fn: fn, ready: make(chan error, 1)}
 	l.mu.Lock()
