@@ -27,14 +27,11 @@ func TestParseHint(t *testing.T) {
 	}
 }
 
-// TestTriggersInstallOnceUnderConcurrency: six processes' first watches
-// install each trigger once.
+// TestTriggersInstallOnceUnderConcurrency: six processes' first watches on
+// an empty database (each migrating it, as WatchHints does, then
+// installing a trigger) install each trigger once.
 func TestTriggersInstallOnceUnderConcurrency(t *testing.T) {
 	d := dbtest.Open(t, "postgres")
-	s := New(d, nil)
-	if err := s.Setup(context.Background()); err != nil {
-		t.Fatal(err)
-	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 12)
 	for range 6 {
@@ -42,7 +39,12 @@ func TestTriggersInstallOnceUnderConcurrency(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs <- New(d, nil).install(context.Background(), tr)
+				s := New(d, nil)
+				if err := s.Setup(context.Background()); err != nil {
+					errs <- err
+					return
+				}
+				errs <- s.install(context.Background(), tr)
 			}()
 		}
 	}
