@@ -239,21 +239,26 @@ func (l *Listener) run() {
 	backoff := time.Duration(0)
 	for {
 		served, err := l.session(life)
+		idle := errors.Is(err, errIdle)
+		if !idle {
+			l.failPending(err)
+		}
 		l.mu.Lock()
 		if len(l.subs) == 0 || life.Err() != nil {
 			l.running = false
 			l.mu.Unlock()
-			l.failPending(errors.New("the database is closed"))
+			if life.Err() != nil { // the waiters' next read says why
+				l.broadcast(Notice{Err: fmt.Errorf("listening on %s: the database is closed", l.where)})
+			}
 			return
 		}
 		l.mu.Unlock()
-		if errors.Is(err, errIdle) { // subscribers came back as it closed
+		if idle { // subscribers came back as it closed
 			continue
 		}
 		if served {
 			backoff = 0
 		}
-		l.failPending(err)
 		again := "at once"
 		if backoff > 0 {
 			again = "in " + backoff.String()
@@ -419,7 +424,3 @@ func (l *Listener) sameDatabase(ctx context.Context, conn *pgx.Conn) error {
 	}
 	return nil
 }
-
-// IsListenMismatch reports whether err says a listening URL reaches another
-// database than its DB's (a setting to fix, not a failure to retry).
-func IsListenMismatch(err error) bool { return errors.Is(err, errMismatch) }

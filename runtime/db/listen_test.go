@@ -8,6 +8,7 @@ import (
 
 	"skydurable/runtime/db"
 	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/task"
 )
 
 // notices collects what a subscriber hears, on a channel (the subscriber's
@@ -151,8 +152,11 @@ func TestListenerChecksItsURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = l.Subscribe(context.Background(), "chan", "", func(db.Notice) {})
-	if err == nil || !strings.Contains(err.Error(), "notifications would never arrive") || !db.IsListenMismatch(err) {
+	if err == nil || !strings.Contains(err.Error(), "notifications would never arrive") {
 		t.Fatalf("Subscribe on another database: %v; want a mismatch", err)
+	}
+	if k := kindOf(t, err); k != task.InvalidInput {
+		t.Errorf("a mismatch is %v; want InvalidInput (a setting to fix, not a failure to retry)", k)
 	}
 	if _, err := d.Listener("postgres://127.0.0.1:5432/x?pool_max_conns=zz&sslmode=bogus"); err == nil || !strings.Contains(err.Error(), "listening URL") {
 		t.Errorf("a bad URL: %v; want an error naming the listening URL", err)
@@ -194,5 +198,30 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("waited 30s for %s", what)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestListenerTellsSubscribersWhenTheDatabaseCloses: closing the DB ends
+// the session and tells every subscriber (their next read fails with the
+// reason); a later Subscribe is refused.
+func TestListenerTellsSubscribersWhenTheDatabaseCloses(t *testing.T) {
+	d := dbtest.Open(t, "postgres")
+	l, err := d.Listener("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, fa := notices()
+	stop, err := l.Subscribe(context.Background(), "chan_close", "", fa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	d.Close()
+	n := next(t, a, "the error of the closed database", func(n db.Notice) bool { return n.Err != nil })
+	if !strings.Contains(n.Err.Error(), "closed") {
+		t.Errorf("error %v; want it to say the database is closed", n.Err)
+	}
+	if _, err := l.Subscribe(context.Background(), "chan_close", "", fa); err == nil || kindOf(t, err) != task.Unavailable {
+		t.Errorf("Subscribe after Close: %v; want Unavailable", err)
 	}
 }
