@@ -62,7 +62,8 @@ func orNone(s string) string {
 // that the listener was reconnected makes it read again. Where the watch
 // does not hear every finish (SQLite hears this process's only) it also
 // polls, backing off from 5ms to 200ms; where the database cannot notify
-// at all (through a transaction pooler) it only polls.
+// at all (through a transaction pooler), or the watch cannot start (the
+// listening session cannot be opened), it only polls.
 func AwaitResult[I, O any](ctx context.Context, e *Engine, def Def[I, O], runID string, timeout time.Duration) (*O, error) {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
@@ -86,8 +87,6 @@ func AwaitResult[I, O any](ctx context.Context, e *Engine, def Def[I, O], runID 
 		}
 	}
 	wait := 5 * time.Millisecond
-	poll := time.NewTimer(wait)
-	defer poll.Stop()
 	for {
 		out, err := Result(ctx, e, def, runID)
 		if out != nil || err != nil || timeout <= 0 {
@@ -95,8 +94,7 @@ func AwaitResult[I, O any](ctx context.Context, e *Engine, def Def[I, O], runID 
 		}
 		var polled <-chan time.Time
 		if w.Partial {
-			poll.Reset(wait)
-			polled = poll.C
+			polled = time.After(wait)
 			wait = min(2*wait, 200*time.Millisecond)
 		}
 		select {
