@@ -65,6 +65,11 @@ type pool struct {
 
 	mu   sync.Mutex
 	open map[*txState]struct{} // transactions not yet ended, rolled back by Close
+	// listeners are the Listeners by listening URL (listen.go); life ends
+	// at Close, and with it their sessions.
+	listeners map[string]*Listener
+	life      context.Context
+	end       context.CancelFunc
 }
 
 // closeTimeout bounds the rollback of transactions still open at Close.
@@ -109,7 +114,8 @@ func OpenWith(ctx context.Context, driver, dsn string, opts Options) (*DB, error
 	if err != nil {
 		return nil, err
 	}
-	return &DB{p: &pool{dialect: d, be: be}}, nil
+	life, end := context.WithCancel(context.Background())
+	return &DB{p: &pool{dialect: d, be: be, life: life, end: end}}, nil
 }
 
 // Dialect reports which SQL engine d talks to.
@@ -142,6 +148,7 @@ func (d *DB) Close() error {
 	if d.p.closed.Swap(true) {
 		return nil
 	}
+	d.p.end()
 	d.p.mu.Lock()
 	open := make([]*txState, 0, len(d.p.open))
 	for st := range d.p.open {

@@ -45,6 +45,11 @@
 // stale cached plan (schema changed by another process) is retried once for
 // an autocommitted Exec, otherwise reported as a retryable Unavailable.
 //
+// Notifications: DB.Listener is one LISTEN session per database (per
+// listening URL) per process that serves every subscriber, opened by the
+// first and closed with the last, reopened when dropped; on SQLite it is
+// in-process (Listener.Notify).
+//
 // Query results inside a transaction are read fully before the call returns
 // (so the transaction's connection is free for the next statement); outside a
 // transaction rows stream and must be closed.

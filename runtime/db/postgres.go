@@ -69,6 +69,8 @@ type postgresBackend struct {
 	// pooled is true when a transaction pooler stands between the pool and
 	// the server: no session state (LISTEN) survives a statement.
 	pooled bool
+	// dsn is the connection string d was opened with (DB.Listener).
+	dsn string
 }
 
 func openPostgres(ctx context.Context, dsn string, opts Options) (backend, error) {
@@ -109,7 +111,7 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (backend, error
 			Message: "postgres: the server at " + where + " does not answer" + within + ": " + err.Error() +
 				"; hint: is PostgreSQL running and does the database exist?"}
 	}
-	return &postgresBackend{pool: pool, pooled: pooler == PoolerTransaction}, nil
+	return &postgresBackend{pool: pool, pooled: pooler == PoolerTransaction, dsn: dsn}, nil
 }
 
 func (b *postgresBackend) exec(ctx context.Context, st *statement, args []any) (int64, error) {

@@ -29,6 +29,6 @@
 // is finished, store/postgres and store/sqlite), runtime/db, runtime/codec,
 // runtime/task, the OpenTelemetry API and the standard library; never a Sky
 // value (runtime/value), the TEA runtime (runtime/app), compiler/ or stdlib/,
-// and no database driver (the one exception left, pgx for LISTEN, is
-// allow-listed in internal/houserules).
+// and no database driver: notifications (LISTEN/NOTIFY) come from the store
+// (store.Notifier).
 package durable

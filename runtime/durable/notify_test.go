@@ -80,9 +80,6 @@ func TestHintsOnStartAndSignalOnly(t *testing.T) {
 	defer d.Close()
 	ctx := context.Background()
 	e := New(d, Options{})
-	if err := InstallHints(ctx, d); err != nil {
-		t.Fatal(err)
-	}
 	wf := Register("approval", codec.String, codec.String, func(c *Ctx, in string) task.Task[string] {
 		return AwaitSignal(c, codec.String, "approved")
 	})
@@ -147,38 +144,11 @@ func TestHintsOnStartAndSignalOnly(t *testing.T) {
 	}
 }
 
-func TestInstallHintsIsIdempotentUnderConcurrency(t *testing.T) {
-	d := dbtest.Open(t, "postgres")
-	var wg sync.WaitGroup
-	errs := make(chan error, 6)
-	for i := 0; i < 6; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs <- InstallHints(context.Background(), d)
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	var n int64
-	if err := d.QueryRow(context.Background(), `SELECT count(*) FROM pg_trigger WHERE tgname = '_sky_durable_hint'`).Scan(&n); err != nil || n != 1 {
-		t.Fatalf("triggers: %d (err %v), want 1", n, err)
-	}
-	if err := InstallHints(context.Background(), dbtest.Open(t, "sqlite")); err != nil {
-		t.Fatalf("SQLite: %v (want a no-op)", err)
-	}
-}
-
 func TestListenForHintsRefusesAnotherDatabase(t *testing.T) {
 	d := dbtest.Open(t, "postgres")
 	other := dbtest.URL(t, "other")
 	err := ListenForHints(context.Background(), d, other, func(string) {}, func(string) {})
-	if err == nil || !strings.Contains(err.Error(), "hints would never arrive") {
+	if err == nil || !strings.Contains(err.Error(), "notifications would never arrive") {
 		t.Fatalf("error %v", err)
 	}
 }
@@ -253,23 +223,5 @@ func TestDelayedHintWhenASleepFallsDue(t *testing.T) {
 	}
 	if r, _, err := e.Describe(ctx, "n1"); err != nil || r.Status != StatusDone {
 		t.Fatalf("run n1: %+v %v", r, err)
-	}
-}
-
-func TestParseHint(t *testing.T) {
-	for payload, want := range map[string]struct {
-		id    string
-		delay time.Duration
-	}{
-		"order-1":      {"order-1", 0},
-		"order 1 250":  {"order 1", 250*time.Millisecond + hintMargin},
-		"order-1 soon": {"order-1 soon", 0},
-		"":             {"", 0},
-		"x 86400000":   {"x", 24*time.Hour + hintMargin},
-	} {
-		id, delay := parseHint(payload)
-		if id != want.id || delay != want.delay {
-			t.Errorf("parseHint(%q) = %q, %v; want %q, %v", payload, id, delay, want.id, want.delay)
-		}
 	}
 }

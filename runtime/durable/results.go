@@ -2,7 +2,6 @@ package durable
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -54,117 +53,59 @@ func orNone(s string) string {
 	return s
 }
 
-// DoneChannel is the NOTIFY channel AwaitResult listens on: the payload is
-// the id of a run that just finished (done, dead or cancelled).
-const DoneChannel = "sky_durable_done"
-
 // AwaitResult is Result that waits up to timeout for the run to finish (a
-// zero or negative timeout reads once). On PostgreSQL it LISTENs on
-// DoneChannel on a connection of its own (the trigger that sends it is
-// installed on first use, so databases whose callers never wait pay
-// nothing); on SQLite, and through a transaction pooler (which cannot carry
-// LISTEN), it polls, backing off from 5ms to 200ms.
+// zero or negative timeout reads once). It watches the run's finish
+// (store.Notifier: on PostgreSQL the process's one LISTEN session per
+// database, shared by every waiter; its trigger is installed on first use,
+// so databases whose callers never wait pay nothing) and only then reads,
+// so a finish committed between the two is either read or heard; a notice
+// that the listener was reconnected makes it read again. Where the watch
+// does not hear every finish (SQLite hears this process's only) it also
+// polls, backing off from 5ms to 200ms; where the database cannot notify
+// at all (through a transaction pooler), or the watch cannot start (the
+// listening session cannot be opened), it only polls.
 func AwaitResult[I, O any](ctx context.Context, e *Engine, def Def[I, O], runID string, timeout time.Duration) (*O, error) {
-	deadline := time.Now().Add(timeout)
-	var l *db.Listener
-	if e.db.CanListen() && timeout > 0 {
-		if err := installDoneHint(ctx, e.db); err != nil {
-			return nil, err
-		}
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	heard := make(chan struct{}, 1)
+	w := store.Watch{Partial: true}
+	if timeout > 0 {
 		var err error
-		if l, err = e.db.Listen(ctx, DoneChannel); err != nil {
-			return nil, err
+		w, err = e.store.WatchDone(ctx, runID, func(store.Notice) {
+			select {
+			case heard <- struct{}{}:
+			default:
+			}
+		})
+		switch {
+		case err == nil:
+			defer w.Stop()
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		default: // no notifications here (or none now): poll
+			w = store.Watch{Partial: true}
 		}
-		defer l.Close()
 	}
 	wait := 5 * time.Millisecond
 	for {
 		out, err := Result(ctx, e, def, runID)
-		if out != nil || err != nil {
+		if out != nil || err != nil || timeout <= 0 {
 			return out, err
 		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return nil, nil
-		}
-		if l == nil {
-			select {
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			case <-time.After(min(wait, left)):
-			}
+		var polled <-chan time.Time
+		if w.Partial {
+			polled = time.After(wait)
 			wait = min(2*wait, 200*time.Millisecond)
-			continue
 		}
-		if err := awaitNotice(ctx, l, runID, left); err != nil {
-			return nil, err
-		}
-	}
-}
-
-// awaitNotice waits until l hears runID or for at most d.
-func awaitNotice(ctx context.Context, l *db.Listener, runID string, d time.Duration) error {
-	wctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
-	for {
-		id, err := l.Wait(wctx)
-		switch {
-		case err == nil && id == runID:
-			return nil
-		case err == nil:
-			continue
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case errors.Is(wctx.Err(), context.DeadlineExceeded):
-			return nil
-		default:
-			return task.Errorf(task.Unavailable, "durable: waiting for run %q: the LISTEN connection failed: %v", runID, err)
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-deadline.C:
+			timeout = 0 // read once more, and return
+		case <-heard:
+		case <-polled:
 		}
 	}
-}
-
-// pgDoneHintFunction notifies DoneChannel when a run finishes;
-// pgDoneHintTrigger attaches it (plain CREATE TRIGGER, which every
-// supported PostgreSQL has; installDoneHint checks first).
-const (
-	pgDoneHintFunction = `
-CREATE OR REPLACE FUNCTION _sky_durable_done_hint() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM pg_notify('` + DoneChannel + `', NEW.id);
-  RETURN NULL;
-END $$;`
-	pgDoneHintTrigger = `
-CREATE TRIGGER _sky_durable_done_hint AFTER UPDATE OF status ON _sky_durable_runs
-  FOR EACH ROW WHEN (NEW.status IN (` + store.SQLUnclaimable + `) AND OLD.status NOT IN (` + store.SQLUnclaimable + `))
-  EXECUTE FUNCTION _sky_durable_done_hint();`
-	pgHasDoneHint = `SELECT count(*) FROM pg_trigger WHERE tgname = '_sky_durable_done_hint' AND tgrelid = to_regclass('_sky_durable_runs')`
-)
-
-// installDoneHint creates the trigger of DoneChannel once: a first check
-// without a lock (the common case: it is there), then, serialised by the
-// hint lock of notify.go, again before creating it.
-func installDoneHint(ctx context.Context, d *db.DB) error {
-	there := func(q *db.DB, ctx context.Context) (bool, error) {
-		var n int64
-		err := q.QueryRow(ctx, pgHasDoneHint).Scan(&n)
-		return n > 0, err
-	}
-	if ok, err := there(d, ctx); err != nil || ok {
-		return err
-	}
-	return d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(pgHintLock)); err != nil {
-			return err
-		}
-		if ok, err := there(tx, ctx); err != nil || ok {
-			return err
-		}
-		if _, err := tx.ExecRaw(ctx, pgDoneHintFunction); err != nil {
-			return err
-		}
-		_, err := tx.ExecRaw(ctx, pgDoneHintTrigger)
-		return err
-	})
 }
 
 // SetEvent publishes value a under key for callers outside the run to read

@@ -432,7 +432,7 @@ func TestHintsResumeAfterADatabaseRestart(t *testing.T) {
 
 // TestAwaitResultThroughPgBouncerPolls: through a transaction pooler LISTEN
 // cannot work (the pooler hands the session on after each statement), so
-// Listen refuses with a hint and AwaitResult polls instead; it still sees
+// DB.Listener refuses with a hint and AwaitResult polls instead; it still sees
 // the run finish.
 func TestAwaitResultThroughPgBouncerPolls(t *testing.T) {
 	bouncer := dbtest.StartPgBouncer(t)
@@ -446,11 +446,10 @@ func TestAwaitResultThroughPgBouncerPolls(t *testing.T) {
 	if d.CanListen() {
 		t.Fatal("CanListen is true through a transaction pooler")
 	}
-	if l, err := d.Listen(ctx, durable.DoneChannel); err == nil {
-		l.Close()
-		t.Fatal("Listen through a transaction pooler succeeded; want a refusal naming SKY_DURABLE_LISTEN_URL")
+	if _, err := d.Listener(""); err == nil {
+		t.Fatal("Listener through a transaction pooler succeeded; want a refusal naming SKY_DURABLE_LISTEN_URL")
 	} else if !strings.Contains(err.Error(), "SKY_DURABLE_LISTEN_URL") {
-		t.Fatalf("Listen through a transaction pooler: %v; want a hint naming SKY_DURABLE_LISTEN_URL", err)
+		t.Fatalf("Listener through a transaction pooler: %v; want a hint naming SKY_DURABLE_LISTEN_URL", err)
 	}
 	e := durable.New(d, durable.Options{})
 	if err := e.Setup(ctx); err != nil {

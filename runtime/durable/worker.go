@@ -2,11 +2,12 @@ package durable
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"skydurable/runtime/db"
+	"skydurable/runtime/durable/store"
 	"skydurable/runtime/task"
 )
 
@@ -24,8 +25,9 @@ type WorkerOptions struct {
 	StopTimeout time.Duration
 	// Versions is the PollOptions.Versions of every poll.
 	Versions VersionPolicy
-	// Hints, on PostgreSQL, wake idle pollers at once when a run becomes
-	// due (NOTIFY, see ListenForHints); Off or an empty URL leaves the tick.
+	// Hints wake idle pollers at once when a run becomes due, where the
+	// store announces it (PostgreSQL NOTIFY, see ListenForHints); Off or
+	// an empty URL leaves the tick.
 	Hints HintSettings
 	// Report receives problems that do not stop the worker (a failed
 	// poll, a lost hint connection). nil: dropped.
@@ -111,11 +113,12 @@ func (e *Engine) Work(ctx context.Context, defs []Workflow, opts WorkerOptions) 
 		}
 	}
 	var wg sync.WaitGroup
-	if !opts.Hints.Off && opts.Hints.URL != "" && e.db.Dialect() == db.Postgres {
+	if !opts.Hints.Off && opts.Hints.URL != "" {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := ListenForHints(ctx, e.db, opts.Hints.URL, wake, report); err != nil && ctx.Err() == nil {
+			// A store without hints (SQLite) leaves the tick, silently.
+			if err := listenForHints(ctx, e.store, opts.Hints.URL, wake, report); err != nil && ctx.Err() == nil && !errors.Is(err, store.ErrNoNotifications) {
 				report(err.Error() + "; polling on the tick only")
 			}
 		}()

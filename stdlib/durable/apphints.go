@@ -36,8 +36,10 @@ type hintListenerKey struct{ d *db.DB }
 // WakeAppOnHints makes hints wake the App loop running the current Task
 // (Durable.poll's kernel calls it with its Task's ctx). Outside an App loop,
 // on SQLite, or with settings.Off it does nothing; otherwise it starts, once
-// per database for the life of the loop, a listener whose hints fire the
-// loop's tickers at once. Problems go to report; the tick keeps working.
+// per database for the life of the loop, a hint watch (on the process's one
+// listening session per database, shared with every other waiter) whose
+// hints fire the loop's tickers at once. Problems go to report; the tick
+// keeps working.
 func WakeAppOnHints(ctx context.Context, d *db.DB, settings durable.HintSettings, report func(string)) {
 	if report == nil {
 		report = func(string) {}

@@ -5,7 +5,8 @@
 // procedure both stores follow (Migrator), and the types they share (Run,
 // JournalEntry, SignalInfo, Fence). One package per database implements
 // Store (store/postgres, store/sqlite) and passes the one conformance suite
-// (store/storetest).
+// (store/storetest). Notifications are part of Store too (Notifier: a run
+// finished, a run fell due), so the engine needs no driver to wait.
 //
 // It may import runtime/db, runtime/task and the standard library; never
 // the engine above it (runtime/durable and its other subpackages).

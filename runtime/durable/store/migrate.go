@@ -100,7 +100,7 @@ func (m Migrator) Current(ctx context.Context, q *db.DB) (int, error) {
 		return 0, nil
 	}
 	// Another process created it between the two statements (Setups
-	// racing: TestInstallHintsIsIdempotentUnderConcurrency): read it now.
+	// racing: TestTriggersInstallOnceUnderConcurrency): read it now.
 	m.Hook("setup", sql)
 	if err := q.QueryRow(ctx, sql).Scan(&v); err != nil {
 		return 0, err

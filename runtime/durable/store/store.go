@@ -150,6 +150,8 @@ type Store interface {
 	FlowStore
 	// BulkStore holds the operator's bulk actions (bulk.go).
 	BulkStore
+	// Notifier tells of finished runs and due ones (notify.go).
+	Notifier
 }
 
 // NextClaim is the claim completeAndClaim makes: by workflow names, or by

@@ -5,6 +5,7 @@ import (
 	"embed"
 	"encoding/json"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"skydurable/runtime/db"
@@ -22,6 +23,8 @@ type Store struct {
 	claims    *groupCommit[claimRequest]
 	appends   *groupCommit[appendRequest]
 	completes *groupCommit[completeRequest]
+	// doneInstalled says WatchDone found the done trigger (notify.go).
+	doneInstalled atomic.Bool
 }
 
 // New makes the PostgreSQL store over d; hook (nil: none) sees every

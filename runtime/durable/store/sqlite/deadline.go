@@ -61,9 +61,11 @@ func (s *Store) TimeOutRuns(ctx context.Context, now time.Time, limit int) (int6
 		return 0, 0, err
 	}
 	var timedOut, cancelled int64
+	var ids []string
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		s.hook("timeout", sqliteTimeOutRuns)
-		ids, err := store.QueryAll(ctx, tx, sqliteTimeOutRuns, []any{store.InfinityMs, ms(now), ms(now), limit},
+		var err error
+		ids, err = store.QueryAll(ctx, tx, sqliteTimeOutRuns, []any{store.InfinityMs, ms(now), ms(now), limit},
 			func(scan func(...any) error) (string, error) {
 				var id string
 				return id, scan(&id)
@@ -76,6 +78,9 @@ func (s *Store) TimeOutRuns(ctx context.Context, now time.Time, limit int) (int6
 		cancelled, err = s.exec(ctx, tx, "timeout", sqliteCancelChildren, string(js), ms(now))
 		return err
 	})
+	if err == nil {
+		s.finished(ctx, ids...)
+	}
 	return timedOut, cancelled, err
 }
 

@@ -354,17 +354,23 @@ UPDATE _sky_durable_runs
  WHERE id = ? AND lease_token = ? AND status = 'running'` + sqliteBeforeDeadline
 
 func (s *Store) Complete(ctx context.Context, f store.Fence, last *store.JournalEntry, output string, now time.Time) error {
+	var err error
 	if last == nil {
-		n, err := s.exec(ctx, s.d, "complete", sqliteComplete, output, ms(now), f.RunID, f.Token, ms(now))
-		return store.LeaseChecked(n, err)
+		n, xerr := s.exec(ctx, s.d, "complete", sqliteComplete, output, ms(now), f.RunID, f.Token, ms(now))
+		err = store.LeaseChecked(n, xerr)
+	} else {
+		err = s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+			if err := s.AppendEntry(ctx, tx, f, *last, now); err != nil {
+				return err
+			}
+			n, err := s.exec(ctx, tx, "complete", sqliteComplete, output, ms(now), f.RunID, f.Token, ms(now))
+			return store.LeaseChecked(n, err)
+		})
 	}
-	return s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
-		if err := s.AppendEntry(ctx, tx, f, *last, now); err != nil {
-			return err
-		}
-		n, err := s.exec(ctx, tx, "complete", sqliteComplete, output, ms(now), f.RunID, f.Token, ms(now))
-		return store.LeaseChecked(n, err)
-	})
+	if err == nil {
+		s.finished(ctx, f.RunID)
+	}
+	return err
 }
 
 // CompleteAndClaim completes, then claims: two statements (SQLite has no
@@ -397,7 +403,10 @@ func (s *Store) Fail(ctx context.Context, f store.Fence, lastError string, backo
 		status = store.StatusDead
 	}
 	n, err := s.exec(ctx, s.d, "fail", sqliteFail, string(status), lastError, ms(now.Add(backoff)), ms(now), f.RunID, f.Token)
-	return store.LeaseChecked(n, err)
+	if err = store.LeaseChecked(n, err); err == nil && dead {
+		s.finished(ctx, f.RunID)
+	}
+	return err
 }
 
 const sqliteRelease = `
@@ -523,6 +532,9 @@ func (s *Store) CancelRun(ctx context.Context, runID string, now time.Time) (boo
 		_, err = s.exec(ctx, tx, "cancel", sqliteCancelChildren, string(ids), ms(now))
 		return err
 	})
+	if err == nil && n == 1 {
+		s.finished(ctx, runID)
+	}
 	return n == 1, err
 }
 
