@@ -68,6 +68,9 @@ type Ctx struct {
 	misuse *task.Error
 	// halt is a step task's request to stop the program (guard.go).
 	halt error
+	// replaying is set by a replay (replay.go): the first operation past
+	// the journal's end stops the body before it touches the store.
+	replaying bool
 }
 
 func newCtx(e *Engine, cl store.Claimed, token string, journal []JournalEntry) *Ctx {
@@ -159,6 +162,10 @@ func (c *Ctx) check(id string, kinds []EntryKind) (*JournalEntry, error) {
 	}
 	if c.seen[id] {
 		return nil, duplicateStep(c.f.RunID, id)
+	}
+	if c.cursor >= len(c.journal) && c.replaying {
+		c.crashed = frontierReached(c.f.RunID, id)
+		return nil, c.crashed
 	}
 	if c.cursor >= len(c.journal) {
 		c.inStep = id // fresh: in flight until the caller's finish
