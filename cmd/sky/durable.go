@@ -29,7 +29,7 @@ import (
 func init() {
 	register(&command{
 		name:    "durable",
-		usage:   "sky durable ls|show|signal|signals|cancel|retry|release|compact|fork|rewind|diff|replay|stats|ui|worker|schedules|schedule",
+		usage:   "sky durable ls|show|signal|signals|cancel|retry|release|compact|fork|rewind|diff|export|replay|stats|ui|worker|schedules|schedule",
 		summary: "inspect and operate durable runs (sky durable help)",
 		run:     runDurable,
 	})
@@ -51,7 +51,11 @@ const durableUsage = `Usage:
                                               (a new run with ID's history before STEP; --set: STEP's result replaced)
   sky durable rewind ID --to STEP             (a finished run back to STEP, in place)
   sky durable diff A B [--json]               (two runs' journals, position by position)
-  sky durable replay [--workflow W] FILE      (pre-deploy check: replay unfinished runs against FILE)
+  sky durable export [--status S ...] [--workflow W] > runs.jsonl
+                                              (the runs in flight, one JSON line each, for replay --from)
+  sky durable replay [--from runs.jsonl] [--workflow W] [--json] FILE
+                                              (deploy gate: a verdict per run in flight against FILE;
+                                               exit 1 when one is incompatible)
   sky durable stats [--json]
   sky durable worker [--concurrency N] [--tick 1s] [--stop-timeout 10s] FILE
                                               (run the workflows FILE defines until SIGTERM)
@@ -82,6 +86,7 @@ var durableOps = map[string]durableOp{
 	"compact": {0, "", durableCompact},
 	"signals": {0, "", durableSignals},
 	"replay":  {1, "FILE", durableReplay},
+	"export":  {0, "", durableExport},
 	"stats":   {0, "", durableStats},
 	"ui":      {0, "", durableUI},
 	"release": {1, "ID", durableRelease},
@@ -122,6 +127,8 @@ type durableFlags struct {
 	file              string
 	// fork, rewind: their flags (durable_fork.go).
 	travel timeTravel
+	// export, replay: their flags (durable_export.go).
+	gate gateFlags
 	// warn receives notes that are not errors (stderr).
 	warn io.Writer
 }
@@ -157,6 +164,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	if args[0] == "replay" {
 		fs.StringVar(&f.workflow, "workflow", "", "only runs of this workflow")
 	}
+	gateFlagsFor(args[0], fs, &f)
 	if args[0] == "ui" {
 		fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to serve on; anything but loopback needs --token")
 		fs.StringVar(&f.token, "token", "", "token every request must carry (default $"+uiTokenEnv+")")
@@ -214,6 +222,9 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 			fmt.Fprintf(s.stderr, "sky durable ui: %v\n", err)
 			return exitNoBuild
 		}
+	}
+	if args[0] == "replay" && f.gate.from != "" {
+		return replayOffline(ctx, &f, pos, s)
 	}
 	start := ""
 	if args[0] == "replay" {

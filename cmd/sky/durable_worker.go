@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"skydurable/runtime/durable"
 	"skydurable/runtime/task"
@@ -45,7 +46,7 @@ func durableWorker(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 		Hints:  durable.HintSettingsFromEnv(os.Getenv),
 		Report: func(msg string) { fmt.Fprintln(f.warn, "sky durable worker: "+msg) },
 	}
-	fmt.Fprintf(out, "worker %s: running %s (concurrency %d); stop with SIGTERM or Ctrl-C\n", w.WorkerID(), workflowNames(defs, ""), f.concurrency)
+	fmt.Fprintf(out, "worker %s: running %s (concurrency %d); stop with SIGTERM or Ctrl-C\n", w.WorkerID(), strings.Join(workflowNames(defs, ""), ", "), f.concurrency)
 	st, err := w.Work(ctx, defs, opts)
 	if err != nil {
 		return err
