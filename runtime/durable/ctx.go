@@ -38,8 +38,10 @@ type Ctx struct {
 	// (nested in a step's task, or in parallel) is refused.
 	inStep string
 	// last is the id of the last durable operation the body reached (for
-	// logs: where a run failed, suspended or lost its lease).
-	last string
+	// logs: where a run failed, suspended or lost its lease), lastKind its
+	// kind (the first it may be journalled as).
+	last     string
+	lastKind EntryKind
 	// pending is the entry of the last fresh plain step, already in the
 	// in-memory journal but not yet written. It is written before the
 	// body's next durable operation starts (enter), or in the statement
@@ -133,7 +135,7 @@ func (c *Ctx) enter(ctx context.Context, id string, kinds ...EntryKind) (*Journa
 func (c *Ctx) check(id string, kinds []EntryKind) (*JournalEntry, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.last = id
+	c.last, c.lastKind = id, kinds[0]
 	if c.crashed != nil {
 		return nil, c.crashed
 	}

@@ -91,7 +91,7 @@ func (re *Engine) replay(ctx context.Context, w Workflow, r Run, journal []Journ
 	_ = lazy.Rollback(ctx)
 
 	c.mu.Lock()
-	cursor, asked := c.cursor, c.last
+	cursor, asked, askedKind := c.cursor, c.last, c.lastKind
 	c.mu.Unlock()
 	switch {
 	case c.crashedErr() != nil, IsSuspend(err):
@@ -105,22 +105,11 @@ func (re *Engine) replay(ctx context.Context, w Workflow, r Run, journal []Journ
 	switch {
 	case errors.Is(err, ErrNonDeterminism) && cursor < len(journal) && journal[cursor].StepID != asked:
 		d.Position, d.Asked, d.Recorded = cursor+1, asked, journal[cursor]
-		d.AskedKind = askedKind(asked)
+		d.AskedKind = askedKind
 	case errors.Is(err, ErrBadJournal) && cursor > 0:
 		// The entry that does not decode is the one just replayed.
 		d.Position, d.Asked, d.Recorded = cursor, asked, journal[cursor-1]
 		d.AskedKind = journal[cursor-1].Kind
 	}
 	return d
-}
-
-// askedKind guesses the kind of the operation a body asked for from its id
-// (the engine names waits "sleep:…", "signal:…", "deadline:…").
-func askedKind(id string) EntryKind {
-	for _, k := range []EntryKind{KindSleep, KindSignal, KindDeadline} {
-		if len(id) > len(k) && id[:len(k)+1] == string(k)+":" {
-			return k
-		}
-	}
-	return KindStep
 }
