@@ -86,9 +86,9 @@ func (g *Gate) Defines(workflow string) bool {
 	return ok
 }
 
-// Check gives run r, with its journal, a verdict. r's workflow must be one
-// the gate defines (Defines); a run of another workflow is Incompatible with
-// no version to keep.
+// Check gives run r, with its journal, a verdict. Callers check only runs
+// of workflows the gate defines (Defines); a run of another workflow would
+// be Incompatible, Missing its version (the gate "has none").
 func (g *Gate) Check(ctx context.Context, r Run, journal []JournalEntry) Finding {
 	f := Finding{Run: r, Has: sortedVersions(g.reg.byName[r.Workflow])}
 	v := max(r.Version, 1)
