@@ -29,7 +29,7 @@ import (
 func init() {
 	register(&command{
 		name:    "durable",
-		usage:   "sky durable ls|show|signal|signals|cancel|retry|release|compact|fork|rewind|diff|replay|stats|ui|worker|schedules|schedule",
+		usage:   "sky durable ls|show|signal|signals|cancel|retry|release|compact|fork|rewind|diff|export|replay|stats|ui|worker|schedules|schedule",
 		summary: "inspect and operate durable runs (sky durable help)",
 		run:     runDurable,
 	})
@@ -55,7 +55,11 @@ const durableUsage = `Usage:
                                               (a new run with ID's history before STEP; --set: STEP's result replaced)
   sky durable rewind ID --to STEP             (a finished run back to STEP, in place)
   sky durable diff A B [--json]               (two runs' journals, position by position)
-  sky durable replay [--workflow W] FILE      (pre-deploy check: replay unfinished runs against FILE)
+  sky durable export [--status S ...] [--workflow W] > runs.jsonl
+                                              (the runs in flight, one JSON line each, for replay --from)
+  sky durable replay [--from runs.jsonl] [--workflow W] [--json] FILE
+                                              (deploy gate: a verdict per run in flight against FILE;
+                                               exit 1 when one is incompatible)
   sky durable stats [--json]
   sky durable worker [--concurrency N] [--tick 1s] [--stop-timeout 10s] FILE
                                               (run the workflows FILE defines until SIGTERM)
@@ -86,6 +90,7 @@ var durableOps = map[string]durableOp{
 	"compact": {0, "", durableCompact},
 	"signals": {0, "", durableSignals},
 	"replay":  {1, "FILE", durableReplay},
+	"export":  {0, "", durableExport},
 	"stats":   {0, "", durableStats},
 	"ui":      {0, "", durableUI},
 	"release": {1, "ID", durableRelease},
@@ -128,6 +133,8 @@ type durableFlags struct {
 	travel timeTravel
 	// retry, cancel, release with filters (durable_bulk.go).
 	bulk bulkFlags
+	// export, replay: their flags (durable_export.go).
+	gate gateFlags
 	// warn receives notes that are not errors (stderr).
 	warn io.Writer
 }
@@ -166,6 +173,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 	if _, ok := bulkVerbs[args[0]]; ok {
 		addBulkFlags(fs, &f.bulk, args[0])
 	}
+	gateFlagsFor(args[0], fs, &f)
 	if args[0] == "ui" {
 		fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to serve on; anything but loopback needs --token")
 		fs.StringVar(&f.token, "token", "", "token every request must carry (default $"+uiTokenEnv+", which ps does not show)")
@@ -233,6 +241,9 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 			return exitNoBuild
 		}
 	}
+	if args[0] == "replay" && f.gate.from != "" {
+		return replayOffline(ctx, &f, pos, s)
+	}
 	start := ""
 	if args[0] == "replay" {
 		start = pos[0]
@@ -254,9 +265,15 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 		setup = e.CheckSchema
 	}
 	if err := setup(ctx); err != nil {
-		if errors.Is(err, durable.ErrNoSchema) && args[0] == "ls" {
-			fmt.Fprintln(s.stdout, "no runs (the database has no durable tables yet)")
-			return exitOK
+		if errors.Is(err, durable.ErrNoSchema) {
+			switch args[0] {
+			case "ls":
+				fmt.Fprintln(s.stdout, "no runs (the database has no durable tables yet)")
+				return exitOK
+			case "export", "replay": // nothing in flight: nothing to export or check
+				fmt.Fprintf(s.stderr, "note: the database has no durable tables yet: no runs to %s\n", args[0])
+				return exitOK
+			}
 		}
 		fmt.Fprintf(s.stderr, "sky durable: %v\n", err)
 		return exitFailure
@@ -297,7 +314,8 @@ const durableStatementTimeout = 30 * time.Second
 // read-only and never create or migrate the tables (Engine.CheckSchema
 // instead of Setup), so inspecting a database changes nothing in it. `ui
 // --read-only` is one too.
-var readOnlyOps = map[string]bool{"ls": true, "show": true, "stats": true, "signals": true, "schedules": true, "diff": true}
+var readOnlyOps = map[string]bool{"ls": true, "show": true, "stats": true, "signals": true, "schedules": true, "diff": true,
+	"export": true, "replay": true}
 
 // openDurableDB opens --db, or what Db.connect would open in the project
 // of start (the program of `replay`, else the working directory: the

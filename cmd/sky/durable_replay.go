@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"skydurable/runtime/durable"
@@ -12,11 +13,11 @@ import (
 	skydurable "skydurable/stdlib/durable"
 )
 
-// durableReplay is `sky durable replay [--workflow W] FILE`, the pre-deploy
-// check: load the program FILE (the new code), replay the journal of every
-// unfinished run of its workflows against it without executing effects, and
-// print each run that would fail the determinism check. It fails (exit 1)
-// when one would.
+// durableReplay is `sky durable replay [--from RUNS] [--workflow W] [--json]
+// FILE`, the deploy gate: load the program FILE (the new code), give every
+// run in flight of its workflows (from the database, or from an export file)
+// a verdict (durable.Gate), print each run that is not compatible and a
+// summary. It fails (exit 1) when a run is incompatible.
 func durableReplay(ctx context.Context, e *durable.Engine, f *durableFlags, a []string, out io.Writer) error {
 	_, proj, err := findProgram(a)
 	if err != nil {
@@ -38,31 +39,124 @@ func durableReplay(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 			return err
 		}
 	}
-	rep, err := e.ReplayUnfinished(ctx, defs, f.workflow)
+	rep := gateReport{counts: map[durable.Verdict]int{}, skipped: map[string]int{}}
+	g, err := e.Gate(defs)
 	if err != nil {
 		return err
 	}
-	for _, d := range rep.Diverged {
-		fmt.Fprintln(out, view.SafeText(d.String()))
+	check := func(r durable.Run, journal []durable.JournalEntry) error {
+		switch {
+		case f.workflow != "" && r.Workflow != f.workflow:
+		case !g.Defines(r.Workflow):
+			rep.skipped[r.Workflow]++
+		default:
+			fd := g.Check(ctx, r, journal)
+			rep.counts[fd.Verdict]++
+			if fd.Verdict == durable.Compatible {
+				return nil
+			}
+			if f.json {
+				rep.findings = append(rep.findings, findingJSON(fd))
+			} else {
+				fmt.Fprintln(out, view.SafeText(fd.String()))
+			}
+		}
+		return nil
 	}
-	for _, r := range rep.Skipped {
-		fmt.Fprintf(f.warn, "note: run %q is version %d of %s, which %s does not register; not replayed (under PinToStart a worker with version %d must finish it)\n",
-			r.ID, r.Version, view.Safe(r.Workflow), a[0], r.Version)
+	names := workflowNames(defs, f.workflow)
+	if f.gate.from != "" {
+		err = eachExported(f.gate.from, check)
+	} else {
+		for _, name := range names {
+			if err = e.EachRun(ctx, nil, name, check); err != nil {
+				break
+			}
+		}
 	}
-	summary := fmt.Sprintf("replayed %d unfinished %s of %s", rep.Replayed, plural(rep.Replayed, "run", "runs"), workflowNames(defs, f.workflow))
-	if len(rep.Diverged) > 0 {
-		return fmt.Errorf("%s: %d would fail the determinism check; hint: register the changed workflow as a new version (Durable.registerVersioned) and keep the old one until its runs finish",
-			summary, len(rep.Diverged))
+	if err != nil {
+		return err
 	}
-	fmt.Fprintln(out, summary+": every journal replays")
+	total := 0
+	for _, n := range rep.counts {
+		total += n
+	}
+	if f.json {
+		if err := writeJSON(out, map[string]any{"program": a[0], "counts": rep.countsJSON(), "skipped": rep.skipped, "runs": rep.findings}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(out, "checked %d %s of %s against %s: %s\n", total, plural(total, "run", "runs"), view.Safe(strings.Join(names, ", ")), a[0], rep.summary())
+	}
+	if len(rep.skipped) > 0 {
+		fmt.Fprintf(f.warn, "note: not checked, their workflows are not in %s: %s\n", a[0], view.Safe(rep.skippedText()))
+	}
+	if n := rep.counts[durable.Incompatible]; n > 0 {
+		return fmt.Errorf("%d %s incompatible with %s; hint: register the changed workflow as a new version (Durable.registerVersioned) and keep the old one until its runs finish",
+			n, plural(n, "run is", "runs are"), a[0])
+	}
 	return nil
 }
 
-// workflowNames names the workflows of defs (only, when set), quoted for a
-// terminal (view.Safe).
-func workflowNames(defs []durable.Workflow, only string) string {
+// gateReport gathers the verdicts of one replay.
+type gateReport struct {
+	counts   map[durable.Verdict]int
+	skipped  map[string]int // runs of workflows the program does not define, by workflow
+	findings []map[string]any
+}
+
+// summary is "2 compatible, 1 needs-version, 0 incompatible".
+func (r gateReport) summary() string {
+	parts := make([]string, len(durable.Verdicts))
+	for i, v := range durable.Verdicts {
+		parts[i] = fmt.Sprintf("%d %s", r.counts[v], v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (r gateReport) countsJSON() map[string]int {
+	m := map[string]int{}
+	for _, v := range durable.Verdicts {
+		m[string(v)] = r.counts[v]
+	}
+	return m
+}
+
+func (r gateReport) skippedText() string {
+	names := make([]string, 0, len(r.skipped))
+	for name := range r.skipped {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for i, name := range names {
+		names[i] = fmt.Sprintf("%d %s of %s", r.skipped[name], plural(r.skipped[name], "run", "runs"), name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// findingJSON is a finding as `replay --json` prints it.
+func findingJSON(fd durable.Finding) map[string]any {
+	m := map[string]any{"id": fd.Run.ID, "workflow": fd.Run.Workflow, "version": fd.Run.Version, "status": fd.Run.Status,
+		"verdict": fd.Verdict, "reason": fd.String()}
+	if fd.Keep > 0 {
+		m["keep"] = fd.Keep
+	}
+	if fd.Missing {
+		m["missing"] = true
+	}
+	if d := fd.Divergence; d != nil && d.Position > 0 {
+		m["position"] = d.Position
+		m["recorded"] = map[string]any{"kind": d.Recorded.Kind, "step": d.Recorded.StepID}
+		if d.Asked != "" {
+			m["asked"] = map[string]any{"kind": d.AskedKind, "step": d.Asked}
+		}
+	}
+	return m
+}
+
+// workflowNames are the distinct names of defs, or only.
+func workflowNames(defs []durable.Workflow, only string) []string {
 	if only != "" {
-		return view.Safe(only)
+		return []string{only}
 	}
 	seen := map[string]bool{}
 	var names []string
@@ -72,7 +166,7 @@ func workflowNames(defs []durable.Workflow, only string) string {
 			names = append(names, w.Name)
 		}
 	}
-	return view.Safe(strings.Join(names, ", "))
+	return names
 }
 
 func plural(n int, one, many string) string {

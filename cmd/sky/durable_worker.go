@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"skydurable/runtime/durable"
+	"skydurable/runtime/durable/view"
 	"skydurable/runtime/task"
 	skydurable "skydurable/stdlib/durable"
 )
@@ -45,7 +47,7 @@ func durableWorker(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 		Hints:  durable.HintSettingsFromEnv(os.Getenv),
 		Report: func(msg string) { fmt.Fprintln(f.warn, "sky durable worker: "+msg) },
 	}
-	fmt.Fprintf(out, "worker %s: running %s (concurrency %d); stop with SIGTERM or Ctrl-C\n", w.WorkerID(), workflowNames(defs, ""), f.concurrency)
+	fmt.Fprintf(out, "worker %s: running %s (concurrency %d); stop with SIGTERM or Ctrl-C\n", w.WorkerID(), view.Safe(strings.Join(workflowNames(defs, ""), ", ")), f.concurrency)
 	st, err := w.Work(ctx, defs, opts)
 	if err != nil {
 		return err

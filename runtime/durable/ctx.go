@@ -39,8 +39,10 @@ type Ctx struct {
 	// (nested in a step's task, or in parallel) is refused.
 	inStep string
 	// last is the id of the last durable operation the body reached (for
-	// logs: where a run failed, suspended or lost its lease).
-	last string
+	// logs: where a run failed, suspended or lost its lease), lastKind its
+	// kind (the first it may be journalled as).
+	last     string
+	lastKind EntryKind
 	// pending is the entry of the last fresh plain step, already in the
 	// in-memory journal but not yet written. It is written before the
 	// body's next durable operation starts (enter), or in the statement
@@ -69,6 +71,9 @@ type Ctx struct {
 	misuse *task.Error
 	// halt is a step task's request to stop the program (guard.go).
 	halt error
+	// replaying is set by a replay (replay.go): the first operation past
+	// the journal's end stops the body before it touches the store.
+	replaying bool
 }
 
 func newCtx(e *Engine, cl store.Claimed, token string, journal []JournalEntry) *Ctx {
@@ -131,7 +136,7 @@ func (c *Ctx) enter(ctx context.Context, id string, kinds ...EntryKind) (*Journa
 func (c *Ctx) check(id string, kinds []EntryKind) (*JournalEntry, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.last = id
+	c.last, c.lastKind = id, kinds[0]
 	if c.crashed != nil {
 		return nil, c.crashed
 	}
@@ -163,6 +168,10 @@ func (c *Ctx) check(id string, kinds []EntryKind) (*JournalEntry, error) {
 	}
 	if c.seen[id] {
 		return nil, duplicateStep(c.f.RunID, id)
+	}
+	if c.cursor >= len(c.journal) && c.replaying {
+		c.crashed = frontierReached(c.f.RunID, id)
+		return nil, c.crashed
 	}
 	if c.cursor >= len(c.journal) {
 		c.inStep = id // fresh: in flight until the caller's finish

@@ -125,9 +125,9 @@ func (e *Engine) CompactOlderThan(ctx context.Context, olderThan time.Duration, 
 }
 
 // describeVersions renders the versions a worker has of one workflow.
-func describeVersions(vs map[int]Workflow) string {
+func describeVersions(vs []int) string {
 	s := ""
-	for _, v := range sortedVersions(vs) {
+	for _, v := range vs {
 		if s != "" {
 			s += ", "
 		}

@@ -2,6 +2,7 @@ package durable
 
 import (
 	"context"
+	"sort"
 	"strings"
 	"testing"
 
@@ -99,22 +100,56 @@ func TestReplay(t *testing.T) {
 			}
 		})
 
-		t.Run("every unfinished run", func(t *testing.T) {
-			v2 := stepsThenSignal(newCounter(), false, "charge", "reserve").Versioned(2)
-			h.start(v2, "r3", "r3") // version 2 is not in the defs below: skipped
-			rep, err := h.e.ReplayUnfinished(h.ctx, []Workflow{stepsThenSignal(newCounter(), false, "charge", "reserve").Erase()}, "")
-			if err != nil {
-				t.Fatal(err)
+		t.Run("the gate's verdict on every run in flight", func(t *testing.T) {
+			reordered := stepsThenSignal(newCounter(), false, "charge", "reserve")
+			v2 := reordered.Versioned(2)
+			h.start(v2, "r3", "r3")
+			cases := []struct {
+				name string
+				defs []Workflow
+				want string // the verdict of r1, then of r3
+			}{
+				{"reordered in place", []Workflow{reordered.Erase()},
+					`incompatible run "r1" (workflow order version 1): at journal position 1 the new code asks for step "charge" but the journal recorded step "reserve"` +
+						"\n" + `incompatible run "r3" (workflow order version 2): the new code does not register version 2 of order (it has 1); keep version 2 registered`},
+				{"reordered as version 2, version 1 kept", []Workflow{old.Erase(), v2.Erase()},
+					`needs-version run "r1" (workflow order version 1): keep version 1 registered until the run finishes: its journal replays on version 1, and the newest version is 2` +
+						"\n" + `compatible run "r3" (workflow order version 2): its journal replays`},
+				{"version 1 kept, edited in place", []Workflow{reordered.Erase(), v2.Erase()},
+					`incompatible run "r1" (workflow order version 1): at journal position 1` +
+						"\n" + `compatible run "r3"`},
 			}
-			if rep.Replayed != 1 || len(rep.Diverged) != 1 || rep.Diverged[0].Run.ID != "r1" || rep.Diverged[0].Position != 1 {
-				t.Errorf("replayed %d, diverged %v, want r1 alone diverging at position 1 (r2 is done)", rep.Replayed, rep.Diverged)
+			for _, tc := range cases {
+				g, err := h.e.Gate(tc.defs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var found []Finding
+				err = h.e.EachRun(h.ctx, nil, "order", func(r Run, j []JournalEntry) error {
+					found = append(found, g.Check(h.ctx, r, j))
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				sort.Slice(found, func(i, j int) bool { return found[i].Run.ID < found[j].Run.ID }) // r1, r3 (r2 is done: not in flight)
+				var got []string
+				for _, f := range found {
+					got = append(got, f.String())
+				}
+				want := strings.Split(tc.want, "\n")
+				if len(got) != len(want) {
+					t.Fatalf("%s: findings %q, want %d", tc.name, got, len(want))
+				}
+				for i := range want {
+					if !strings.HasPrefix(got[i], want[i]) {
+						t.Errorf("%s: finding %q, want it to start with %q", tc.name, got[i], want[i])
+					}
+				}
 			}
-			if len(rep.Skipped) != 1 || rep.Skipped[0].ID != "r3" {
-				t.Errorf("skipped %v, want r3 (version 2)", rep.Skipped)
-			}
-			rep, err = h.e.ReplayUnfinished(h.ctx, []Workflow{old.Erase()}, "other")
-			if err != nil || rep.Replayed != 0 {
-				t.Errorf("a filter on another workflow replayed %d (%v), want 0", rep.Replayed, err)
+			n := 0
+			if err := h.e.EachRun(h.ctx, nil, "other", func(Run, []JournalEntry) error { n++; return nil }); err != nil || n != 0 {
+				t.Errorf("a filter on another workflow visited %d runs (%v), want 0", n, err)
 			}
 		})
 		// The replays changed nothing.

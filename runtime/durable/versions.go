@@ -106,5 +106,5 @@ func sortedVersions(vs map[int]Workflow) []int {
 func versionMissing(name string, version int, has map[int]Workflow) string {
 	return fmt.Sprintf("workflow %s version %d is not registered in this worker (it has %s); "+
 		"hint: deploy a worker that registers version %d (Durable.registerVersioned), or poll with PinToStart so such runs wait for one",
-		name, version, describeVersions(has), version)
+		name, version, describeVersions(sortedVersions(has)), version)
 }
