@@ -49,13 +49,19 @@ type retention struct {
 }
 
 // due reports whether this engine should ask for the retention turn at
-// now, and if so moves its next ask on.
+// now, and if so moves its next ask on. The first ask comes one period
+// after the engine's first poll: starting a worker (or a short program)
+// costs no retention work.
 func (r *retention) due(now time.Time) bool {
 	if r.runs <= 0 && r.orphans <= 0 {
 		return false
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.next.IsZero() {
+		r.next = now.Add(RetentionEvery)
+		return false
+	}
 	if now.Before(r.next) {
 		return false
 	}

@@ -41,8 +41,14 @@ func TestRetentionCompactsFinishedRunsOncePerCluster(t *testing.T) {
 		h.signal("recent", "go", `"!"`)
 		h.drain(h.e, defs...)
 
-		// A's poll takes the cluster's turn and does the work; B's, in the
-		// same period, finds the turn taken.
+		// A's polls: the first starts its period (an engine does no
+		// retention work at its first poll: TestRoundTrips counts it), one a
+		// period later takes the cluster's turn and does the work; B's, in
+		// the same period, finds the turn taken.
+		if _, err := a.PollWith(h.ctx, defs, PollOptions{MaxRuns: 1}); err != nil {
+			t.Fatal(err)
+		}
+		h.clock.Advance(RetentionEvery)
 		if _, err := a.PollWith(h.ctx, defs, PollOptions{MaxRuns: 1}); err != nil {
 			t.Fatal(err)
 		}

@@ -61,11 +61,8 @@ func TestTracingAddsNoStatement(t *testing.T) {
 		if err := durable.New(d, durable.Options{}).Setup(ctx); err != nil {
 			t.Fatal(err)
 		}
-		// No retention work (a cluster-wide turn: only the first engine
-		// would take it).
-		const keep = -1
-		off := ops("off", durable.Options{OrphanSignalTTL: keep})
-		on := ops("on", durable.Options{TracerProvider: tp, MeterProvider: mp, OrphanSignalTTL: keep})
+		off := ops("off", durable.Options{})
+		on := ops("on", durable.Options{TracerProvider: tp, MeterProvider: mp})
 		if !slices.Equal(off, on) {
 			t.Errorf("statements with tracing off %v, on %v; want the same", off, on)
 		}
