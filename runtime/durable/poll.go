@@ -189,7 +189,7 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 		if cl.LastError != "" {
 			msg += "; last error: " + cl.LastError
 		}
-		return true, e.finish(ctx, log, f, e.store.Fail(ctx, f, msg, 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg)
+		return true, e.finish(ctx, log, f, e.store.Fail(ctx, f, msg, "", 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg)
 	}
 
 	journal := cl.Journal
@@ -285,7 +285,7 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 	}
 	if IsPermanent(bodyErr) {
 		msg += " (a permanent error: the run is not retried)"
-		return true, e.finish(ctx, log, f, e.store.Fail(ctx, f, msg, 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg, "step", c.at())
+		return true, e.finish(ctx, log, f, e.store.Fail(ctx, f, msg, c.at(), 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg, "step", c.at())
 	}
 	return true, e.failAttempt(ctx, log, f, cl, policy, msg, c.at())
 }
@@ -315,10 +315,10 @@ func (e *Engine) completeAndClaim(ctx context.Context, log *slog.Logger, c *Ctx,
 // the attempts are used up.
 func (e *Engine) failAttempt(ctx context.Context, log *slog.Logger, f store.Fence, cl store.Claimed, policy RetryPolicy, msg, step string) error {
 	if cl.Attempts >= policy.MaxAttempts {
-		return e.finish(ctx, log, f, e.store.Fail(ctx, f, msg, 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg, "step", step)
+		return e.finish(ctx, log, f, e.store.Fail(ctx, f, msg, step, 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg, "step", step)
 	}
 	backoff := policy.Backoff(cl.Attempts, e.randFloat())
-	return e.finish(ctx, log, f, e.store.Fail(ctx, f, msg, backoff, false, e.now()), slog.LevelWarn,
+	return e.finish(ctx, log, f, e.store.Fail(ctx, f, msg, step, backoff, false, e.now()), slog.LevelWarn,
 		"durable attempt failed", "error", msg, "backoff", backoff, "step", step)
 }
 

@@ -275,7 +275,7 @@ func TestBatchedClaimOnPostgres(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := s.Fail(ctx, store.Fence{RunID: "retried", Token: "old"}, "boom", 0, false, now); err != nil {
+	if err := s.Fail(ctx, store.Fence{RunID: "retried", Token: "old"}, "boom", "", 0, false, now); err != nil {
 		t.Fatal(err)
 	}
 	start("fresh")
