@@ -309,6 +309,7 @@ func (c *Ctx) suspend(ctx context.Context, wakeAt time.Time, signal, why string)
 	if err := c.fenced(c.e.store.Suspend(ctx, c.f, wakeAt, signal, c.e.now())); err != nil {
 		return err
 	}
+	spanEvent(ctx, store.EventSuspended, c.e.worker, store.SuspendDetail(wakeAt, signal), "")
 	return c.parked(why, "wake_at", wakeAt, "signal", signal)
 }
 

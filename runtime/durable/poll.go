@@ -169,6 +169,7 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 	}
 	ctx, att := e.tel.startAttempt(ctx, cl)
 	defer att.end(ctx)
+	spanEvent(ctx, store.EventClaimed, e.worker, "", "")
 	f := store.Fence{RunID: cl.ID, Token: token}
 	log := e.log.With("run", cl.ID, "workflow", cl.Workflow, "attempt", cl.Attempts, "worker", e.worker)
 	log.Info("durable run claimed", "version", cl.Version)
@@ -220,6 +221,7 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 		return true, nil
 	case lost:
 		att.outcome = "lease_lost"
+		spanEvent(ctx, eventLeaseLost, e.worker, "", c.at())
 		e.deadlines.leaseLost()
 		log.Warn("durable lease lost: another worker owns the run now, or it was cancelled or timed out; stopping", "step", c.at())
 		return true, nil
@@ -270,6 +272,7 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 		defer cancel()
 		switch err := e.store.Release(rctx, f, e.now()); {
 		case err == nil:
+			spanEvent(ctx, store.EventReleased, e.worker, "", c.at())
 			log.Info("durable run released: the worker is stopping; it is due again at once", "step", c.at())
 		case !IsLeaseLost(err):
 			log.Warn("durable run not released; it is resumed when its lease expires", "step", c.at(), "error", errText(err))
@@ -327,6 +330,7 @@ func (e *Engine) failAttempt(ctx context.Context, log *slog.Logger, f store.Fenc
 func (e *Engine) finish(ctx context.Context, log *slog.Logger, f store.Fence, err error, level slog.Level, event string, attrs ...any) error {
 	if IsLeaseLost(err) {
 		setOutcome(ctx, "lease_lost")
+		spanEvent(ctx, eventLeaseLost, e.worker, "", attrOf(attrs, "step"))
 		e.deadlines.leaseLost()
 		log.Warn("durable lease lost: another worker owns the run now, or it was cancelled or timed out; its outcome is not recorded", attrs...)
 		return nil
@@ -335,6 +339,12 @@ func (e *Engine) finish(ctx context.Context, log *slog.Logger, f store.Fence, er
 		return err
 	}
 	setOutcome(ctx, outcomeOf[event])
+	switch k := finishEvent[event]; k {
+	case store.EventDone:
+		spanEvent(ctx, k, e.worker, "", "")
+	case store.EventFailed, store.EventDead:
+		spanEvent(ctx, k, e.worker, attrOf(attrs, "error"), attrOf(attrs, "step"))
+	}
 	log.Log(ctx, level, event, attrs...)
 	return nil
 }
