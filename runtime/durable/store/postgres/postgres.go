@@ -197,7 +197,8 @@ func pgClaimWhere(pick string, n int) string {
 // pgClaimStatement is the claim statement after head (the WITH clause up to
 // and including the clock CTE, and any CTEs to run before the claim), with
 // the extra condition also on the run to pick and extra rows (UNION ALL ...)
-// in the result.
+// in the result. It records the claim in the run's history (pgClaimHistory,
+// CTEs after "claimed": keep changes to the pick apart from them).
 func pgClaimStatement(head, also, extra, pick string, n int) string {
 	batch := n > 1
 	limit, token, source := "1", "?", "picked"
