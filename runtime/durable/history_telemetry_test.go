@@ -84,7 +84,7 @@ func TestHistoryEventsAreSpanEvents(t *testing.T) {
 func eventText(e sdktrace.Event) string {
 	s := e.Name
 	for _, kv := range e.Attributes {
-		s += fmt.Sprintf(" %s=%s", kv.Key, kv.Value.Emit())
+		s += fmt.Sprintf(" %s=%s", kv.Key, kv.Value.String())
 	}
 	return s
 }
