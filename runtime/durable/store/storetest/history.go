@@ -79,6 +79,26 @@ func init() {
 				f.t.Errorf("the history of no run = %v, want none", h)
 			}
 		}},
+		storeCase{"HistoryRecordsForkAndRewind", func(f *fixture) {
+			op := store.WithActor(f.ctx, "ann@box via sky durable")
+			cut := f.history() // run "r", done by worker-A
+			t1, t2 := T0.Add(time.Minute), T0.Add(2*time.Minute)
+			if child, err := f.s.ForkRun(op, store.Fork{Cut: cut, NewID: "f"}, t1); err != nil || child != "" {
+				f.t.Fatalf("ForkRun = %q, %v", child, err)
+			}
+			// A fork's history starts at the fork: the source's is not copied.
+			f.wantHistory("f", []store.Event{{Pos: 1, At: t1, Kind: store.EventForked, Actor: "ann@box via sky durable", Detail: "r", Step: "b"}})
+			if ok, child, err := f.s.RewindRun(op, cut, t2); err != nil || !ok || child != "" {
+				f.t.Fatalf("RewindRun = %v, %q, %v", ok, child, err)
+			}
+			h := f.runHistory("r")
+			if len(h) != 2 || h[0].Kind != store.EventDone || h[0].Actor != "worker-A" {
+				f.t.Fatalf("history of the rewound run = %+v, want its completion then the rewind", h)
+			}
+			if diff := cmp.Diff(store.Event{Pos: 2, At: t2, Kind: store.EventRewound, Actor: "ann@box via sky durable", Step: "b"}, h[1]); diff != "" {
+				f.t.Errorf("the rewind's event (-want +got):\n%s", diff)
+			}
+		}},
 		storeCase{"HistoryKeepsTheFirstAndLastEventsAndGoesWithCompaction", func(f *fixture) {
 			f.insert("r", "w", 1, T0)
 			now := T0
