@@ -278,7 +278,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 		fmt.Fprintf(s.stderr, "sky durable: %v\n", err)
 		return exitFailure
 	}
-	if err := op.run(ctx, e, &f, pos, s.stdout); err != nil {
+	if err := op.run(withCLIActor(ctx), e, &f, pos, s.stdout); err != nil {
 		fmt.Fprintf(s.stderr, "sky durable %s: %s\n", args[0], view.SafeText(err.Error()))
 		if te := task.As(err); te.Kind == task.InvalidInput && (args[0] == "signal" || args[0] == "compact" || args[0] == "ui" || args[0] == "schedule" || f.bulk.filtered()) {
 			return exitNoBuild
@@ -421,10 +421,16 @@ func durableShow(ctx context.Context, e *durable.Engine, f *durableFlags, a []st
 	if err != nil {
 		return err
 	}
+	history, err := e.History(ctx, r.ID)
+	if err != nil {
+		return err
+	}
 	if f.json {
-		return writeJSON(out, map[string]any{"run": runJSON(r, held), "journal": journalJSON(journal), "signals": signalsJSON(signals, r.Status), "children": runsJSON(children, held)})
+		return writeJSON(out, map[string]any{"run": runJSON(r, held), "journal": journalJSON(journal), "signals": signalsJSON(signals, r.Status), "children": runsJSON(children, held),
+			"history": historyJSON(history)})
 	}
 	printRun(out, r, journal, signals, held, time.Now())
+	printHistory(out, history)
 	printSignals(out, signals, r.Status)
 	printChildren(out, r.ID, children, held, time.Now())
 	return nil

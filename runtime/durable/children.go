@@ -324,6 +324,7 @@ func (c *Ctx) awaitChildren(ctx context.Context, w store.ChildWait, why string) 
 	if err := c.fenced(c.e.store.AwaitChildren(ctx, c.f, w, c.e.now())); err != nil {
 		return err
 	}
+	spanEvent(ctx, store.EventSuspended, c.e.worker, w.Detail(), "")
 	return c.parked(why, "children", w.Marker())
 }
 

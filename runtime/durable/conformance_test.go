@@ -209,8 +209,8 @@ func TestGuarantee03FencingRejectsEveryWrite(t *testing.T) {
 			"suspend":        s.Suspend(h.ctx, f, now.Add(time.Hour), "", now),
 			"suspend-signal": s.Suspend(h.ctx, f, time.Time{}, "go", now),
 			"complete":       s.Complete(h.ctx, f, nil, `"x"`, now),
-			"fail":           s.Fail(h.ctx, f, "boom", time.Second, false, now),
-			"dead":           s.Fail(h.ctx, f, "boom", 0, true, now),
+			"fail":           s.Fail(h.ctx, f, "boom", "", time.Second, false, now),
+			"dead":           s.Fail(h.ctx, f, "boom", "", 0, true, now),
 		}
 		for name, err := range writes {
 			if !IsLeaseLost(err) {

@@ -157,6 +157,7 @@ func (c *Ctx) check(id string, kinds []EntryKind) (*JournalEntry, error) {
 			"durable run %q: a durable operation with an empty id; hint: give every step, sleep and signal wait an id that says what it is, e.g. \"charge\"", c.f.RunID)
 	}
 	if err := checkName("the id", id, fmt.Sprintf(" of a durable operation of run %q", c.f.RunID), "a step, sleep or signal wait id is printable text, e.g. \"charge\""); err != nil {
+		c.last = "" // not a step the store can name (the history's step)
 		return nil, err
 	}
 	if c.suspended {
@@ -322,6 +323,7 @@ func (c *Ctx) suspend(ctx context.Context, wakeAt time.Time, signal, why string)
 	if err := c.fenced(c.e.store.Suspend(ctx, c.f, wakeAt, signal, c.e.now())); err != nil {
 		return err
 	}
+	spanEvent(ctx, store.EventSuspended, c.e.worker, store.SuspendDetail(wakeAt, signal), "")
 	return c.parked(why, "wake_at", wakeAt, "signal", signal)
 }
 

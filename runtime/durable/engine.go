@@ -350,6 +350,7 @@ func (e *Engine) Retry(ctx context.Context, runID string) error {
 	ok, err := e.store.RetryRun(ctx, runID, e.now())
 	if err != nil || ok {
 		if ok {
+			operatorEvent(ctx, store.EventRetried, runID, "")
 			e.log.Info("durable run retried", "run", runID)
 		}
 		return err
@@ -375,6 +376,7 @@ func (e *Engine) Cancel(ctx context.Context, runID string) error {
 	ok, err := e.store.CancelRun(ctx, runID, e.now())
 	if err != nil || ok {
 		if ok {
+			operatorEvent(ctx, store.EventCancelled, runID, "")
 			e.log.Info("durable run cancelled", "run", runID)
 		}
 		return err

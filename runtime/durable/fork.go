@@ -88,6 +88,7 @@ func (e *Engine) Fork(ctx context.Context, runID, stepID string, opts ForkOption
 			"durable: cannot fork run %q at step %q: its child %q, started before the cut, has not finished; hint: the fork links the finished children it copies, so wait for it to finish, or fork from a step before it started",
 			runID, stepID, child), ErrRefused)
 	}
+	operatorEvent(ctx, store.EventForked, newID, runID)
 	e.log.Info("durable run forked", "run", runID, "step", stepID, "fork", newID, "set", opts.Set != "")
 	return newID, nil
 }
@@ -130,6 +131,7 @@ func (e *Engine) Rewind(ctx context.Context, runID, stepID string) error {
 	case !ok:
 		return e.refuse(ctx, runID, "rewind", "only done, failed, dead or cancelled runs can be rewound")
 	}
+	operatorEvent(ctx, store.EventRewound, runID, stepID)
 	e.log.Info("durable run rewound", "run", runID, "step", stepID, "removed", len(journal)-at)
 	return nil
 }

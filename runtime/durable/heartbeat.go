@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"skydurable/runtime/durable/store"
 )
 
 // DefaultHeartbeat is the short lease a worker renews while it holds a run:
@@ -71,6 +73,7 @@ func (e *Engine) Release(ctx context.Context, runID string) error {
 	ok, err := e.store.ReleaseRun(ctx, runID, e.now())
 	if err != nil || ok {
 		if ok {
+			operatorEvent(ctx, store.EventReleased, runID, "")
 			e.log.Info("durable run released by an operator", "run", runID)
 		}
 		return err

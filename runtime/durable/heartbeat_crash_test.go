@@ -14,6 +14,7 @@ import (
 
 	"skydurable/runtime/db/dbtest"
 	"skydurable/runtime/durable"
+	"skydurable/runtime/durable/store"
 )
 
 // heartbeatEnv is the crashEnvHeartbeat value for d ("" for none).
@@ -85,6 +86,15 @@ func TestCrashHeartbeatReclaim(t *testing.T) {
 			}
 			if keys := s.effectKeys(t); len(keys) != 2 || keys[0] != keys[1] {
 				t.Errorf("charges sent %v, want the same key twice", keys)
+			}
+			// The history names the killed worker the peer reclaimed the run from.
+			h, err := peer.History(context.Background(), "order-7")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(h) != 2 || h[0].Kind != store.EventReclaimed || h[0].Actor != "peer" || h[0].Attempt != 2 ||
+				h[0].Detail == "" || h[0].Detail == "peer" || h[1].Kind != store.EventDone || h[1].Actor != "peer" {
+				t.Errorf("history after the kill = %+v, want reclaimed by peer from the killed worker (attempt 2), then done by peer", h)
 			}
 		})
 	}

@@ -172,6 +172,7 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 	}
 	ctx, att := e.tel.startAttempt(ctx, cl)
 	defer att.end(ctx)
+	spanEvent(ctx, store.EventClaimed, e.worker, "", "")
 	f := store.Fence{RunID: cl.ID, Token: token}
 	log := e.log.With("run", cl.ID, "workflow", cl.Workflow, "attempt", cl.Attempts, "worker", e.worker)
 	log.Info("durable run claimed", "version", cl.Version)
@@ -192,7 +193,7 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 		if cl.LastError != "" {
 			msg += "; last error: " + cl.LastError
 		}
-		return true, e.finish(ctx, log, f, e.store.Fail(ctx, f, msg, 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg)
+		return true, e.finish(ctx, log, f, e.store.Fail(ctx, f, storableText(msg), "", 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg)
 	}
 
 	journal := cl.Journal
@@ -223,6 +224,7 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 		return true, nil
 	case lost:
 		att.outcome = "lease_lost"
+		spanEvent(ctx, eventLeaseLost, e.worker, "", c.at())
 		e.deadlines.leaseLost()
 		log.Warn("durable lease lost: another worker owns the run now, or it was cancelled or timed out; stopping", "step", c.at())
 		return true, nil
@@ -273,6 +275,7 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 		defer cancel()
 		switch err := e.store.Release(rctx, f, e.now()); {
 		case err == nil:
+			spanEvent(ctx, store.EventReleased, e.worker, "", c.at())
 			log.Info("durable run released: the worker is stopping; it is due again at once", "step", c.at())
 		case !IsLeaseLost(err):
 			log.Warn("durable run not released; it is resumed when its lease expires", "step", c.at(), "error", errText(err))
@@ -288,7 +291,7 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 	}
 	if IsPermanent(bodyErr) {
 		msg += " (a permanent error: the run is not retried)"
-		return true, e.finish(ctx, log, f, e.store.Fail(ctx, f, msg, 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg, "step", c.at())
+		return true, e.finish(ctx, log, f, e.store.Fail(ctx, f, storableText(msg), c.at(), 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg, "step", c.at())
 	}
 	return true, e.failAttempt(ctx, log, f, cl, policy, msg, c.at())
 }
@@ -317,11 +320,12 @@ func (e *Engine) completeAndClaim(ctx context.Context, log *slog.Logger, c *Ctx,
 // failAttempt records a failed attempt: failed with backoff, or dead once
 // the attempts are used up.
 func (e *Engine) failAttempt(ctx context.Context, log *slog.Logger, f store.Fence, cl store.Claimed, policy RetryPolicy, msg, step string) error {
+	msg = storableText(msg)
 	if cl.Attempts >= policy.MaxAttempts {
-		return e.finish(ctx, log, f, e.store.Fail(ctx, f, msg, 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg, "step", step)
+		return e.finish(ctx, log, f, e.store.Fail(ctx, f, msg, step, 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg, "step", step)
 	}
 	backoff := policy.Backoff(cl.Attempts, e.randFloat())
-	return e.finish(ctx, log, f, e.store.Fail(ctx, f, msg, backoff, false, e.now()), slog.LevelWarn,
+	return e.finish(ctx, log, f, e.store.Fail(ctx, f, msg, step, backoff, false, e.now()), slog.LevelWarn,
 		"durable attempt failed", "error", msg, "backoff", backoff, "step", step)
 }
 
@@ -330,6 +334,7 @@ func (e *Engine) failAttempt(ctx context.Context, log *slog.Logger, f store.Fenc
 func (e *Engine) finish(ctx context.Context, log *slog.Logger, f store.Fence, err error, level slog.Level, event string, attrs ...any) error {
 	if IsLeaseLost(err) {
 		setOutcome(ctx, "lease_lost")
+		spanEvent(ctx, eventLeaseLost, e.worker, "", attrOf(attrs, "step"))
 		e.deadlines.leaseLost()
 		log.Warn("durable lease lost: another worker owns the run now, or it was cancelled or timed out; its outcome is not recorded", attrs...)
 		return nil
@@ -338,6 +343,12 @@ func (e *Engine) finish(ctx context.Context, log *slog.Logger, f store.Fence, er
 		return err
 	}
 	setOutcome(ctx, outcomeOf[event])
+	switch k := finishEvent[event]; k {
+	case store.EventDone:
+		spanEvent(ctx, k, e.worker, "", "")
+	case store.EventFailed, store.EventDead:
+		spanEvent(ctx, k, e.worker, attrOf(attrs, "error"), attrOf(attrs, "step"))
+	}
 	log.Log(ctx, level, event, attrs...)
 	return nil
 }

@@ -129,6 +129,7 @@ func (e *Engine) ReplaceSignal(ctx context.Context, runID, name, payload string)
 			"cannot replace signal %q of run %q: the run already consumed it; hint: a consumed payload is in the run's journal (`sky durable show %s`) and cannot change",
 			name, runID, runID), ErrRefused)
 	}
+	operatorEvent(ctx, store.EventSignalReplaced, runID, name)
 	e.log.Info("durable signal replaced by an operator", "run", runID, "signal", name)
 	if !exists {
 		return SignalNoRunYet, nil

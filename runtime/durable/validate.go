@@ -93,3 +93,11 @@ func quoteStart(name string) string {
 	}
 	return fmt.Sprintf("%q...", name[:cut])
 }
+
+// storableText makes an error's text storable alike by both stores: valid
+// UTF-8 (an invalid byte becomes U+FFFD) and no NUL (written \x00), which
+// PostgreSQL refuses in text. A step's error is the program's, not input
+// the engine can refuse.
+func storableText(s string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", `\x00`)
+}

@@ -74,6 +74,17 @@ func TestOneValidationBothStores(t *testing.T) {
 			t.Fatalf("the run at the limits = %+v, %v", r, err)
 		}
 
+		// A step failing with an error text neither store could hold as
+		// it is (NUL, invalid UTF-8): stored alike, readably.
+		bad := RegisterWith(RetryPolicy{MaxAttempts: 1}, "bad-error", str, str, func(c *Ctx, in string) task.Task[string] {
+			return Step(c, str, "s", task.Fail[string](task.New(task.Unavailable, "boom\x00\xff")))
+		})
+		if err := Start(h.ctx, h.e, bad, "bad-error-1", "x"); err != nil {
+			t.Fatal(err)
+		}
+		h.drain(h.e, bad.Erase())
+		wantContains(t, h.wantStatus("bad-error-1", StatusDead).LastError, "boom\\x00\uFFFD")
+
 		// A step id with a NUL: the run is dead after one attempt, and the
 		// step's effect never ran.
 		if err := Start(h.ctx, h.e, def, "nul-step", "charge\x00"); err != nil {

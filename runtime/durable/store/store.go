@@ -54,9 +54,10 @@ type Store interface {
 	// ErrLeaseLost when the completion's fence no longer held (the claim
 	// happens regardless); err is a failure of the whole.
 	CompleteAndClaim(ctx context.Context, f Fence, last *JournalEntry, output string, now time.Time, next NextClaim) (c Claimed, ok bool, done error, err error)
-	// Fail records lastError and releases the run as failed (due again
-	// after backoff) or, when dead, as dead.
-	Fail(ctx context.Context, f Fence, lastError string, backoff time.Duration, dead bool, now time.Time) error
+	// Fail records lastError (the attempt stopped at step, "" for none)
+	// and releases the run as failed (due again after backoff) or, when
+	// dead, as dead.
+	Fail(ctx context.Context, f Fence, lastError, step string, backoff time.Duration, dead bool, now time.Time) error
 	// Release gives the run back when its worker stops mid-attempt (its
 	// context ended): due at once, the attempt not counted, the status it
 	// had before the claim (failed when its last attempt failed, else
@@ -146,6 +147,8 @@ type Store interface {
 	Composer
 	// TimeTravel is fork and rewind (fork.go).
 	TimeTravel
+	// Historian reads a run's history (history.go).
+	Historian
 	// FlowStore holds the limits and schedules (flow.go).
 	FlowStore
 	// BulkStore holds the operator's bulk actions (bulk.go).

@@ -117,6 +117,25 @@ func (s *Server) runs(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// eventView is one event of the run's history: its text, and how many
+// events the bound dropped before it (Gap, "" for none).
+type eventView struct {
+	durable.HistoryEvent
+	Text, Gap string
+}
+
+// historyView renders a run's history.
+func historyView(h []durable.HistoryEvent) []eventView {
+	out := make([]eventView, len(h))
+	for i, e := range h {
+		out[i] = eventView{HistoryEvent: e, Text: view.EventText(e)}
+		if i > 0 {
+			out[i].Gap = view.HistoryGap(h[i-1], e)
+		}
+	}
+	return out
+}
+
 // entryView is one journal entry on the timeline.
 type entryView struct {
 	durable.JournalEntry
@@ -146,6 +165,11 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
+	history, err := s.e.History(r.Context(), id)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
 	var entries []entryView
 	prev := run.CreatedAt
 	for _, e := range journal {
@@ -163,7 +187,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	}
 	s.render(w, http.StatusOK, "run", "Run "+run.ID, map[string]any{
 		"Run": run, "Held": held, "Journal": entries, "Signals": signals, "Children": children, "Now": s.opts.Now(), "Notice": r.URL.Query().Get("done"),
-		"Actions": actionsFor(run.Status),
+		"Actions": actionsFor(run.Status), "History": historyView(history),
 	})
 }
 
@@ -233,14 +257,15 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
+	ctx := durable.WithActor(r.Context(), "dashboard "+r.RemoteAddr)
 	var done string
 	var err error
 	switch action {
 	case "retry":
-		err = s.e.Retry(r.Context(), id)
+		err = s.e.Retry(ctx, id)
 		done = fmt.Sprintf("run %s is due again (its journal is kept)", id)
 	case "cancel":
-		err = s.e.Cancel(r.Context(), id)
+		err = s.e.Cancel(ctx, id)
 		done = fmt.Sprintf("run %s cancelled", id)
 	case "signal":
 		name, payload := strings.TrimSpace(r.PostFormValue("name")), r.PostFormValue("payload")
@@ -248,7 +273,7 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request) {
 		if name == "" {
 			err = task.Errorf(task.InvalidInput, "a signal needs a name")
 		} else {
-			outcome, err = s.e.SignalRun(r.Context(), id, name, payload)
+			outcome, err = s.e.SignalRun(ctx, id, name, payload)
 		}
 		done = outcome.Message(id, name)
 		if err == nil && outcome == durable.SignalNoRunYet {

@@ -30,13 +30,13 @@ var pgBulkCount = bulkStatements(func(shape store.BulkShape) string {
 // (pgCancelDescendants, as CancelRun).
 var (
 	pgBulkRetry = bulkStatements(func(shape store.BulkShape) string {
-		return bulkUpdate(shape, pgRetrySets, store.SQLRetryable, "", "changed")
+		return bulkUpdate(shape, pgRetrySets, store.SQLRetryable, "", "changed", bulkEvent{`'retried'`, pgPriorAttempts, `''`})
 	})
 	pgBulkRelease = bulkStatements(func(shape store.BulkShape) string {
-		return bulkUpdate(shape, pgReleaseRunSets, `'running'`, "", "changed")
+		return bulkUpdate(shape, pgReleaseRunSets, `'running'`, "", "changed", bulkEvent{`'released'`, `s.attempts`, `s.claimed_by`})
 	})
 	pgBulkCancel = bulkStatements(func(shape store.BulkShape) string {
-		return bulkUpdate(shape, pgCancelSets, store.SQLClaimable, ",\n"+pgCancelDescendants, "ended")
+		return bulkUpdate(shape, pgCancelSets, store.SQLClaimable, ",\n"+pgCancelDescendants, "ended", bulkEvent{`'cancelled'`, `s.attempts`, `''`})
 	})
 )
 
@@ -47,11 +47,17 @@ func bulkStatements(build func(shape store.BulkShape) string) (out [3]string) {
 	return out
 }
 
+// bulkEvent is the history event a bulk action records on each run it
+// changes, by the operator (the statement's last parameter), as the
+// single-run action does: its kind, attempt and detail, over the updated
+// row s.
+type bulkEvent struct{ kind, attempt, detail string }
+
 // bulkUpdate is one batch: select in the order of the shape's index,
 // update with sets the selected runs still in one of statuses as the CTE
-// named cte (then more CTEs), and return each selected run, oldest first,
-// with whether it changed.
-func bulkUpdate(shape store.BulkShape, sets, statuses, more, cte string) string {
+// named cte (then more CTEs), record ev on each, and return each selected
+// run, oldest first, with whether it changed.
+func bulkUpdate(shape store.BulkShape, sets, statuses, more, cte string, ev bulkEvent) string {
 	return `WITH RECURSIVE ` + pgClockCTE + `,
 picked AS (
   SELECT r.id, r.created_at FROM _sky_durable_runs r
@@ -60,10 +66,13 @@ picked AS (
    LIMIT CAST(? AS INT)),
 ` + cte + ` AS (
   UPDATE _sky_durable_runs r
-     SET ` + sets + `
+     SET ` + sets + `, history_count = r.history_count + 1
     FROM clock
    WHERE r.id = ANY (ARRAY(SELECT id FROM picked)) AND r.status IN (` + statuses + `)
-  RETURNING r.id)` + more + `
+  RETURNING r.id, r.history_count, r.attempts, r.claimed_by)` + more + `,
+` + pgTrim(cte+"_trim", cte) + `,
+` + cte + `_history AS (
+  ` + pgRecord(cte+` s`, `clock.now`, ev.kind, `CAST(? AS TEXT)`, ev.attempt, ev.detail, `''`) + `)
 SELECT p.id, p.created_at, c.id IS NOT NULL FROM picked p LEFT JOIN ` + cte + ` c ON c.id = p.id
  ORDER BY p.created_at, p.id`
 }
@@ -94,7 +103,7 @@ func (s *Store) BulkAct(ctx context.Context, op store.Op, f store.BulkFilter, fr
 	default:
 		return store.BulkBatch{}, store.ErrNoBulkOp(op)
 	}
-	args := append(append([]any{clockArg(now)}, bulkArgs(f, from)...), limit)
+	args := append(append([]any{clockArg(now)}, bulkArgs(f, from)...), limit, store.ActorOf(ctx))
 	var b store.BulkBatch
 	run := func(ctx context.Context, q *db.DB) error {
 		s.hook("bulk", sql)

@@ -56,7 +56,7 @@ func TestBulkStatementsWalkTheirShapesIndex(t *testing.T) {
 		for name, sql := range map[string]string{"count": pgBulkCount[shape], "retry": pgBulkRetry[shape], "release": pgBulkRelease[shape], "cancel": pgBulkCancel[shape]} {
 			a := args
 			if name != "count" {
-				a = append(append([]any{nil}, args...), 500)
+				a = append(append([]any{nil}, args...), 500, "operator")
 			}
 			plan, err := explain(ctx, d, sql, a, "force_generic_plan", true)
 			if err != nil {

@@ -39,14 +39,18 @@ func (s *Store) ReadChildren(ctx context.Context, ids []string) ([]store.ChildSt
 
 // pgAwaitChildren parks a parent; it is due at once when what it waits for
 // is already there (the predicate, on r, reads one parameter).
+// It records the suspension (pgParkedHistory).
 func pgAwaitChildren(ready string) string {
-	return pgClock + `
-UPDATE _sky_durable_runs r
-   SET status = 'waiting', attempts = 0, last_error = '', claimed_at = NULL, lease_token = NULL, updated_at = clock.now,
-       waiting_signal = CAST(? AS TEXT),
-       wake_at = CASE WHEN ` + ready + ` THEN clock.now ELSE 'infinity' END
-  FROM clock
- WHERE r.id = ? AND r.lease_token = ?`
+	return pgClock + `,
+parked AS (
+  UPDATE _sky_durable_runs r
+     SET status = 'waiting', attempts = 0, last_error = '', claimed_at = NULL, lease_token = NULL, updated_at = clock.now,
+         waiting_signal = CAST(? AS TEXT), history_count = r.history_count + 1,
+         wake_at = CASE WHEN ` + ready + ` THEN clock.now ELSE 'infinity' END
+    FROM clock
+   WHERE r.id = ? AND r.lease_token = ?
+  RETURNING r.id, r.history_count, r.claimed_by),
+` + pgParkedHistory
 }
 
 var (
@@ -91,7 +95,7 @@ func (s *Store) AwaitChildren(ctx context.Context, f store.Fence, w store.ChildW
 			return err
 		}
 		rs.Close()
-		n, err := s.exec(ctx, tx, "await", sql, append(args, f.RunID, f.Token)...)
+		n, err := s.exec(ctx, tx, "await", sql, append(args, f.RunID, f.Token, w.Detail())...)
 		return store.LeaseChecked(n, err)
 	})
 }

@@ -35,7 +35,7 @@ const pgClaimBeforeDeadline = `
 // timed-out run's wake_at becomes 'infinity': the due index keeps the rows
 // of statuses it does not name (see pgClaimWhere), and there it sorts after
 // every due run, so no claim scan reads it.
-const pgTimeOutRuns = `WITH RECURSIVE ` + pgClockCTE + `,
+var pgTimeOutRuns = `WITH RECURSIVE ` + pgClockCTE + `,
 over AS (
   SELECT r.id FROM _sky_durable_runs r
    WHERE r.deadline_at IS NOT NULL AND r.status NOT IN (` + store.SQLUnclaimable + `)
@@ -48,10 +48,13 @@ ended AS (
      SET status = 'timed_out', wake_at = 'infinity', claimed_at = NULL, lease_token = NULL, waiting_signal = NULL,
          last_error = 'the deadline passed at ' || to_char(r.deadline_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') ||
                       CASE WHEN r.last_error <> '' THEN '; last error: ' || r.last_error ELSE '' END,
-         updated_at = clock.now
+         updated_at = clock.now, history_count = r.history_count + 1
     FROM clock
    WHERE r.id = ANY (ARRAY(SELECT id FROM over))
-  RETURNING r.id),
+  RETURNING r.id, r.history_count, r.attempts, r.last_error),
+ended_history AS (
+  ` + pgRecord(`ended s`, `clock.now`, `'timed_out'`, `'`+store.ActorDeadline+`'`, `s.attempts`, `s.last_error`, `''`) + `),
+` + pgTrim("ended_trim", "ended") + `,
 ` + pgCancelDescendants + `
 SELECT (SELECT COUNT(*) FROM ended), (SELECT COUNT(*) FROM children)`
 

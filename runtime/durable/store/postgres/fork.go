@@ -106,6 +106,9 @@ func (s *Store) ForkRun(ctx context.Context, f store.Fork, now time.Time) (strin
 		if _, err := s.exec(ctx, tx, "fork", pgForkEvents, f.NewID, f.RunID, jsonList(f.Events)); err != nil {
 			return err
 		}
+		if err := s.recordEvent(ctx, tx, f.NewID, store.EventForked, store.ActorOf(ctx), f.RunID, f.Step, now); err != nil {
+			return err
+		}
 		if len(finished) == 0 {
 			return nil
 		}
@@ -216,6 +219,7 @@ func (s *Store) RewindRun(ctx context.Context, c store.Cut, now time.Time) (bool
 			{pgRewindSignals, []any{c.RunID, jsonList(c.Consumed)}},
 			{pgRewindEvents, []any{c.RunID, jsonList(c.Events)}},
 			{pgRewindRun, []any{clockArg(now), c.RunID}},
+			{pgRecordEvent, []any{clockArg(now), c.RunID, string(store.EventRewound), store.ActorOf(ctx), "", c.Step}},
 		} {
 			if _, err := s.exec(ctx, tx, "rewind", st.sql, st.args...); err != nil {
 				return err

@@ -220,6 +220,14 @@ func TestBatchedWritesOnPostgres(t *testing.T) {
 	if diff := cmp.Diff([]string{"a", "b"}, journal("r1")); diff != "" {
 		t.Errorf("r1's journal after completing with its last step (-want +got):\n%s", diff)
 	}
+	// The batch records each completion in its run's history, and nothing
+	// for the stale fence.
+	for id, want := range map[string]int{"r1": 1, "r5": 1, "r2": 0} {
+		h, err := s.ReadHistory(ctx, id)
+		if err != nil || len(h) != want || want == 1 && (h[0].Kind != store.EventDone || h[0].Actor != "A" || h[0].Attempt != 1 || !h[0].At.Equal(now)) {
+			t.Errorf("history of %s = %+v (%v), want %d done by A", id, h, err, want)
+		}
+	}
 }
 
 // TestGroupCommitSkipsTransactions: a write whose context carries a
@@ -275,7 +283,7 @@ func TestBatchedClaimOnPostgres(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := s.Fail(ctx, store.Fence{RunID: "retried", Token: "old"}, "boom", 0, false, now); err != nil {
+	if err := s.Fail(ctx, store.Fence{RunID: "retried", Token: "old"}, "boom", "", 0, false, now); err != nil {
 		t.Fatal(err)
 	}
 	start("fresh")

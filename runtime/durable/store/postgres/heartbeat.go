@@ -30,13 +30,19 @@ const pgReleaseRunSets = `status = CASE WHEN r.last_error <> '' THEN 'failed' EL
 // pgReleaseRun frees a running run whatever its token (an operator knows
 // its worker is dead): as Release, but the attempt the dead worker took
 // stays counted, as a crash does.
-const pgReleaseRun = pgClock + `
-UPDATE _sky_durable_runs r
-   SET ` + pgReleaseRunSets + `
-  FROM clock
- WHERE r.id = ? AND r.status = 'running'`
+// It records the release, by the operator (the last parameter), with the
+// worker that held the run as its detail.
+var pgReleaseRun = pgClock + `,
+released AS (
+  UPDATE _sky_durable_runs r
+     SET ` + pgReleaseRunSets + `, history_count = r.history_count + 1
+    FROM clock
+   WHERE r.id = ? AND r.status = 'running'
+  RETURNING r.id, r.history_count, r.claimed_by, r.attempts),
+` + pgTrim("trimmed", "released") + `
+` + pgRecord(`released s`, `clock.now`, `'released'`, `CAST(? AS TEXT)`, `s.attempts`, `s.claimed_by`, `''`)
 
 func (s *Store) ReleaseRun(ctx context.Context, runID string, now time.Time) (bool, error) {
-	n, err := s.exec(ctx, s.d, "release", pgReleaseRun, clockArg(now), runID)
+	n, err := s.exec(ctx, s.d, "release", pgReleaseRun, clockArg(now), runID, store.ActorOf(ctx))
 	return n == 1, err
 }

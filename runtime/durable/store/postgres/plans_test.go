@@ -70,7 +70,7 @@ func TestStoreConformance(t *testing.T) {
 // cost is paid on every execution and dwarfs the statements' own, which
 // read a few index pages) or a sequential scan of a table that grows with
 // the runs.
-var badPlan = regexp.MustCompile(`JIT:|Seq Scan on _sky_durable_(runs|journal|signals|events)\b`)
+var badPlan = regexp.MustCompile(`JIT:|Seq Scan on _sky_durable_(runs|journal|signals|events|history)\b`)
 
 // wholeTable are the statements that read every run by nature, with why
 // that is acceptable: their sequential scan is the plan they should have.
@@ -309,6 +309,13 @@ func checkEveryConstantSent(t *testing.T, log *statementLog) {
 // holding several texts lists each.
 var sqlConstants = map[string][]string{
 	"pgCutChildren":              {pgCutChildren},
+	"pgClaimHistory":             {pgClaimHistory},
+	"pgDoneHistory":              {pgDoneHistory},
+	"pgParkedHistory":            {pgParkedHistory},
+	"pgPriorAttempts":            {pgPriorAttempts},
+	"pgRecordEvent":              {pgRecordEvent},
+	"pgReadHistory":              {pgReadHistory},
+	"pgDeleteHistory":            {pgDeleteHistory},
 	"pgForkChildJournals":        {pgForkChildJournals},
 	"pgForkChildren":             {pgForkChildren},
 	"pgForkEvents":               {pgForkEvents},

@@ -209,7 +209,8 @@ func pgClaimWhere(pick string, n int) string {
 // pgClaimStatement is the claim statement after head (the WITH clause up to
 // and including the clock CTE, and any CTEs to run before the claim), with
 // the extra condition also on the run to pick and extra rows (UNION ALL ...)
-// in the result.
+// in the result. It records the claim in the run's history (pgClaimHistory,
+// CTEs after "claimed": keep changes to the pick apart from them).
 func pgClaimStatement(head, also, extra, pick string, n int) string {
 	batch := n > 1
 	limit, token, source := "1", "?", "picked"
@@ -241,11 +242,12 @@ claimed AS (
   UPDATE _sky_durable_runs r
      SET status = 'running', attempts = r.attempts + 1, claimed_at = clock.now, updated_at = clock.now,
          wake_at = clock.now + lease.span,
-         lease_token = ` + token + `, claimed_by = ?, waiting_signal = NULL
+         lease_token = ` + token + `, claimed_by = ?, waiting_signal = NULL,
+         history_count = r.history_count + CASE WHEN r.attempts > 0 OR r.history_count > 0 THEN 1 ELSE 0 END
     FROM ` + from + `
    WHERE r.id = ` + source + `.id` + pgClaimBeforeDeadline + `
   RETURNING r.id, r.lease_token, r.workflow, r.version, r.input, r.attempts, r.last_error, clock.now, ` + source + `.locked,
-            r.trace_context)
+            r.trace_context, r.history_count, r.claimed_by)` + pgClaimHistory + `
 SELECT 0 AS part, c.id, c.lease_token, c.workflow, c.version, c.input, c.attempts, c.last_error, c.now,
        COALESCE(c.locked = (SELECT s.xmin FROM _sky_durable_runs s WHERE s.id = c.id), FALSE) AS fresh,
        0 AS seq, '' AS step_id, '' AS kind, '' AS result, c.now AS created_at,
@@ -499,17 +501,26 @@ func (s *Store) lockRun(ctx context.Context, tx *db.DB, f store.Fence) error {
 
 // pgSuspend parks the run. When it waits for a signal that is already
 // stored, it is due at once (the signal arrived while it was running).
-const pgSuspend = pgClock + `
-UPDATE _sky_durable_runs r
-   SET status = 'waiting', attempts = 0, last_error = '', claimed_at = NULL, lease_token = NULL, updated_at = clock.now,
-       waiting_signal = CAST(? AS TEXT),
-       wake_at = CASE
-         WHEN CAST(? AS TEXT) IS NOT NULL AND EXISTS (
-           SELECT 1 FROM _sky_durable_signals s WHERE s.run_id = r.id AND s.name = CAST(? AS TEXT) AND s.delivered = FALSE)
-         THEN clock.now
-         ELSE COALESCE(CAST(? AS TIMESTAMPTZ), 'infinity') END
-  FROM clock
- WHERE r.id = ? AND r.lease_token = ?`
+// It records the suspension, with what it waits for (the last parameter).
+var pgSuspend = pgClock + `,
+parked AS (
+  UPDATE _sky_durable_runs r
+     SET status = 'waiting', attempts = 0, last_error = '', claimed_at = NULL, lease_token = NULL, updated_at = clock.now,
+         waiting_signal = CAST(? AS TEXT), history_count = r.history_count + 1,
+         wake_at = CASE
+           WHEN CAST(? AS TEXT) IS NOT NULL AND EXISTS (
+             SELECT 1 FROM _sky_durable_signals s WHERE s.run_id = r.id AND s.name = CAST(? AS TEXT) AND s.delivered = FALSE)
+           THEN clock.now
+           ELSE COALESCE(CAST(? AS TIMESTAMPTZ), 'infinity') END
+    FROM clock
+   WHERE r.id = ? AND r.lease_token = ?
+  RETURNING r.id, r.history_count, r.claimed_by),
+` + pgParkedHistory
+
+// pgParkedHistory ends a statement whose CTE "parked" suspended a run:
+// it records the suspension, with what it waits for (a parameter).
+var pgParkedHistory = pgTrim("trimmed", "parked") + `
+` + pgRecord(`parked s`, `clock.now`, `'suspended'`, `s.claimed_by`, pgPriorAttempts, `CAST(? AS TEXT)`, `''`)
 
 func (s *Store) Suspend(ctx context.Context, f store.Fence, wakeAt time.Time, signal string, now time.Time) error {
 	var sig, wake any
@@ -519,8 +530,9 @@ func (s *Store) Suspend(ctx context.Context, f store.Fence, wakeAt time.Time, si
 	if !wakeAt.IsZero() {
 		wake = wakeAt
 	}
+	detail := store.SuspendDetail(wakeAt, signal)
 	if signal == "" {
-		n, err := s.exec(ctx, s.d, "suspend", pgSuspend, clockArg(now), sig, sig, sig, wake, f.RunID, f.Token)
+		n, err := s.exec(ctx, s.d, "suspend", pgSuspend, clockArg(now), sig, sig, sig, wake, f.RunID, f.Token, detail)
 		return store.LeaseChecked(n, err)
 	}
 	// Waiting for a signal: lock the run row first, so a Signal committing
@@ -530,31 +542,30 @@ func (s *Store) Suspend(ctx context.Context, f store.Fence, wakeAt time.Time, si
 		if err := s.lockRun(ctx, tx, f); err != nil {
 			return err
 		}
-		n, err := s.exec(ctx, tx, "suspend", pgSuspend, clockArg(now), sig, sig, sig, wake, f.RunID, f.Token)
+		n, err := s.exec(ctx, tx, "suspend", pgSuspend, clockArg(now), sig, sig, sig, wake, f.RunID, f.Token, detail)
 		return store.LeaseChecked(n, err)
 	})
 }
 
-const pgComplete = pgClock + `
-UPDATE _sky_durable_runs r
-   SET status = 'done', output = ?, last_error = '', claimed_at = NULL, lease_token = NULL,
-       waiting_signal = NULL, updated_at = clock.now
-  FROM clock
- WHERE r.id = ? AND r.lease_token = ?` + pgBeforeDeadline
+// pgComplete marks a run done (and records it: pgDoneHistory); the rows
+// it reports are the runs it completed.
+var pgComplete = pgClock + `,
+` + pgDone + `
+SELECT id FROM done`
 
 // pgDone is the CTE that completes a run (output, id, token) under its
-// fence, returning its id.
-const pgDone = `done AS (
+// fence, returning its id, and the CTEs recording the completion.
+var pgDone = `done AS (
   UPDATE _sky_durable_runs r
      SET status = 'done', output = ?, last_error = '', claimed_at = NULL, lease_token = NULL,
-         waiting_signal = NULL, updated_at = clock.now
+         waiting_signal = NULL, updated_at = clock.now, history_count = r.history_count + 1
     FROM clock
    WHERE r.id = ? AND r.lease_token = ?` + pgBeforeDeadline + `
-  RETURNING r.id)`
+  RETURNING r.id, r.history_count, r.claimed_by, r.attempts)` + pgDoneHistory
 
 // pgCompleteWith is pgComplete that also journals the body's last step: the
 // INSERT reads from the UPDATE, so a lost lease writes nothing.
-const pgCompleteWith = pgClock + `,
+var pgCompleteWith = pgClock + `,
 ` + pgDone + `
 INSERT INTO _sky_durable_journal (run_id, seq, step_id, kind, result, created_at)
 SELECT done.id, ?, ?, ?, ?, clock.now FROM done, clock`
@@ -571,28 +582,39 @@ func (s *Store) completeOne(ctx context.Context, f store.Fence, last *store.Jour
 	return store.LeaseChecked(n, err)
 }
 
-const pgFail = pgClock + `
-UPDATE _sky_durable_runs r
-   SET status = ?, last_error = ?, wake_at = clock.now + CAST(? AS BIGINT) * INTERVAL '1 millisecond',
-       claimed_at = NULL, lease_token = NULL, waiting_signal = NULL, updated_at = clock.now
-  FROM clock
- WHERE r.id = ? AND r.lease_token = ?`
+// pgFail records a failed attempt (status failed or dead, the event of
+// that name with the error and the step: the last parameter).
+var pgFail = pgClock + `,
+failed AS (
+  UPDATE _sky_durable_runs r
+     SET status = ?, last_error = ?, wake_at = clock.now + CAST(? AS BIGINT) * INTERVAL '1 millisecond',
+         claimed_at = NULL, lease_token = NULL, waiting_signal = NULL, updated_at = clock.now, history_count = r.history_count + 1
+    FROM clock
+   WHERE r.id = ? AND r.lease_token = ?
+  RETURNING r.id, r.history_count, r.claimed_by, r.attempts, r.status, r.last_error),
+` + pgTrim("trimmed", "failed") + `
+` + pgRecord(`failed s`, `clock.now`, `s.status`, `s.claimed_by`, `s.attempts`, `s.last_error`, `CAST(? AS TEXT)`)
 
-func (s *Store) Fail(ctx context.Context, f store.Fence, lastError string, backoff time.Duration, dead bool, now time.Time) error {
+func (s *Store) Fail(ctx context.Context, f store.Fence, lastError, step string, backoff time.Duration, dead bool, now time.Time) error {
 	status := store.StatusFailed
 	if dead {
 		status = store.StatusDead
 	}
-	n, err := s.exec(ctx, s.d, "fail", pgFail, clockArg(now), string(status), lastError, backoff.Milliseconds(), f.RunID, f.Token)
+	n, err := s.exec(ctx, s.d, "fail", pgFail, clockArg(now), string(status), lastError, backoff.Milliseconds(), f.RunID, f.Token, step)
 	return store.LeaseChecked(n, err)
 }
 
-const pgRelease = pgClock + `
-UPDATE _sky_durable_runs r
-   SET status = CASE WHEN r.last_error <> '' THEN 'failed' ELSE 'waiting' END, attempts = GREATEST(r.attempts - 1, 0),
-       wake_at = clock.now, claimed_at = NULL, lease_token = NULL, updated_at = clock.now
-  FROM clock
- WHERE r.id = ? AND r.lease_token = ?`
+// pgRelease gives a run back (recording it released by its worker).
+var pgRelease = pgClock + `,
+released AS (
+  UPDATE _sky_durable_runs r
+     SET status = CASE WHEN r.last_error <> '' THEN 'failed' ELSE 'waiting' END, attempts = GREATEST(r.attempts - 1, 0),
+         wake_at = clock.now, claimed_at = NULL, lease_token = NULL, updated_at = clock.now, history_count = r.history_count + 1
+    FROM clock
+   WHERE r.id = ? AND r.lease_token = ?
+  RETURNING r.id, r.history_count, r.claimed_by),
+` + pgTrim("trimmed", "released") + `
+` + pgRecord(`released s`, `clock.now`, `'released'`, `s.claimed_by`, pgPriorAttempts, `''`, `''`)
 
 func (s *Store) Release(ctx context.Context, f store.Fence, now time.Time) error {
 	n, err := s.exec(ctx, s.d, "release", pgRelease, clockArg(now), f.RunID, f.Token)
@@ -622,12 +644,13 @@ UPDATE _sky_durable_runs r
    AND (r.waiting_signal = CAST(? AS TEXT) OR r.wake_at <= clock.now)`
 
 func (s *Store) PutSignal(ctx context.Context, runID, name, payload string, now time.Time) (bool, error) {
-	return s.putSignal(ctx, pgPutSignal, runID, name, payload, now)
+	return s.putSignal(ctx, pgPutSignal, "", runID, name, payload, now)
 }
 
 // putSignal stores a signal with sql (pgPutSignal, pgReplaceSignal: clock,
-// run id, name, payload, run id) and wakes the run when it stored one.
-func (s *Store) putSignal(ctx context.Context, sql, runID, name, payload string, now time.Time) (bool, error) {
+// run id, name, payload, run id) and wakes the run when it stored one,
+// recording event (when not "") in the run's history.
+func (s *Store) putSignal(ctx context.Context, sql string, event store.EventKind, runID, name, payload string, now time.Time) (bool, error) {
 	stored := false
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		// Lock the run row (if it exists) so a concurrent suspend either
@@ -643,8 +666,10 @@ func (s *Store) putSignal(ctx context.Context, sql, runID, name, payload string,
 			return err
 		}
 		stored = true
-		_, err = s.exec(ctx, tx, "signal", pgWakeForSignal, clockArg(now), name, runID, name)
-		return err
+		if _, err = s.exec(ctx, tx, "signal", pgWakeForSignal, clockArg(now), name, runID, name); err != nil || event == "" {
+			return err
+		}
+		return s.recordEvent(ctx, tx, runID, event, store.ActorOf(ctx), name, "", now)
 	})
 	return stored, err
 }
@@ -702,14 +727,20 @@ func pgRunScanner(scan func(...any) error) (store.Run, error) {
 const pgRetrySets = `status = 'waiting', attempts = 0, wake_at = clock.now, claimed_at = NULL, lease_token = NULL,
        waiting_signal = NULL, updated_at = clock.now`
 
-const pgRetry = pgClock + `
-UPDATE _sky_durable_runs r
-   SET ` + pgRetrySets + `
-  FROM clock
- WHERE r.id = ? AND r.status IN (` + store.SQLRetryable + `)`
+// pgRetry makes a failed or dead run due, recording it retried by the
+// operator (the last parameter).
+var pgRetry = pgClock + `,
+retried AS (
+  UPDATE _sky_durable_runs r
+     SET ` + pgRetrySets + `, history_count = r.history_count + 1
+    FROM clock
+   WHERE r.id = ? AND r.status IN (` + store.SQLRetryable + `)
+  RETURNING r.id, r.history_count),
+` + pgTrim("trimmed", "retried") + `
+` + pgRecord(`retried s`, `clock.now`, `'retried'`, `CAST(? AS TEXT)`, pgPriorAttempts, `''`, `''`)
 
 func (s *Store) RetryRun(ctx context.Context, runID string, now time.Time) (bool, error) {
-	n, err := s.exec(ctx, s.d, "retry", pgRetry, clockArg(now), runID)
+	n, err := s.exec(ctx, s.d, "retry", pgRetry, clockArg(now), runID, store.ActorOf(ctx))
 	return n == 1, err
 }
 
@@ -736,21 +767,26 @@ const pgCancelSets = `status = 'cancelled', claimed_at = NULL, lease_token = NUL
 // pgCancel cancels a run that is not finished and, with it, its
 // unfinished descendants (child runs, theirs, ...), in one statement,
 // planned without JIT (withoutJIT).
-const pgCancel = `WITH RECURSIVE ` + pgClockCTE + `,
+// It records the run cancelled by the operator (the last parameter); its
+// descendants' histories record nothing.
+var pgCancel = `WITH RECURSIVE ` + pgClockCTE + `,
 ended AS (
   UPDATE _sky_durable_runs r
-     SET ` + pgCancelSets + `
+     SET ` + pgCancelSets + `, history_count = r.history_count + 1
     FROM clock
    WHERE r.id = ? AND r.status IN (` + store.SQLClaimable + `)
-  RETURNING r.id),
-` + pgCancelDescendants + `
+  RETURNING r.id, r.history_count, r.attempts),
+` + pgCancelDescendants + `,
+` + pgTrim("trimmed", "ended") + `,
+ended_history AS (
+  ` + pgRecord(`ended s`, `clock.now`, `'cancelled'`, `CAST(? AS TEXT)`, `s.attempts`, `''`, `''`) + `)
 SELECT (SELECT COUNT(*) FROM ended)`
 
 func (s *Store) CancelRun(ctx context.Context, runID string, now time.Time) (bool, error) {
 	var n int64
 	err := s.withoutJIT(ctx, func(ctx context.Context, tx *db.DB) error {
 		s.hook("cancel", pgCancel)
-		return tx.QueryRow(ctx, pgCancel, clockArg(now), runID).Scan(&n)
+		return tx.QueryRow(ctx, pgCancel, clockArg(now), runID, store.ActorOf(ctx)).Scan(&n)
 	})
 	return n == 1, err
 }
@@ -760,6 +796,8 @@ const pgFinishedRun = `SELECT id FROM _sky_durable_runs WHERE id = ? AND status 
 const pgDeleteJournal = `DELETE FROM _sky_durable_journal WHERE run_id = ?`
 
 const pgDeleteSignals = `DELETE FROM _sky_durable_signals WHERE run_id = ?`
+
+const pgDeleteHistory = `DELETE FROM _sky_durable_history WHERE run_id = ?`
 
 const pgStampCompacted = pgClock + `
 UPDATE _sky_durable_runs r SET compacted_at = clock.now FROM clock WHERE r.id = ?`
@@ -783,6 +821,10 @@ func (s *Store) CompactRun(ctx context.Context, runID string, now time.Time) (bo
 				return err
 			}
 			total += n
+		}
+		// The history goes too, not counted: the rows are the journal's and the mailbox's.
+		if _, err := s.exec(ctx, tx, "compact", pgDeleteHistory, runID); err != nil {
+			return err
 		}
 		_, err = s.exec(ctx, tx, "compact", pgStampCompacted, clockArg(now), runID)
 		return err

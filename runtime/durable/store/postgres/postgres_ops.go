@@ -36,6 +36,7 @@ picked AS (
 ids AS (SELECT ARRAY(SELECT id FROM picked) AS ids),
 journal AS (DELETE FROM _sky_durable_journal j WHERE j.run_id = ANY (CAST((SELECT ids FROM ids) AS TEXT[])) RETURNING 1),
 signals AS (DELETE FROM _sky_durable_signals s WHERE s.run_id = ANY (CAST((SELECT ids FROM ids) AS TEXT[])) RETURNING 1),
+history AS (DELETE FROM _sky_durable_history h WHERE h.run_id = ANY (CAST((SELECT ids FROM ids) AS TEXT[])) RETURNING 1),
 stamped AS (
   UPDATE _sky_durable_runs r SET compacted_at = clock.now
     FROM picked, clock

@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"time"
+
+	"skydurable/runtime/durable/store"
 )
 
 // pgReplaceSignal overwrites an undelivered signal's payload (the
@@ -17,5 +19,5 @@ ON CONFLICT (run_id, name) DO UPDATE SET payload = EXCLUDED.payload, created_at 
  WHERE _sky_durable_signals.delivered = FALSE`
 
 func (s *Store) ReplaceSignal(ctx context.Context, runID, name, payload string, now time.Time) (bool, error) {
-	return s.putSignal(ctx, pgReplaceSignal, runID, name, payload, now)
+	return s.putSignal(ctx, pgReplaceSignal, store.EventSignalReplaced, runID, name, payload, now)
 }

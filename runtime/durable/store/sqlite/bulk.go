@@ -38,24 +38,27 @@ func sqliteBulkArgs(f store.BulkFilter, from store.Cursor) []any {
 // selected that are in a.statuses (the action's, as its single-run
 // statement), returning them.
 func sqliteBulkUpdate(shape store.BulkShape, a sqliteBulkAction) string {
-	return `UPDATE _sky_durable_runs SET ` + a.sets + `
+	return `UPDATE _sky_durable_runs SET ` + a.note + `,
+       ` + a.sets + `
  WHERE id IN (SELECT r.id` + sqliteBulkFrom(shape) + ` ORDER BY ` + shape.Order() + ` LIMIT ?)
    AND status IN (` + a.statuses + `)
 RETURNING id, created_at`
 }
 
-// sqliteBulkAction is what an action sets (with times parameters, each the
-// time) on the runs in statuses.
+// sqliteBulkAction is what an action records in the history (note: its
+// parameters are the operator and the time, as the single-run action's)
+// and sets (with times parameters, each the time) on the runs in statuses.
 type sqliteBulkAction struct {
+	note     string
 	sets     string
 	times    int
 	statuses string
 }
 
 var sqliteBulkActions = map[store.Op]sqliteBulkAction{
-	store.OpRetry:   {sqliteBulkRetrySets, 2, store.SQLRetryable},
-	store.OpCancel:  {sqliteBulkCancelSets, 1, store.SQLClaimable},
-	store.OpRelease: {sqliteBulkReleaseSets, 2, `'running'`},
+	store.OpRetry:   {sqliteNote("'retried'", "?", "attempts", "''", "''", "?"), sqliteBulkRetrySets, 2, store.SQLRetryable},
+	store.OpCancel:  {sqliteNote("'cancelled'", "?", "attempts", "''", "''", "?"), sqliteBulkCancelSets, 1, store.SQLClaimable},
+	store.OpRelease: {sqliteNote("'released'", "?", "attempts", "claimed_by", "''", "?"), sqliteBulkReleaseSets, 2, `'running'`},
 }
 
 // The columns each action sets (as RetryRun, CancelRun, ReleaseRun); each
@@ -84,7 +87,7 @@ func (s *Store) BulkAct(ctx context.Context, op store.Op, f store.BulkFilter, fr
 	}
 	shape := store.ShapeOf(f)
 	sql := sqliteBulkUpdate(shape, a)
-	var args []any
+	args := []any{store.ActorOf(ctx), ms(now)}
 	for range a.times {
 		args = append(args, ms(now))
 	}

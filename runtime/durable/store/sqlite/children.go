@@ -44,7 +44,8 @@ func (s *Store) ReadChildren(ctx context.Context, ids []string) ([]store.ChildSt
 func sqliteAwaitChildren(ready string) string {
 	return `
 UPDATE _sky_durable_runs
-   SET status = 'waiting', attempts = 0, last_error = '', claimed_at = NULL, lease_token = NULL, updated_at = ?,
+   SET ` + sqliteNote("'suspended'", "NULL", "attempts", "?", "''", "?") + `,
+       status = 'waiting', attempts = 0, last_error = '', claimed_at = NULL, lease_token = NULL, updated_at = ?,
        waiting_signal = ?,
        wake_at = CASE WHEN ` + ready + ` THEN ? ELSE ? END
  WHERE id = ? AND lease_token = ? AND status = 'running'`
@@ -63,9 +64,9 @@ var (
 
 func (s *Store) AwaitChildren(ctx context.Context, f store.Fence, w store.ChildWait, now time.Time) error {
 	at := ms(now)
-	sql, args := sqliteAwaitChild, []any{at, w.Marker(), w.ChildID}
+	sql, args := sqliteAwaitChild, []any{w.Detail(), at, at, w.Marker(), w.ChildID}
 	if w.Group != "" {
-		sql, args = sqliteAwaitGroup, []any{at, w.Marker(), w.Group, w.Group}
+		sql, args = sqliteAwaitGroup, []any{w.Detail(), at, at, w.Marker(), w.Group, w.Group}
 	}
 	n, err := s.exec(ctx, s.d, "await", sql, append(args, at, store.InfinityMs, f.RunID, f.Token)...)
 	return store.LeaseChecked(n, err)

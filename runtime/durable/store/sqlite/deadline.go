@@ -18,9 +18,12 @@ const sqliteBeforeDeadline = `
 
 // sqliteTimeOutRuns ends the overdue runs, on the deadline index, most
 // overdue first; wake_at becomes infinity, like a run parked for ever.
-const sqliteTimeOutRuns = `
+var sqliteTimeOutRuns = `
 UPDATE _sky_durable_runs
-   SET status = 'timed_out', wake_at = ?, claimed_at = NULL, lease_token = NULL, waiting_signal = NULL,
+   SET ` + sqliteNote("'timed_out'", "'"+store.ActorDeadline+"'", "attempts",
+	`'the deadline passed at ' || strftime('%Y-%m-%dT%H:%M:%fZ', deadline_at / 1000.0, 'unixepoch') ||
+                    CASE WHEN last_error <> '' THEN '; last error: ' || last_error ELSE '' END`, "''", "?") + `,
+       status = 'timed_out', wake_at = ?, claimed_at = NULL, lease_token = NULL, waiting_signal = NULL,
        last_error = 'the deadline passed at ' || strftime('%Y-%m-%dT%H:%M:%fZ', deadline_at / 1000.0, 'unixepoch') ||
                     CASE WHEN last_error <> '' THEN '; last error: ' || last_error ELSE '' END,
        updated_at = ?
@@ -65,7 +68,7 @@ func (s *Store) TimeOutRuns(ctx context.Context, now time.Time, limit int) (int6
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		s.hook("timeout", sqliteTimeOutRuns)
 		var err error
-		ids, err = store.QueryAll(ctx, tx, sqliteTimeOutRuns, []any{store.InfinityMs, ms(now), ms(now), limit},
+		ids, err = store.QueryAll(ctx, tx, sqliteTimeOutRuns, []any{ms(now), store.InfinityMs, ms(now), ms(now), limit},
 			func(scan func(...any) error) (string, error) {
 				var id string
 				return id, scan(&id)

@@ -108,6 +108,9 @@ func (s *Store) ForkRun(ctx context.Context, f store.Fork, now time.Time) (strin
 		if _, err := s.exec(ctx, tx, "fork", sqliteForkEvents, f.NewID, f.RunID, jsonList(f.Events)); err != nil {
 			return err
 		}
+		if err := s.recordEvent(ctx, tx, f.NewID, store.EventForked, store.ActorOf(ctx), f.RunID, f.Step, now); err != nil {
+			return err
+		}
 		if len(finished) == 0 {
 			return nil
 		}
@@ -210,6 +213,7 @@ func (s *Store) RewindRun(ctx context.Context, c store.Cut, now time.Time) (bool
 			{sqliteRewindSignals, []any{c.RunID, jsonList(c.Consumed)}},
 			{sqliteRewindEvents, []any{c.RunID, jsonList(c.Events)}},
 			{sqliteRewindRun, []any{at, at, c.RunID}},
+			{sqliteRecordEvent, []any{string(store.EventRewound), store.ActorOf(ctx), "", c.Step, at, c.RunID}},
 		} {
 			if _, err := s.exec(ctx, tx, "rewind", st.sql, st.args...); err != nil {
 				return err

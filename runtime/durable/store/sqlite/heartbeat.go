@@ -19,14 +19,16 @@ func (s *Store) RenewLease(ctx context.Context, f store.Fence, lease time.Durati
 }
 
 // sqliteReleaseRun frees a running run whatever its token; the dead
-// worker's attempt stays counted.
-const sqliteReleaseRun = `
+// worker's attempt stays counted. It records the release by the operator
+// (the first parameter), with the worker that held the run as its detail.
+var sqliteReleaseRun = `
 UPDATE _sky_durable_runs
-   SET status = CASE WHEN last_error <> '' THEN 'failed' ELSE 'waiting' END,
+   SET ` + sqliteNote("'released'", "?", "attempts", "claimed_by", "''", "?") + `,
+       status = CASE WHEN last_error <> '' THEN 'failed' ELSE 'waiting' END,
        wake_at = ?, claimed_at = NULL, lease_token = NULL, updated_at = ?
  WHERE id = ? AND status = 'running'`
 
 func (s *Store) ReleaseRun(ctx context.Context, runID string, now time.Time) (bool, error) {
-	n, err := s.exec(ctx, s.d, "release", sqliteReleaseRun, ms(now), ms(now), runID)
+	n, err := s.exec(ctx, s.d, "release", sqliteReleaseRun, store.ActorOf(ctx), ms(now), ms(now), ms(now), runID)
 	return n == 1, err
 }

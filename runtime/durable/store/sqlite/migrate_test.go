@@ -58,14 +58,15 @@ func TestMigrations(t *testing.T) {
 		// definition (0004), so each checks it (and what 0006 added).
 		{From: 0, Seed: sqliteSeedUnversioned, Check: storetest.CheckLatestMigrations},
 		{From: 1, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations},
-		{From: 2, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0002 added only a NULL column
-		{From: 3, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0003 added only a NULL column
-		{From: 4, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0004 added deadline_at and timed_out
-		{From: 5, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0005 added child_group and the events table
-		{From: 6, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0006 added the flow tables and the rate trigger
-		{From: 7, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0007 added the finished runs' index
-		{From: 8, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0008 added the rate window
-		{From: 9, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0009 added the turns table and the signals' time index
+		{From: 2, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations},  // 0002 added only a NULL column
+		{From: 3, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations},  // 0003 added only a NULL column
+		{From: 4, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations},  // 0004 added deadline_at and timed_out
+		{From: 5, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations},  // 0005 added child_group and the events table
+		{From: 6, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations},  // 0006 added the flow tables and the rate trigger
+		{From: 7, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations},  // 0007 added the finished runs' index
+		{From: 8, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations},  // 0008 added the rate window
+		{From: 9, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations},  // 0009 added the turns table and the signals' time index
+		{From: 10, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0010 added the fork columns
 	})
 }
 

@@ -170,7 +170,8 @@ func sqliteClaimWhere(pick string, limited bool) string {
 	return `
 UPDATE _sky_durable_runs
    SET status = 'running', attempts = attempts + 1, claimed_at = ?, updated_at = ?, wake_at = ?,
-       lease_token = ?, claimed_by = ?, waiting_signal = NULL
+       lease_token = ?, claimed_by = ?, waiting_signal = NULL,
+       ` + sqliteClaimNote + `
  WHERE id = (
    SELECT c.id FROM _sky_durable_runs AS c INDEXED BY _sky_durable_runs_claim
     WHERE c.status IN (` + store.SQLClaimable + `)
@@ -192,6 +193,15 @@ RETURNING id, workflow, version, input, attempts, last_error, COALESCE(trace_con
   (SELECT json_group_array(json_array(j.seq, j.step_id, j.kind, j.result, j.created_at))
      FROM _sky_durable_journal j WHERE j.run_id = _sky_durable_runs.id)`
 }
+
+// sqliteClaimNote records a claim (its time the parameter) when the run
+// was claimed before or has a history: the first claim of a run is not
+// recorded. A run still running was reclaimed from its worker.
+const sqliteClaimNote = `history_count = history_count + (attempts > 0 OR history_count > 0),
+       history_note = CASE WHEN attempts > 0 OR history_count > 0
+         THEN json_array(CASE WHEN status = 'running' THEN 'reclaimed' ELSE 'claimed' END, NULL, attempts + 1,
+                         CASE WHEN status = 'running' THEN claimed_by ELSE '' END, '', ?)
+         ELSE history_note END`
 
 // sqliteClaim claims by workflow name (FailSafe); sqliteClaimPinned by
 // (workflow, version) pair (PinToStart); the Limited forms obey the limits.
@@ -224,7 +234,7 @@ func (s *Store) claimWith(ctx context.Context, sql string, limited bool, pick st
 	if limited {
 		cond = append(cond, ms(now), ms(now.Add(-lease)), ms(now.Add(-lease)))
 	}
-	args := append([]any{ms(now), ms(now), ms(now.Add(lease)), token, worker}, cond...)
+	args := append([]any{ms(now), ms(now), ms(now.Add(lease)), token, worker, ms(now)}, cond...)
 	rs, err := s.d.Query(ctx, sql, append(args, cond...)...)
 	if err != nil {
 		return store.Claimed{}, false, err
@@ -322,9 +332,12 @@ func (s *Store) ConsumeSignal(ctx context.Context, f store.Fence, name string, e
 	return found, err
 }
 
-const sqliteSuspend = `
+// sqliteSuspend records the suspension (what it waits for, and the time,
+// the first parameters).
+var sqliteSuspend = `
 UPDATE _sky_durable_runs
-   SET status = 'waiting', attempts = 0, last_error = '', claimed_at = NULL, lease_token = NULL, updated_at = ?,
+   SET ` + sqliteNote("'suspended'", "NULL", "attempts", "?", "''", "?") + `,
+       status = 'waiting', attempts = 0, last_error = '', claimed_at = NULL, lease_token = NULL, updated_at = ?,
        waiting_signal = ?,
        wake_at = CASE
          WHEN ? IS NOT NULL AND EXISTS (
@@ -343,27 +356,28 @@ func (s *Store) Suspend(ctx context.Context, f store.Fence, wakeAt time.Time, si
 	if !wakeAt.IsZero() {
 		wake = ms(wakeAt)
 	}
-	n, err := s.exec(ctx, s.d, "suspend", sqliteSuspend, ms(now), sig, sig, sig, ms(now), wake, f.RunID, f.Token)
+	n, err := s.exec(ctx, s.d, "suspend", sqliteSuspend, store.SuspendDetail(wakeAt, signal), ms(now), ms(now), sig, sig, sig, ms(now), wake, f.RunID, f.Token)
 	return store.LeaseChecked(n, err)
 }
 
-const sqliteComplete = `
+var sqliteComplete = `
 UPDATE _sky_durable_runs
-   SET status = 'done', output = ?, last_error = '', claimed_at = NULL, lease_token = NULL,
+   SET ` + sqliteNote("'done'", "NULL", "attempts", "''", "''", "?") + `,
+       status = 'done', output = ?, last_error = '', claimed_at = NULL, lease_token = NULL,
        waiting_signal = NULL, updated_at = ?
  WHERE id = ? AND lease_token = ? AND status = 'running'` + sqliteBeforeDeadline
 
 func (s *Store) Complete(ctx context.Context, f store.Fence, last *store.JournalEntry, output string, now time.Time) error {
 	var err error
 	if last == nil {
-		n, xerr := s.exec(ctx, s.d, "complete", sqliteComplete, output, ms(now), f.RunID, f.Token, ms(now))
+		n, xerr := s.exec(ctx, s.d, "complete", sqliteComplete, ms(now), output, ms(now), f.RunID, f.Token, ms(now))
 		err = store.LeaseChecked(n, xerr)
 	} else {
 		err = s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 			if err := s.AppendEntry(ctx, tx, f, *last, now); err != nil {
 				return err
 			}
-			n, err := s.exec(ctx, tx, "complete", sqliteComplete, output, ms(now), f.RunID, f.Token, ms(now))
+			n, err := s.exec(ctx, tx, "complete", sqliteComplete, ms(now), output, ms(now), f.RunID, f.Token, ms(now))
 			return store.LeaseChecked(n, err)
 		})
 	}
@@ -391,32 +405,37 @@ func (s *Store) CompleteAndClaim(ctx context.Context, f store.Fence, last *store
 	return c, ok, done, err
 }
 
-const sqliteFail = `
+// sqliteFail records the failure (its kind, the error, the step and the
+// time: the first parameters).
+var sqliteFail = `
 UPDATE _sky_durable_runs
-   SET status = ?, last_error = ?, wake_at = ?, claimed_at = NULL, lease_token = NULL,
+   SET ` + sqliteNote("?", "NULL", "attempts", "?", "?", "?") + `,
+       status = ?, last_error = ?, wake_at = ?, claimed_at = NULL, lease_token = NULL,
        waiting_signal = NULL, updated_at = ?
  WHERE id = ? AND lease_token = ? AND status = 'running'`
 
-func (s *Store) Fail(ctx context.Context, f store.Fence, lastError string, backoff time.Duration, dead bool, now time.Time) error {
+func (s *Store) Fail(ctx context.Context, f store.Fence, lastError, step string, backoff time.Duration, dead bool, now time.Time) error {
 	status := store.StatusFailed
 	if dead {
 		status = store.StatusDead
 	}
-	n, err := s.exec(ctx, s.d, "fail", sqliteFail, string(status), lastError, ms(now.Add(backoff)), ms(now), f.RunID, f.Token)
+	n, err := s.exec(ctx, s.d, "fail", sqliteFail, string(status), lastError, step, ms(now),
+		string(status), lastError, ms(now.Add(backoff)), ms(now), f.RunID, f.Token)
 	if err = store.LeaseChecked(n, err); err == nil && dead {
 		s.finished(ctx, f.RunID)
 	}
 	return err
 }
 
-const sqliteRelease = `
+var sqliteRelease = `
 UPDATE _sky_durable_runs
-   SET status = CASE WHEN last_error <> '' THEN 'failed' ELSE 'waiting' END, attempts = MAX(attempts - 1, 0),
+   SET ` + sqliteNote("'released'", "NULL", "attempts", "''", "''", "?") + `,
+       status = CASE WHEN last_error <> '' THEN 'failed' ELSE 'waiting' END, attempts = MAX(attempts - 1, 0),
        wake_at = ?, claimed_at = NULL, lease_token = NULL, updated_at = ?
  WHERE id = ? AND lease_token = ? AND status = 'running'`
 
 func (s *Store) Release(ctx context.Context, f store.Fence, now time.Time) error {
-	n, err := s.exec(ctx, s.d, "release", sqliteRelease, ms(now), ms(now), f.RunID, f.Token)
+	n, err := s.exec(ctx, s.d, "release", sqliteRelease, ms(now), ms(now), ms(now), f.RunID, f.Token)
 	return store.LeaseChecked(n, err)
 }
 
@@ -434,12 +453,13 @@ UPDATE _sky_durable_runs SET wake_at = ?, updated_at = ?
  WHERE id = ? AND status = 'waiting' AND waiting_signal = ?`
 
 func (s *Store) PutSignal(ctx context.Context, runID, name, payload string, now time.Time) (bool, error) {
-	return s.putSignal(ctx, sqlitePutSignal, runID, name, payload, now)
+	return s.putSignal(ctx, sqlitePutSignal, "", runID, name, payload, now)
 }
 
 // putSignal stores a signal with sql (sqlitePutSignal, sqliteReplaceSignal:
-// run id, name, payload, time, run id) and wakes the run when it stored one.
-func (s *Store) putSignal(ctx context.Context, sql, runID, name, payload string, now time.Time) (bool, error) {
+// run id, name, payload, time, run id) and wakes the run when it stored one,
+// recording event (when not "") in the run's history.
+func (s *Store) putSignal(ctx context.Context, sql string, event store.EventKind, runID, name, payload string, now time.Time) (bool, error) {
 	stored := false
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		n, err := s.exec(ctx, tx, "signal", sql, runID, name, payload, ms(now), runID)
@@ -447,8 +467,10 @@ func (s *Store) putSignal(ctx context.Context, sql, runID, name, payload string,
 			return err
 		}
 		stored = true
-		_, err = s.exec(ctx, tx, "signal", sqliteWakeForSignal, ms(now), ms(now), runID, name)
-		return err
+		if _, err = s.exec(ctx, tx, "signal", sqliteWakeForSignal, ms(now), ms(now), runID, name); err != nil || event == "" {
+			return err
+		}
+		return s.recordEvent(ctx, tx, runID, event, store.ActorOf(ctx), name, "", now)
 	})
 	return stored, err
 }
@@ -495,14 +517,15 @@ func (s *Store) ListRuns(ctx context.Context, f store.ListFilter) ([]store.Run, 
 	return store.ScanRuns(ctx, s.d, sql, args, sqliteRunScanner)
 }
 
-const sqliteRetry = `
+var sqliteRetry = `
 UPDATE _sky_durable_runs
-   SET status = 'waiting', attempts = 0, wake_at = ?, claimed_at = NULL, lease_token = NULL,
+   SET ` + sqliteNote("'retried'", "?", "attempts", "''", "''", "?") + `,
+       status = 'waiting', attempts = 0, wake_at = ?, claimed_at = NULL, lease_token = NULL,
        waiting_signal = NULL, updated_at = ?
  WHERE id = ? AND status IN (` + store.SQLRetryable + `)`
 
 func (s *Store) RetryRun(ctx context.Context, runID string, now time.Time) (bool, error) {
-	n, err := s.exec(ctx, s.d, "retry", sqliteRetry, ms(now), ms(now), runID)
+	n, err := s.exec(ctx, s.d, "retry", sqliteRetry, store.ActorOf(ctx), ms(now), ms(now), ms(now), runID)
 	return n == 1, err
 }
 
@@ -514,9 +537,10 @@ func (s *Store) WakeRun(ctx context.Context, runID string, now time.Time) (bool,
 	return n == 1, err
 }
 
-const sqliteCancel = `
+var sqliteCancel = `
 UPDATE _sky_durable_runs
-   SET status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = ?
+   SET ` + sqliteNote("'cancelled'", "?", "attempts", "''", "''", "?") + `,
+       status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = ?
  WHERE id = ? AND status IN (` + store.SQLClaimable + `)`
 
 // CancelRun cancels the run and, in the same transaction, its unfinished
@@ -525,7 +549,7 @@ func (s *Store) CancelRun(ctx context.Context, runID string, now time.Time) (boo
 	var n int64
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		var err error
-		if n, err = s.exec(ctx, tx, "cancel", sqliteCancel, ms(now), runID); err != nil || n == 0 {
+		if n, err = s.exec(ctx, tx, "cancel", sqliteCancel, store.ActorOf(ctx), ms(now), ms(now), runID); err != nil || n == 0 {
 			return err
 		}
 		ids, _ := json.Marshal([]string{runID})
@@ -544,6 +568,8 @@ const sqliteDeleteJournal = `DELETE FROM _sky_durable_journal WHERE run_id = ?`
 
 const sqliteDeleteSignals = `DELETE FROM _sky_durable_signals WHERE run_id = ?`
 
+const sqliteDeleteHistory = `DELETE FROM _sky_durable_history WHERE run_id = ?`
+
 const sqliteStampCompacted = `UPDATE _sky_durable_runs SET compacted_at = ? WHERE id = ?`
 
 func (s *Store) CompactRun(ctx context.Context, runID string, now time.Time) (bool, int64, error) {
@@ -561,6 +587,10 @@ func (s *Store) CompactRun(ctx context.Context, runID string, now time.Time) (bo
 				return err
 			}
 			total += n
+		}
+		// The history goes too, not counted: the rows are the journal's and the mailbox's.
+		if _, err := s.exec(ctx, tx, "compact", sqliteDeleteHistory, runID); err != nil {
+			return err
 		}
 		_, err := s.exec(ctx, tx, "compact", sqliteStampCompacted, ms(now), runID)
 		return err

@@ -24,6 +24,8 @@ const sqliteDeleteJournalOf = `DELETE FROM _sky_durable_journal WHERE run_id IN 
 
 const sqliteDeleteSignalsOf = `DELETE FROM _sky_durable_signals WHERE run_id IN (SELECT value FROM json_each(?))`
 
+const sqliteDeleteHistoryOf = `DELETE FROM _sky_durable_history WHERE run_id IN (SELECT value FROM json_each(?))`
+
 const sqliteStampCompactedOf = `UPDATE _sky_durable_runs SET compacted_at = ?
  WHERE id IN (SELECT value FROM json_each(?)) AND status IN (` + store.SQLCompactable + `)`
 
@@ -59,6 +61,10 @@ func (s *Store) CompactBatch(ctx context.Context, olderThan time.Duration, limit
 				return err
 			}
 			rows += n
+		}
+		// The history goes too, not counted: the rows are the journal's and the mailbox's.
+		if _, err := s.exec(ctx, tx, "compact", sqliteDeleteHistoryOf, string(idsJSON)); err != nil {
+			return err
 		}
 		runs, err = s.exec(ctx, tx, "compact", sqliteStampCompactedOf, ms(now), string(idsJSON))
 		return err

@@ -31,9 +31,9 @@ func (f *fixture) bulkRun(id, workflow, parent string, status store.Status, last
 	case store.StatusWaiting:
 		f.ok("Suspend", f.s.Suspend(f.ctx, fence, time.Time{}, "go", at))
 	case store.StatusFailed:
-		f.ok("Fail", f.s.Fail(f.ctx, fence, lastError, time.Hour, false, at))
+		f.ok("Fail", f.s.Fail(f.ctx, fence, lastError, "", time.Hour, false, at))
 	case store.StatusDead:
-		f.ok("Fail", f.s.Fail(f.ctx, fence, lastError, 0, true, at))
+		f.ok("Fail", f.s.Fail(f.ctx, fence, lastError, "", 0, true, at))
 	case store.StatusDone:
 		f.ok("Complete", f.s.Complete(f.ctx, fence, nil, `"ok"`, at))
 	}
@@ -162,6 +162,18 @@ var bulkCases = []storeCase{
 		f.wantStatuses("at the end", map[string]store.Status{"w1": store.StatusWaiting, "ok": store.StatusDone, "d1": store.StatusWaiting, "r1": store.StatusWaiting})
 		if n, err := f.s.CountRuns(f.ctx, store.BulkFilter{Status: store.StatusCancelled}); err != nil || n != 4 {
 			f.t.Errorf("CountRuns(cancelled) = %d, %v; want 4", n, err)
+		}
+		// Each run a bulk action changed records it, as the single-run
+		// action does, by the operator.
+		for id, kind := range map[string]store.EventKind{"d2": store.EventRetried, "r1": store.EventReleased, "f1": store.EventCancelled} {
+			events, err := f.s.ReadHistory(f.ctx, id)
+			f.ok("ReadHistory", err)
+			if len(events) == 0 || events[len(events)-1].Kind != kind || events[len(events)-1].Actor != store.ActorOf(f.ctx) {
+				f.t.Errorf("history of %s = %+v; want it to end with %s by %s", id, events, kind, store.ActorOf(f.ctx))
+			}
+		}
+		if events, err := f.s.ReadHistory(f.ctx, "w1"); err != nil || len(events) != 1 || events[0].Kind != store.EventSuspended {
+			f.t.Errorf("history of w1, which no bulk action changed = %+v, %v; want only its suspension", events, err)
 		}
 	}},
 }

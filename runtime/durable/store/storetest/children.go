@@ -37,7 +37,7 @@ func (f *fixture) finish(id string, now time.Time, dead bool) {
 	f.claim(now, "C"+id, id)
 	fence := store.Fence{RunID: id, Token: "C" + id}
 	if dead {
-		f.ok("Fail "+id, f.s.Fail(f.ctx, fence, "boom in "+id, time.Second, true, now))
+		f.ok("Fail "+id, f.s.Fail(f.ctx, fence, "boom in "+id, "", time.Second, true, now))
 		return
 	}
 	f.ok("Complete "+id, f.s.Complete(f.ctx, fence, nil, `"out-`+id+`"`, now))

@@ -122,7 +122,7 @@ var deadlineCases = []storeCase{
 	{"DeadlineOfAFailedRunEndsItTimedOut", func(f *fixture) {
 		f.insertWithDeadline("r", "w", "", time.Minute, T0)
 		f.claim(T0, "A", "r")
-		f.ok("Fail", f.s.Fail(f.ctx, store.Fence{RunID: "r", Token: "A"}, "boom", time.Hour, false, T0))
+		f.ok("Fail", f.s.Fail(f.ctx, store.Fence{RunID: "r", Token: "A"}, "boom", "", time.Hour, false, T0))
 		f.timeOut(T0.Add(time.Minute), 1, 0)
 		r := f.step(store.OpTimeOut, "r", store.StatusFailed, store.StatusTimedOut)
 		wantContains(f, r.LastError, "last error: boom")

@@ -55,7 +55,7 @@ func init() {
 			}
 			// A run whose last attempt failed goes back to failed.
 			c := f.claim(at, "tok2", "r")
-			f.ok("Fail", f.s.Fail(f.ctx, store.Fence{RunID: c.ID, Token: "tok2"}, "boom", 0, false, at))
+			f.ok("Fail", f.s.Fail(f.ctx, store.Fence{RunID: c.ID, Token: "tok2"}, "boom", "", 0, false, at))
 			f.claim(at.Add(time.Second), "tok3", "r")
 			if ok, err := f.s.ReleaseRun(f.ctx, "r", at.Add(2*time.Second)); err != nil || !ok {
 				f.t.Fatalf("ReleaseRun = %v, %v", ok, err)

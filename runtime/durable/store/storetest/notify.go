@@ -67,7 +67,7 @@ var notifyCases = []storeCase{
 			f.t.Errorf("the watch of run done heard %q", got)
 		}
 		f.claim(T0, "B", "dead")
-		f.ok("Fail dead", f.s.Fail(f.ctx, store.Fence{RunID: "dead", Token: "B"}, "boom", 0, true, T0))
+		f.ok("Fail dead", f.s.Fail(f.ctx, store.Fence{RunID: "dead", Token: "B"}, "boom", "", 0, true, T0))
 		if got := f.next(dead, "the dead run"); got != "dead" {
 			f.t.Errorf("the watch of run dead heard %q", got)
 		}

@@ -251,7 +251,7 @@ var cases = []storeCase{
 		f.wantLeaseLost("AppendEntry", f.s.AppendEntry(f.ctx, f.d, bad, JournalSteps(1)[0], t1))
 		f.wantLeaseLost("Suspend", f.s.Suspend(f.ctx, bad, t1.Add(time.Hour), "", t1))
 		f.wantLeaseLost("Complete", f.s.Complete(f.ctx, bad, nil, `"out"`, t1))
-		f.wantLeaseLost("Fail", f.s.Fail(f.ctx, bad, "boom", time.Minute, false, t1))
+		f.wantLeaseLost("Fail", f.s.Fail(f.ctx, bad, "boom", "", time.Minute, false, t1))
 		f.wantLeaseLost("Release", f.s.Release(f.ctx, bad, t1))
 		if _, err := f.s.ConsumeSignal(f.ctx, bad, "go", store.JournalEntry{Seq: 1, StepID: "go", Kind: store.KindSignal}, func(string) error { return nil }, t1); err != nil && !errors.Is(err, store.ErrLeaseLost) {
 			f.t.Errorf("ConsumeSignal with a stolen token = %v", err)
@@ -385,7 +385,7 @@ var cases = []storeCase{
 	{"FailRetriesThenDiesAndRetryRevives", func(f *fixture) {
 		f.insert("r", "w", 1, T0)
 		f.claim(T0, "A", "r")
-		f.ok("Fail", f.s.Fail(f.ctx, store.Fence{RunID: "r", Token: "A"}, "Unavailable: down", time.Minute, false, T0))
+		f.ok("Fail", f.s.Fail(f.ctx, store.Fence{RunID: "r", Token: "A"}, "Unavailable: down", "", time.Minute, false, T0))
 		r := f.step(store.OpFail, "r", store.StatusRunning, store.StatusFailed)
 		if r.LastError != "Unavailable: down" || !r.WakeAt.Equal(T0.Add(time.Minute)) || r.Attempts != 1 {
 			f.t.Errorf("failed run: %+v; want the error, due after the backoff, 1 attempt", r)
@@ -396,7 +396,7 @@ var cases = []storeCase{
 			f.t.Errorf("retry claim: attempts %d, last error %q", c.Attempts, c.LastError)
 		}
 		f.step(store.OpClaim, "r", store.StatusFailed, store.StatusRunning)
-		f.ok("Fail dead", f.s.Fail(f.ctx, store.Fence{RunID: "r", Token: "B"}, "Unavailable: still down", time.Minute, true, T0.Add(time.Minute)))
+		f.ok("Fail dead", f.s.Fail(f.ctx, store.Fence{RunID: "r", Token: "B"}, "Unavailable: still down", "", time.Minute, true, T0.Add(time.Minute)))
 		f.step(store.OpDie, "r", store.StatusRunning, store.StatusDead)
 		f.claim(T0.Add(1000*time.Hour), "C", "")
 		t1 := T0.Add(2 * time.Hour)
@@ -421,7 +421,7 @@ var cases = []storeCase{
 			f.t.Errorf("released run: %+v; want the attempt not counted, unclaimed, due now", r)
 		}
 		f.claim(T0.Add(time.Second), "B", "r")
-		f.ok("Fail", f.s.Fail(f.ctx, store.Fence{RunID: "r", Token: "B"}, "boom", 0, false, T0.Add(time.Second)))
+		f.ok("Fail", f.s.Fail(f.ctx, store.Fence{RunID: "r", Token: "B"}, "boom", "", 0, false, T0.Add(time.Second)))
 		f.claim(T0.Add(2*time.Second), "C", "r")
 		f.ok("Release", f.s.Release(f.ctx, store.Fence{RunID: "r", Token: "C"}, T0.Add(3*time.Second)))
 		f.step(store.OpRelease, "r", store.StatusRunning, store.StatusFailed)

@@ -1,0 +1,71 @@
+package durable
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"skydurable/runtime/db"
+	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/task"
+)
+
+// TestHistoryOfARunThatWaitsFailsAndIsRetried: a run suspended on a signal
+// by worker A, resumed by worker B, which fails it dead at step "charge";
+// an operator retries it and A finishes it. Its history says exactly that,
+// in order, with each event's actor.
+func TestHistoryOfARunThatWaitsFailsAndIsRetried(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		b := h.engine("B")
+		declined := true
+		w := RegisterWith(RetryPolicy{MaxAttempts: 1}, "hist", str, str, func(c *Ctx, in string) task.Task[string] {
+			return task.AndThen(AwaitSignal(c, str, "go"), func(v string) task.Task[string] {
+				return Step(c, str, "charge", task.From(func(context.Context) (string, error) {
+					if declined {
+						declined = false
+						return "", task.New(task.Unavailable, "card declined")
+					}
+					return "charged " + v, nil
+				}))
+			})
+		})
+		h.start(w, "r", "")
+		h.poll(h.e, w.Erase()) // A: suspends on "go"
+		h.signal("r", "go", `"now"`)
+		h.poll(b, w.Erase()) // B: consumes it, fails at "charge": dead
+		h.wantStatus("r", StatusDead)
+		if err := h.e.Retry(WithActor(h.ctx, "ann@box via sky durable"), "r"); err != nil {
+			t.Fatal(err)
+		}
+		h.poll(h.e, w.Erase()) // A: replays the signal, charges: done
+		h.wantStatus("r", StatusDone)
+
+		events, err := h.e.History(h.ctx, "r")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for i, e := range events {
+			if e.Pos != int64(i+1) || e.At.IsZero() {
+				t.Errorf("event %d is at position %d, time %v", i+1, e.Pos, e.At)
+			}
+			got = append(got, fmt.Sprintf("%s by %s (attempt %d) %s %s", e.Kind, e.Actor, e.Attempt, e.Step, e.Detail))
+		}
+		want := []string{
+			`suspended by A (attempt 1)  signal "go"`,
+			`claimed by B (attempt 1)  `,
+			`dead by B (attempt 1) charge Unavailable: card declined`,
+			`retried by ann@box via sky durable (attempt 1)  `,
+			`claimed by A (attempt 1)  `,
+			`done by A (attempt 1)  `,
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("history (-want +got):\n%s", diff)
+		}
+		_, err = h.e.History(h.ctx, "missing")
+		wantErrContains(t, err, task.NotFound, `"missing"`)
+	})
+}
