@@ -570,14 +570,16 @@ func registeredList(fn string, list value.Value) ([]skyRegistered, error) {
 }
 
 // setupHint turns the database's "no such table" error for a durable table
-// (the program never called Durable.setup on this database) into one that
-// names the fix; any other error is returned as it is.
+// (the program never called Durable.setup on this database), or PostgreSQL's
+// "function does not exist" for a durable function (42883: the start looks
+// its function up before its table), into one that names the fix; any
+// other error is returned as it is.
 func setupHint(fn string, err error) error {
 	te := task.As(err)
 	if te == nil || !strings.Contains(te.Message, "_sky_durable_") {
 		return err
 	}
-	if !strings.Contains(te.Message, "no such table") && !strings.Contains(te.Message, "42P01") {
+	if !strings.Contains(te.Message, "no such table") && !strings.Contains(te.Message, "42P01") && !strings.Contains(te.Message, "42883") {
 		return err
 	}
 	return &task.Error{

@@ -84,6 +84,9 @@ type Run struct {
 	// perKey key ("" when its workflow has no perKey limit).
 	Priority int
 	LimitKey string
+	// KeyQueued is true for a fresh run queued behind its key's head: it
+	// becomes due when the head leaves (the keys take turns).
+	KeyQueued bool
 	// ForkedFrom is the run this one was forked from (Engine.Fork) and
 	// ForkStep the step id of the cut; ForkStep is "" for a child copied
 	// with its forked parent (ForkedFrom is then the child it copies).

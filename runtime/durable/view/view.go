@@ -35,6 +35,8 @@ func WakeTextIn(r store.Run, mailbox []store.SignalInfo, now time.Time) string {
 		return "-"
 	case r.Status == store.StatusRunning:
 		return "running"
+	case r.KeyQueued:
+		return "queued behind key " + r.LimitKey + "'s turn"
 	case r.WaitingSignal != "" && r.WakeAt.IsZero():
 		return "waiting for " + WaitingFor(r.WaitingSignal)
 	case r.WaitingSignal != "" && r.WakeAt.After(now):

@@ -105,10 +105,20 @@ func (s *Store) exec(ctx context.Context, q *db.DB, op, sql string, args ...any)
 	return q.Exec(ctx, sql, args...)
 }
 
-const pgInsertRun = pgClock + `
-INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context, deadline_at, priority, limit_key)
-SELECT ?, ?, ?, 'waiting', ?, 0, clock.now, '', clock.now, clock.now, NULLIF(?, ''),
-       clock.now + CAST(? AS BIGINT) * INTERVAL '1 millisecond', ?, CAST(? AS TEXT) FROM clock
+// pgInsertRun starts a run. A run with a perKey key queues behind its
+// key's head when the key has one (_sky_durable_key_queued, migration
+// 0014): due 'infinity' until the head leaves.
+const pgInsertRun = pgClock + `,
+new AS (SELECT CAST(? AS TEXT) AS id, CAST(? AS TEXT) AS workflow, CAST(? AS INT) AS version, CAST(? AS TEXT) AS input,
+               NULLIF(CAST(? AS TEXT), '') AS trace_context, CAST(? AS BIGINT) AS deadline_ms, CAST(? AS INT) AS priority,
+               CAST(? AS TEXT) AS limit_key),
+queue AS (SELECT CASE WHEN new.limit_key IS NULL THEN FALSE ELSE _sky_durable_key_queued(new.workflow, new.limit_key) END AS queued
+            FROM new)
+INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context, deadline_at, priority, limit_key, key_queued)
+SELECT new.id, new.workflow, new.version, 'waiting', new.input, 0, CASE WHEN queue.queued THEN 'infinity' ELSE clock.now END, '',
+       clock.now, clock.now, new.trace_context, clock.now + new.deadline_ms * INTERVAL '1 millisecond', new.priority, new.limit_key,
+       queue.queued
+  FROM clock, new, queue
 ON CONFLICT (id) DO NOTHING`
 
 // pgInsertArgs are the arguments of pgInsertRun for r.
@@ -678,7 +688,7 @@ func (s *Store) putSignal(ctx context.Context, sql string, event store.EventKind
 const pgRunColumns = `id, workflow, version, status, input, COALESCE(output, ''), attempts,
   CASE WHEN wake_at = 'infinity' THEN NULL ELSE wake_at END, COALESCE(waiting_signal, ''), last_error,
   claimed_at, claimed_by, created_at, updated_at, compacted_at, deadline_at, COALESCE(parent_id, ''), priority, COALESCE(limit_key, ''),
-  COALESCE(forked_from, ''), COALESCE(fork_step, '')`
+  COALESCE(forked_from, ''), COALESCE(fork_step, ''), key_queued`
 
 const pgReadRun = `SELECT ` + pgRunColumns + ` FROM _sky_durable_runs WHERE id = ?`
 
@@ -706,7 +716,7 @@ func pgRunScanner(scan func(...any) error) (store.Run, error) {
 	var wake, claimedAt, compactedAt, deadline *time.Time
 	err := scan(&r.ID, &r.Workflow, &r.Version, &status, &r.Input, &r.Output, &r.Attempts,
 		&wake, &r.WaitingSignal, &r.LastError, &claimedAt, &r.ClaimedBy, &r.CreatedAt, &r.UpdatedAt, &compactedAt, &deadline, &r.ParentID, &r.Priority, &r.LimitKey,
-		&r.ForkedFrom, &r.ForkStep)
+		&r.ForkedFrom, &r.ForkStep, &r.KeyQueued)
 	r.Status = store.Status(status)
 	if wake != nil {
 		r.WakeAt = *wake

@@ -67,6 +67,7 @@ func TestMigrations(t *testing.T) {
 		{From: 8, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations},  // 0008 added the rate window
 		{From: 9, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations},  // 0009 added the turns table and the signals' time index
 		{From: 10, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0010 added the fork columns
+		{From: 11, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0011 added the history
 	})
 }
 

@@ -108,15 +108,27 @@ func (s *Store) exec(ctx context.Context, q *db.DB, op, sql string, args ...any)
 	return q.Exec(ctx, sql, args...)
 }
 
+// sqliteInsertRun starts a run. A run with a perKey key queues behind its
+// key's head when the key has one (migration 0012): due never until the
+// head leaves.
 const sqliteInsertRun = `
-INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context, deadline_at, priority, limit_key)
-VALUES (?, ?, ?, 'waiting', ?, 0, ?, '', ?, ?, NULLIF(?, ''), ? + ?, ?, ?)
+WITH new AS (SELECT ? AS id, ? AS workflow, ? AS version, ? AS input, ? AS now, NULLIF(?, '') AS trace_context,
+                    ? AS deadline_ms, ? AS priority, ? AS limit_key, ? AS never),
+queue AS (SELECT new.limit_key IS NOT NULL AND EXISTS (
+                   SELECT 1 FROM _sky_durable_runs r
+                    WHERE r.workflow = new.workflow AND r.limit_key = new.limit_key AND r.status = 'waiting'
+                      AND r.attempts = 0 AND NOT r.key_queued AND r.limit_key IS NOT NULL) AS queued
+            FROM new)
+INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context, deadline_at, priority, limit_key, key_queued)
+SELECT new.id, new.workflow, new.version, 'waiting', new.input, 0, CASE WHEN queue.queued THEN new.never ELSE new.now END, '',
+       new.now, new.now, new.trace_context, new.now + new.deadline_ms, new.priority, new.limit_key, queue.queued
+  FROM new, queue WHERE TRUE
 ON CONFLICT (id) DO NOTHING`
 
 // sqliteInsertArgs are the arguments of sqliteInsertRun for r.
 func sqliteInsertArgs(r store.NewRun, now time.Time) []any {
-	return []any{r.ID, r.Workflow, r.Version, r.Input, ms(now), ms(now), ms(now), r.TraceContext,
-		ms(now), store.DeadlineMs(r.Deadline), r.Priority, r.LimitKeyArg()}
+	return []any{r.ID, r.Workflow, r.Version, r.Input, ms(now), r.TraceContext,
+		store.DeadlineMs(r.Deadline), r.Priority, r.LimitKeyArg(), store.InfinityMs}
 }
 
 func (s *Store) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (bool, string, error) {
@@ -478,7 +490,7 @@ func (s *Store) putSignal(ctx context.Context, sql string, event store.EventKind
 const sqliteRunColumns = `id, workflow, version, status, input, COALESCE(output, ''), attempts,
   wake_at, COALESCE(waiting_signal, ''), last_error, COALESCE(claimed_at, 0), claimed_by, created_at, updated_at,
   COALESCE(compacted_at, 0), COALESCE(deadline_at, 0), COALESCE(parent_id, ''), priority, COALESCE(limit_key, ''),
-  COALESCE(forked_from, ''), COALESCE(fork_step, '')`
+  COALESCE(forked_from, ''), COALESCE(fork_step, ''), key_queued`
 
 const sqliteReadRun = `SELECT ` + sqliteRunColumns + ` FROM _sky_durable_runs WHERE id = ?`
 
@@ -488,7 +500,7 @@ func sqliteRunScanner(scan func(...any) error) (store.Run, error) {
 	var wake, claimedAt, created, updated, compacted, deadline int64
 	err := scan(&r.ID, &r.Workflow, &r.Version, &status, &r.Input, &r.Output, &r.Attempts,
 		&wake, &r.WaitingSignal, &r.LastError, &claimedAt, &r.ClaimedBy, &created, &updated, &compacted, &deadline, &r.ParentID, &r.Priority, &r.LimitKey,
-		&r.ForkedFrom, &r.ForkStep)
+		&r.ForkedFrom, &r.ForkStep, &r.KeyQueued)
 	r.Status = store.Status(status)
 	r.WakeAt, r.ClaimedAt, r.CreatedAt, r.UpdatedAt = store.FromMs(wake), store.FromMs(claimedAt), store.FromMs(created), store.FromMs(updated)
 	r.CompactedAt, r.Deadline = store.FromMs(compacted), store.FromMs(deadline)
