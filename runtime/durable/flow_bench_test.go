@@ -42,14 +42,34 @@ SELECT 'parked-' || g, ?, 'waiting', '"x"', 0, now() + INTERVAL '1 day', '', now
 	}
 }
 
+// queueBenchRuns inserts n fresh runs of workflow's perKey key "one-key",
+// queued behind that key's head (as Start queues them: due 'infinity'), in
+// one statement, and analyzes the table.
+func queueBenchRuns(b *testing.B, d *db.DB, workflow string, n int) {
+	ctx := context.Background()
+	if _, err := d.Exec(ctx, `INSERT INTO _sky_durable_runs (id, workflow, status, input, attempts, wake_at, last_error, created_at, updated_at, limit_key, key_queued)
+SELECT 'queued-' || g, ?, 'waiting', '"one-key"', 0, 'infinity', '', now(), now(), 'one-key', TRUE FROM generate_series(1, ?) g`, workflow, n); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := d.Exec(ctx, `ANALYZE _sky_durable_runs`); err != nil {
+		b.Fatal(err)
+	}
+}
+
 // BenchmarkClaimLatencyWithLimits times 300 claims of due runs one by one
 // (from the claim statement to the next statement, which follows the
 // claim's answer), among 1,000 and 100,000 waiting runs, with and without
-// limits, on PostgreSQL.
+// limits, on PostgreSQL; and, with limits, among as many runs of one perKey
+// key queued behind its head (fair across keys: the 300 runs of other keys,
+// started after them, are claimed before them at the same cost).
 func BenchmarkClaimLatencyWithLimits(b *testing.B) {
+	type cell struct {
+		limited, queued bool
+	}
 	for _, waiting := range []int{1000, 100_000} {
-		for _, limited := range []bool{false, true} {
-			b.Run(fmt.Sprintf("waiting=%d/limits=%v", waiting, limited), func(b *testing.B) {
+		for _, c := range []cell{{false, false}, {true, false}, {true, true}} {
+			limited := c.limited
+			b.Run(fmt.Sprintf("waiting=%d/limits=%v/queued=%v", waiting, limited, c.queued), func(b *testing.B) {
 				d := dbtest.Open(b, "postgres")
 				ctx := context.Background()
 				var mu sync.Mutex
@@ -64,7 +84,14 @@ func BenchmarkClaimLatencyWithLimits(b *testing.B) {
 					b.Fatal(err)
 				}
 				def := benchDef("bench.claim", limited)
-				parkBenchRuns(b, d, def.Name(), waiting)
+				if c.queued {
+					if err := Start(ctx, e, def, "one-key-head", "one-key"); err != nil {
+						b.Fatal(err)
+					}
+					queueBenchRuns(b, d, def.Name(), waiting)
+				} else {
+					parkBenchRuns(b, d, def.Name(), waiting)
+				}
 				for i := range 300 {
 					if err := Start(ctx, e, def, fmt.Sprintf("due-%d", i), fmt.Sprintf("k%d", i)); err != nil {
 						b.Fatal(err)
@@ -75,7 +102,9 @@ func BenchmarkClaimLatencyWithLimits(b *testing.B) {
 				mu.Lock()
 				marks, ops = nil, nil
 				mu.Unlock()
-				for {
+				// The due runs: the 300 (and, queued, the key's head); not the
+				// queue the head's claim starts to promote behind them.
+				for polls := 0; !c.queued || polls < 301; polls++ {
 					worked, err := e.Poll(ctx, defs)
 					if err != nil {
 						b.Fatal(err)
@@ -98,7 +127,7 @@ func BenchmarkClaimLatencyWithLimits(b *testing.B) {
 				p50, p99 := claims[len(claims)/2], claims[len(claims)*99/100]
 				b.ReportMetric(float64(p50.Microseconds()), "p50-µs")
 				b.ReportMetric(float64(p99.Microseconds()), "p99-µs")
-				fmt.Printf("flow: claim latency, %d waiting, limits %v: p50 %v p99 %v\n", waiting, limited, p50, p99)
+				fmt.Printf("flow: claim latency, %d waiting (queued behind one key: %v), limits %v: p50 %v p99 %v\n", waiting, c.queued, limited, p50, p99)
 			})
 		}
 	}
