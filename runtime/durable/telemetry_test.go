@@ -217,3 +217,65 @@ func TestNoProvidersNoTraceContext(t *testing.T) {
 		t.Errorf("trace_context = %v, %v; want NULL", tc, err)
 	}
 }
+
+// TestOneTracePerRun: a run started under a request's span, suspended three
+// times (signal waits) and resumed by two workers in turn, is one trace:
+// every span of both workers has the request's trace id, and every span but
+// the request's has its parent among them (no orphan root span), on both
+// stores.
+func TestOneTracePerRun(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, _ string, d *db.DB) {
+		ctx := context.Background()
+		wf := durable.Register("tri", codec.String, codec.String, func(c *durable.Ctx, in string) task.Task[string] {
+			wait := func(name string, acc string) task.Task[string] {
+				return task.AndThen(durable.AwaitSignal(c, codec.String, name), func(s string) task.Task[string] {
+					return durable.Step(c, codec.String, "after-"+name, task.Succeed(acc+s))
+				})
+			}
+			return task.AndThen(wait("a", in), func(a string) task.Task[string] {
+				return task.AndThen(wait("b", a), func(b string) task.Task[string] { return wait("c", b) })
+			})
+		})
+		defs := []durable.Workflow{wf.Erase()}
+		workers := []otelEngine{newOtelEngine(t, d), newOtelEngine(t, d)}
+		reqCtx, req := workers[0].tp.Tracer("test").Start(ctx, "POST /start")
+		if err := durable.Start(reqCtx, workers[0].e, wf, "tri-1", "x"); err != nil {
+			t.Fatal(err)
+		}
+		req.End()
+		for i, sig := range []string{"a", "b", "c", ""} {
+			w := workers[i%2]
+			if worked, err := w.e.Poll(ctx, defs); err != nil || !worked {
+				t.Fatalf("poll %d = %v, %v", i, worked, err)
+			}
+			if sig != "" {
+				if err := w.e.Signal(ctx, "tri-1", sig, `"!"`); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		var all []sdktrace.ReadOnlySpan
+		for _, w := range workers {
+			all = append(all, w.spans.Ended()...)
+		}
+		ids := map[trace.SpanID]bool{}
+		attempts := 0
+		for _, s := range all {
+			ids[s.SpanContext().SpanID()] = true
+			if s.Name() == "durable attempt tri" {
+				attempts++
+			}
+		}
+		if attempts != 4 {
+			t.Errorf("%d attempt spans, want 4 (the start and three resumes)", attempts)
+		}
+		for _, s := range all {
+			if s.SpanContext().TraceID() != req.SpanContext().TraceID() {
+				t.Errorf("span %q is in trace %s, want the request's %s", s.Name(), s.SpanContext().TraceID(), req.SpanContext().TraceID())
+			}
+			if s.SpanContext().SpanID() != req.SpanContext().SpanID() && !ids[s.Parent().SpanID()] {
+				t.Errorf("span %q has parent %s, which is no span of the run's: an orphan root", s.Name(), s.Parent().SpanID())
+			}
+		}
+	})
+}
