@@ -143,6 +143,19 @@ type entryView struct {
 	Detail string
 }
 
+// entryDetail is what a journal entry shows under its step id: a timer's
+// wake time, or its result as indented JSON.
+func entryDetail(e durable.JournalEntry) string {
+	switch e.Kind {
+	case durable.KindSleep, durable.KindDeadline:
+		return "wakes at " + view.WakeAt(e.Result)
+	case durable.KindTimeout:
+		return "timed out with no signal"
+	default:
+		return view.Pretty(e.Result, 200)
+	}
+}
+
 func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	run, journal, err := s.e.Describe(r.Context(), id)
@@ -173,17 +186,8 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	var entries []entryView
 	prev := run.CreatedAt
 	for _, e := range journal {
-		ev := entryView{JournalEntry: e, Gap: "+" + view.Gap(e.CreatedAt.Sub(prev))}
+		entries = append(entries, entryView{JournalEntry: e, Gap: "+" + view.Gap(e.CreatedAt.Sub(prev)), Detail: entryDetail(e)})
 		prev = e.CreatedAt
-		switch e.Kind {
-		case durable.KindSleep, durable.KindDeadline:
-			ev.Detail = "wakes at " + view.WakeAt(e.Result)
-		case durable.KindTimeout:
-			ev.Detail = "timed out with no signal"
-		default:
-			ev.Detail = view.Pretty(e.Result, 200)
-		}
-		entries = append(entries, ev)
 	}
 	s.render(w, http.StatusOK, "run", "Run "+run.ID, map[string]any{
 		"Run": run, "Held": held, "Journal": entries, "Signals": signals, "Children": children, "Now": s.opts.Now(), "Notice": r.URL.Query().Get("done"),
@@ -257,7 +261,7 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
-	ctx := durable.WithActor(r.Context(), "dashboard "+r.RemoteAddr)
+	ctx := operator(r)
 	var done string
 	var err error
 	switch action {
@@ -281,14 +285,7 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err != nil {
-		status := http.StatusInternalServerError
-		if te := task.As(err); te != nil {
-			status = map[task.Kind]int{task.NotFound: http.StatusNotFound, task.Conflict: http.StatusConflict, task.InvalidInput: http.StatusBadRequest}[te.Kind]
-			if status == 0 {
-				status = http.StatusInternalServerError
-			}
-		}
-		s.confirmPage(w, r, status, err.Error())
+		s.confirmPage(w, r, statusOf(err), err.Error())
 		return
 	}
 	http.Redirect(w, r, "/runs/"+url.PathEscape(id)+"?done="+url.QueryEscape(done), http.StatusSeeOther)
@@ -346,4 +343,5 @@ var funcs = template.FuncMap{
 	"since":  func(t, now time.Time) time.Duration { return now.Sub(t) },
 	"path":   url.PathEscape,
 	"add":    func(a, b int) int { return a + b },
+	"value":  valueOf,
 }

@@ -1,8 +1,8 @@
 // Package ui is the durable runs dashboard (`sky durable ui`): an
 // http.Handler over an Engine that shows the overview, the runs list, one
-// run with its journal and mailbox, and lets an operator signal, cancel or
-// retry a run, or retry, cancel or release every run of a filtered list
-// (bulk.go). Pages are html/template (every value HTML-escaped) with the
+// run with its journal and mailbox, and the diff of two runs, and lets an
+// operator signal, cancel, retry or fork a run (fork.go), or retry, cancel
+// or release every run of a filtered list (bulk.go). Pages are html/template (every value HTML-escaped) with the
 // assets embedded in the binary; live refresh is a few lines of plain
 // JavaScript, so there is no build step and no third-party script.
 //
@@ -19,6 +19,7 @@
 package ui
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"embed"
@@ -88,7 +89,7 @@ func New(e *durable.Engine, opts Options) (*Server, error) {
 		opts.CSRF = hex.EncodeToString(b)
 	}
 	s := &Server{e: e, opts: opts, pages: map[string]*template.Template{}}
-	for _, page := range []string{"overview", "runs", "run", "action", "bulk"} {
+	for _, page := range []string{"overview", "runs", "run", "action", "bulk", "fork", "diff"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/"+page+".html")
 		if err != nil {
 			return nil, err
@@ -102,6 +103,9 @@ func New(e *durable.Engine, opts Options) (*Server, error) {
 	mux.HandleFunc("GET /runs/{id}", s.run)
 	mux.HandleFunc("GET /runs/{id}/{action}", s.confirm)
 	mux.HandleFunc("POST /runs/{id}/{action}", s.act)
+	mux.HandleFunc("GET /runs/{id}/fork", s.forkConfirm)
+	mux.HandleFunc("POST /runs/{id}/fork", s.fork)
+	mux.HandleFunc("GET /diff", s.diff)
 	mux.HandleFunc("GET /bulk/{action}", s.bulkConfirm)
 	mux.HandleFunc("POST /bulk/{action}", s.bulkAct)
 	s.mux = mux
@@ -245,7 +249,7 @@ func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []by
 // render writes page with data and the common fields.
 func (s *Server) render(w http.ResponseWriter, status int, page, title string, data any) {
 	var refresh int
-	if s.opts.Refresh > 0 && page != "action" && page != "bulk" {
+	if s.opts.Refresh > 0 && page != "action" && page != "bulk" && page != "fork" {
 		refresh = int(s.opts.Refresh / time.Millisecond)
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -263,21 +267,32 @@ func (s *Server) render(w http.ResponseWriter, status int, page, title string, d
 // fail renders an engine error with the HTTP status of its kind and the
 // same text the CLI prints.
 func (s *Server) fail(w http.ResponseWriter, err error) {
-	status := http.StatusInternalServerError
+	s.render(w, statusOf(err), "action", "Error", map[string]any{"Error": err.Error()})
+}
+
+// statusOf is the HTTP status of an engine error's kind: 404 for no such
+// run, 409 for a refusal, 400 for bad input, 403 for read-only, else 500.
+func statusOf(err error) int {
+	if errors.Is(err, errForbidden) {
+		return http.StatusForbidden
+	}
 	if te := task.As(err); te != nil {
 		switch te.Kind {
 		case task.NotFound:
-			status = http.StatusNotFound
+			return http.StatusNotFound
 		case task.Conflict:
-			status = http.StatusConflict
+			return http.StatusConflict
 		case task.InvalidInput, task.Decode:
-			status = http.StatusBadRequest
+			return http.StatusBadRequest
 		}
 	}
-	if errors.Is(err, errForbidden) {
-		status = http.StatusForbidden
-	}
-	s.render(w, status, "action", "Error", map[string]any{"Error": err.Error()})
+	return http.StatusInternalServerError
+}
+
+// operator is a request's context naming the dashboard's client as the
+// actor of what it does (a run's history records "dashboard <address>").
+func operator(r *http.Request) context.Context {
+	return durable.WithActor(r.Context(), "dashboard "+r.RemoteAddr)
 }
 
 var errForbidden = errors.New("this dashboard is read-only (--read-only): actions are refused")
