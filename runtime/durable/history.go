@@ -32,15 +32,22 @@ func WithActor(ctx context.Context, actor string) context.Context {
 
 // History reads a run's recorded events in order: the first
 // store.HistoryFirst and the last store.HistoryLast of them (Pos numbers
-// every event, so a gap says how many the bound dropped). It is empty for
-// a compacted run; an unknown id is a NotFound error naming it.
+// every event, so a gap says how many the bound dropped). A run that
+// finished in the attempt that first claimed it, with no event on the way,
+// stores none (its "done" is not written, to spare the commonest path a
+// row): its history is that "done", read from the run row (Pos 0). It is
+// empty for a compacted run; an unknown id is a NotFound error naming it.
 func (e *Engine) History(ctx context.Context, runID string) ([]HistoryEvent, error) {
 	h, err := e.store.ReadHistory(ctx, runID)
 	if err != nil || len(h) > 0 {
 		return h, err
 	}
-	if _, err := e.ReadRun(ctx, runID); err != nil {
+	r, err := e.ReadRun(ctx, runID)
+	if err != nil {
 		return nil, err
+	}
+	if r.Status == StatusDone && r.CompactedAt.IsZero() {
+		return []HistoryEvent{{At: r.UpdatedAt, Kind: store.EventDone, Actor: r.ClaimedBy, Attempt: r.Attempts}}, nil
 	}
 	return nil, nil
 }

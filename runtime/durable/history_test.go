@@ -69,3 +69,34 @@ func TestHistoryOfARunThatWaitsFailsAndIsRetried(t *testing.T) {
 		wantErrContains(t, err, task.NotFound, `"missing"`)
 	})
 }
+
+// TestHistoryOfAPlainRunIsDerived: a run done in the attempt that first
+// claimed it stores no history row (its "done" is spared on the commonest
+// path) and History derives its done from the run row, on both stores; a
+// rewind of it first writes that done, so it is kept.
+func TestHistoryOfAPlainRunIsDerived(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, _ string, d *db.DB) {
+		h := newHarness(t, d)
+		def := Register("plain", str, str, func(c *Ctx, in string) task.Task[string] {
+			return Step(c, str, "a", task.Succeed(in))
+		})
+		h.start(def, "p1", "x")
+		h.drain(h.e, def.Erase())
+		var stored int64
+		if err := d.QueryRow(h.ctx, "SELECT COUNT(*) FROM _sky_durable_history WHERE run_id = ?", "p1").Scan(&stored); err != nil || stored != 0 {
+			t.Errorf("history rows stored for a plain run = %d, %v; want 0", stored, err)
+		}
+		r := h.wantStatus("p1", StatusDone)
+		events, err := h.e.History(h.ctx, "p1")
+		if err != nil || len(events) != 1 || events[0].Kind != EventKind("done") || events[0].Actor != "A" || events[0].Attempt != 1 || !events[0].At.Equal(r.UpdatedAt) {
+			t.Fatalf("History(p1) = %+v, %v; want one done by A at its completion", events, err)
+		}
+		if err := h.e.Rewind(WithActor(h.ctx, "ann"), "p1", "a"); err != nil {
+			t.Fatal(err)
+		}
+		events, err = h.e.History(h.ctx, "p1")
+		if err != nil || len(events) != 2 || events[0].Kind != EventKind("done") || events[0].Actor != "A" || events[1].Kind != EventKind("rewound") {
+			t.Errorf("History after a rewind = %+v, %v; want the done kept, then the rewind", events, err)
+		}
+	})
+}

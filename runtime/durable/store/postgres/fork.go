@@ -218,6 +218,7 @@ func (s *Store) RewindRun(ctx context.Context, c store.Cut, now time.Time) (bool
 			{pgRewindJournal, []any{c.RunID, c.Seq}},
 			{pgRewindSignals, []any{c.RunID, jsonList(c.Consumed)}},
 			{pgRewindEvents, []any{c.RunID, jsonList(c.Events)}},
+			{pgRecordPriorDone, []any{c.RunID}},
 			{pgRewindRun, []any{clockArg(now), c.RunID}},
 			{pgRecordEvent, []any{clockArg(now), c.RunID, string(store.EventRewound), store.ActorOf(ctx), "", c.Step}},
 		} {

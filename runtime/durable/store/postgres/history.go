@@ -52,11 +52,28 @@ claim_history AS (
 	`CASE WHEN o.status = 'running' AND o.xmin = s.locked THEN o.claimed_by ELSE '' END`, `''`) + `),
 ` + pgTrim("claim_trim", "claimed")
 
-// pgDoneHistory are the CTEs recording the completion of "done".
+// pgDoneCount is what a completion adds to history_count: a run with no
+// event yet (finished in the attempt that first claimed it, never suspended
+// or failed) records no "done" either, a row and an index entry spared on
+// the commonest path; Engine.History derives that run's done from its row.
+const pgDoneCount = `CASE WHEN r.history_count > 0 THEN 1 ELSE 0 END`
+
+// pgDoneHistory are the CTEs recording the completion of "done" (of a run
+// with a history: pgDoneCount).
 var pgDoneHistory = `,
 done_history AS (
-  ` + pgRecord(`done s`, `clock.now`, `'done'`, `s.claimed_by`, `s.attempts`, `''`, `''`) + `),
+  ` + pgRecord(`done s WHERE s.history_count > 0`, `clock.now`, `'done'`, `s.claimed_by`, `s.attempts`, `''`, `''`) + `),
 ` + pgTrim("done_trim", "done")
+
+// pgRecordPriorDone writes the "done" a run with no history did not
+// record (pgDoneCount), before an operator's event on the finished run (a
+// rewind) would hide it: at the run's completion, by its worker.
+const pgRecordPriorDone = `WITH counted AS (
+  UPDATE _sky_durable_runs r SET history_count = 1
+   WHERE r.id = ? AND r.history_count = 0 AND r.status = 'done'
+  RETURNING r.id, r.updated_at, COALESCE(r.claimed_by, '') AS claimed_by, r.attempts)
+INSERT INTO _sky_durable_history (run_id, pos, at, kind, actor, attempt, detail, step)
+SELECT s.id, 1, s.updated_at, 'done', s.claimed_by, s.attempts, '', '' FROM counted s`
 
 // pgRecordEvent records one event of an operator's action that has no
 // statement of its own to carry it (signal replace, fork, rewind): run id,

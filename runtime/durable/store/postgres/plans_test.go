@@ -366,6 +366,8 @@ var sqlConstants = map[string][]string{
 	"pgClockCTE":                 {pgClockCTE},
 	"pgCompactBatch":             {pgCompactBatch},
 	"pgTakeTurn":                 {pgTakeTurn},
+	"pgDoneCount":                {pgDoneCount},
+	"pgRecordPriorDone":          {pgRecordPriorDone},
 	"pgNoRun":                    {pgNoRun},
 	"pgOrphanSignals":            {pgOrphanSignals},
 	"pgExpireOrphanSignals":      {pgExpireOrphanSignals},

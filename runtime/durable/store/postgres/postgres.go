@@ -568,7 +568,7 @@ SELECT id FROM done`
 var pgDone = `done AS (
   UPDATE _sky_durable_runs r
      SET status = 'done', output = ?, last_error = '', claimed_at = NULL, lease_token = NULL,
-         waiting_signal = NULL, updated_at = clock.now, history_count = r.history_count + 1
+         waiting_signal = NULL, updated_at = clock.now, history_count = r.history_count + ` + pgDoneCount + `
     FROM clock
    WHERE r.id = ? AND r.lease_token = ?` + pgBeforeDeadline + `
   RETURNING r.id, r.history_count, r.claimed_by, r.attempts)` + pgDoneHistory

@@ -212,6 +212,7 @@ func (s *Store) RewindRun(ctx context.Context, c store.Cut, now time.Time) (bool
 			{sqliteRewindJournal, []any{c.RunID, c.Seq}},
 			{sqliteRewindSignals, []any{c.RunID, jsonList(c.Consumed)}},
 			{sqliteRewindEvents, []any{c.RunID, jsonList(c.Events)}},
+			{sqliteRecordPriorDone, []any{c.RunID}},
 			{sqliteRewindRun, []any{at, at, c.RunID}},
 			{sqliteRecordEvent, []any{string(store.EventRewound), store.ActorOf(ctx), "", c.Step, at, c.RunID}},
 		} {

@@ -374,7 +374,7 @@ func (s *Store) Suspend(ctx context.Context, f store.Fence, wakeAt time.Time, si
 
 var sqliteComplete = `
 UPDATE _sky_durable_runs
-   SET ` + sqliteNote("'done'", "NULL", "attempts", "''", "''", "?") + `,
+   SET ` + sqliteDoneNote + `,
        status = 'done', output = ?, last_error = '', claimed_at = NULL, lease_token = NULL,
        waiting_signal = NULL, updated_at = ?
  WHERE id = ? AND lease_token = ? AND status = 'running'` + sqliteBeforeDeadline

@@ -142,9 +142,11 @@ func init() {
 			// CompactBatch removes a history too.
 			f.insert("s", "w", 1, now)
 			f.claim(now.Add(time.Second), "s1", "s")
-			f.ok("Complete", f.s.Complete(f.ctx, store.Fence{RunID: "s", Token: "s1"}, nil, `1`, now.Add(time.Second)))
-			if len(f.runHistory("s")) != 1 {
-				f.t.Fatalf("a done run's history = %v, want its completion", f.runHistory("s"))
+			f.ok("Fail", f.s.Fail(f.ctx, store.Fence{RunID: "s", Token: "s1"}, "boom", "x", 0, false, now.Add(time.Second)))
+			f.claim(now.Add(2*time.Second), "s2", "s")
+			f.ok("Complete", f.s.Complete(f.ctx, store.Fence{RunID: "s", Token: "s2"}, nil, `1`, now.Add(2*time.Second)))
+			if len(f.runHistory("s")) != 3 {
+				f.t.Fatalf("a done run's history = %v, want its failure, its second claim and its completion", f.runHistory("s"))
 			}
 			if runs, _, _, err := f.s.CompactBatch(f.ctx, time.Second, 10, time.Time{}, now.Add(time.Hour)); err != nil || runs != 1 {
 				f.t.Fatalf("CompactBatch = %d, %v; want 1 run", runs, err)
