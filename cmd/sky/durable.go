@@ -429,7 +429,7 @@ func durableShow(ctx context.Context, e *durable.Engine, f *durableFlags, a []st
 		return writeJSON(out, map[string]any{"run": runJSON(r, held), "journal": journalJSON(journal), "signals": signalsJSON(signals, r.Status), "children": runsJSON(children, held),
 			"history": historyJSON(history)})
 	}
-	printRun(out, r, journal, signals, held, time.Now())
+	printRun(out, r, journal, signals, held, history, time.Now())
 	printHistory(out, history)
 	printSignals(out, signals, r.Status)
 	printChildren(out, r.ID, children, held, time.Now())

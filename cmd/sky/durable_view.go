@@ -34,13 +34,18 @@ func printRunTable(out io.Writer, runs []durable.Run, held map[string]durable.Ho
 // printRun prints a run, then its journal as a timeline; its mailbox tells
 // an arrived signal in the wake line, and a due run a limit holds back
 // (held) says so there.
-func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, mailbox []durable.SignalInfo, held map[string]durable.Hold, now time.Time) {
+func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, mailbox []durable.SignalInfo, held map[string]durable.Hold, history []durable.HistoryEvent, now time.Time) {
 	fmt.Fprintf(out, "run %s\n", view.Safe(r.ID))
 	field := func(name, v string) {
 		fmt.Fprintf(out, "  %-10s %s\n", name+":", strings.ReplaceAll(view.SafeText(v), "\n", "\n"+strings.Repeat(" ", 13)))
 	}
 	field("workflow", fmt.Sprintf("%s (version %d)", r.Workflow, r.Version))
 	field("status", string(r.Status))
+	if step := view.FailedStep(r, history); step != "" {
+		// A failed or dead run leads with where and why.
+		field("failed at", fmt.Sprintf("step %q", step))
+		field("error", r.LastError)
+	}
 	if r.ParentID != "" {
 		field("parent", r.ParentID)
 	}
@@ -62,7 +67,7 @@ func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, mail
 	if r.LimitKey != "" {
 		field("limit key", r.LimitKey)
 	}
-	if r.LastError != "" {
+	if r.LastError != "" && view.FailedStep(r, history) == "" {
 		field("error", r.LastError)
 	}
 	if !r.ClaimedAt.IsZero() && r.ClaimedBy != "" {

@@ -47,7 +47,7 @@ func TestDurableViews(t *testing.T) {
 		{Seq: 3, StepID: "signal:go", Kind: durable.KindTimeout, Result: `null`, CreatedAt: now.Add(-time.Minute)},
 	}
 	out.Reset()
-	printRun(&out, busy, journal, nil, nil, now)
+	printRun(&out, busy, journal, nil, nil, nil, now)
 	for _, want := range []string{
 		"  lease:     held by host-7-ab12 since 2030-01-02 11:59:00.000Z",
 		"  attempts:  2",
@@ -63,7 +63,7 @@ func TestDurableViews(t *testing.T) {
 
 	done := durable.Run{ID: "old", Workflow: "w", Version: 1, Status: durable.StatusDone, Output: `"ok"`, CompactedAt: now}
 	out.Reset()
-	printRun(&out, done, nil, nil, nil, now)
+	printRun(&out, done, nil, nil, nil, nil, now)
 	for _, want := range []string{"  output:    \"ok\"", "  compacted: 2030-01-02 12:00:00.000Z (journal and signals deleted)", "journal: compacted"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("show output lacks %q:\n%s", want, out.String())

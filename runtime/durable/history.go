@@ -35,7 +35,7 @@ func WithActor(ctx context.Context, actor string) context.Context {
 // every event, so a gap says how many the bound dropped). A run that
 // finished in the attempt that first claimed it, with no event on the way,
 // stores none (its "done" is not written, to spare the commonest path a
-// row): its history is that "done", read from the run row (Pos 0). It is
+// row): its history is that "done", read from the run row (Pos 1). It is
 // empty for a compacted run; an unknown id is a NotFound error naming it.
 func (e *Engine) History(ctx context.Context, runID string) ([]HistoryEvent, error) {
 	h, err := e.store.ReadHistory(ctx, runID)
@@ -47,7 +47,7 @@ func (e *Engine) History(ctx context.Context, runID string) ([]HistoryEvent, err
 		return nil, err
 	}
 	if r.Status == StatusDone && r.CompactedAt.IsZero() {
-		return []HistoryEvent{{At: r.UpdatedAt, Kind: store.EventDone, Actor: r.ClaimedBy, Attempt: r.Attempts}}, nil
+		return []HistoryEvent{{Pos: 1, At: r.UpdatedAt, Kind: store.EventDone, Actor: r.ClaimedBy, Attempt: r.Attempts}}, nil
 	}
 	return nil, nil
 }

@@ -88,7 +88,7 @@ func TestHistoryOfAPlainRunIsDerived(t *testing.T) {
 		}
 		r := h.wantStatus("p1", StatusDone)
 		events, err := h.e.History(h.ctx, "p1")
-		if err != nil || len(events) != 1 || events[0].Kind != EventKind("done") || events[0].Actor != "A" || events[0].Attempt != 1 || !events[0].At.Equal(r.UpdatedAt) {
+		if err != nil || len(events) != 1 || events[0].Pos != 1 || events[0].Kind != EventKind("done") || events[0].Actor != "A" || events[0].Attempt != 1 || !events[0].At.Equal(r.UpdatedAt) {
 			t.Fatalf("History(p1) = %+v, %v; want one done by A at its completion", events, err)
 		}
 		if err := h.e.Rewind(WithActor(h.ctx, "ann"), "p1", "a"); err != nil {

@@ -52,3 +52,18 @@ func HistoryGap(prev, next store.Event) string {
 	}
 	return fmt.Sprintf("… %d events not kept (a run keeps its first %d and last %d) …", n, store.HistoryFirst, store.HistoryLast)
 }
+
+// FailedStep is the step a failed or dead run last failed at, from its
+// history ("" for another status, or when the history does not say: a
+// failure outside a step, or a compacted run).
+func FailedStep(r store.Run, history []store.Event) string {
+	if r.Status != store.StatusFailed && r.Status != store.StatusDead {
+		return ""
+	}
+	for i := len(history) - 1; i >= 0; i-- {
+		if e := history[i]; e.Kind == store.EventFailed || e.Kind == store.EventDead {
+			return e.Step
+		}
+	}
+	return ""
+}
