@@ -89,7 +89,7 @@ func New(e *durable.Engine, opts Options) (*Server, error) {
 		opts.CSRF = hex.EncodeToString(b)
 	}
 	s := &Server{e: e, opts: opts, pages: map[string]*template.Template{}}
-	for _, page := range []string{"overview", "runs", "run", "action", "bulk", "fork", "diff"} {
+	for _, page := range []string{"overview", "runs", "run", "action", "bulk", "fork", "diff", "orphans"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/"+page+".html")
 		if err != nil {
 			return nil, err
@@ -106,6 +106,7 @@ func New(e *durable.Engine, opts Options) (*Server, error) {
 	mux.HandleFunc("GET /runs/{id}/fork", s.forkConfirm)
 	mux.HandleFunc("POST /runs/{id}/fork", s.fork)
 	mux.HandleFunc("GET /diff", s.diff)
+	mux.HandleFunc("GET /orphans", s.orphans)
 	mux.HandleFunc("GET /bulk/{action}", s.bulkConfirm)
 	mux.HandleFunc("POST /bulk/{action}", s.bulkAct)
 	s.mux = mux
