@@ -251,3 +251,24 @@ func TestOrphansPage(t *testing.T) {
 		}
 	})
 }
+
+// TestRunPageTimelineChildren: a parent's timeline draws a bar per child
+// its page lists, each linking to the child's page, ids as text, and a
+// wait on its children open until now.
+func TestRunPageTimelineChildren(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, _ string, d *db.DB) {
+		f := newFixture(t, d, Options{})
+		addFamilies(t, f)
+		body := f.page("/runs/fan-1", `<text class="lane" x="0" y="106">children</text>`)
+		if n := count(body, `<a class="tl-child" href="/runs/fan-1%2Fk-\d\d"><title>child fan-1/k-\d\d \(leaf\) (waiting|done): `); n != 20 {
+			t.Errorf("%d child bars, want 20 (the children the page lists)", n)
+		}
+		if !regexp.MustCompile(`<title>waiting on children of group &#34;[^&]*&#34; for [^<]+, since [^<]+</title><rect class="wait children"`).MatchString(body) {
+			t.Error("the parent's open wait on its children is not drawn")
+		}
+		single := f.page("/runs/single-1")
+		if strings.Contains(single, "<b>only</b>") || !strings.Contains(single, "child single-1/&lt;b&gt;only&lt;/b&gt; (leaf)") {
+			t.Error("a child id in the timeline is not text")
+		}
+	})
+}

@@ -1,6 +1,7 @@
 // Package ui is the durable runs dashboard (`sky durable ui`): an
 // http.Handler over an Engine that shows the overview, the runs list, one
-// run with its journal and mailbox, and the diff of two runs, and lets an
+// run with its timeline (timeline.go) and its journal and mailbox a page at
+// a time, the diff of two runs and the orphan signals, and lets an
 // operator signal, cancel, retry or fork a run (fork.go), or retry, cancel
 // or release every run of a filtered list (bulk.go). Pages are html/template (every value HTML-escaped) with the
 // assets embedded in the binary; live refresh is a few lines of plain
