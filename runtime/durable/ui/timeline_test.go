@@ -272,3 +272,45 @@ func TestRunPageTimelineChildren(t *testing.T) {
 		}
 	})
 }
+
+// TestRunPageJournalPaging: a run of 60 steps shows entries 1 to 50, then
+// 51 to 60 on page 2; the timeline draws all 60 and links each bar to its
+// entry's page, keeping the mailbox's page.
+func TestRunPageJournalPaging(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, _ string, d *db.DB) {
+		f := newFixture(t, d, Options{})
+		many := durable.Register("many", codec.Int, codec.Int, func(c *durable.Ctx, n int64) task.Task[int64] {
+			steps := make([]task.Task[int64], n)
+			for i := range steps {
+				steps[i] = durable.Step(c, codec.Int, fmt.Sprintf("s%02d", i), task.Succeed(int64(i)))
+			}
+			return task.Map(task.Sequence(steps), func(xs []int64) int64 { return int64(len(xs)) })
+		})
+		f.defs = append(f.defs, many.Erase())
+		if err := f.e.StartJSON(f.ctx, many.Erase(), "many-1", "60"); err != nil {
+			t.Fatal(err)
+		}
+		f.drain()
+		entries := func(body string) []string {
+			var out []string
+			for _, m := range regexp.MustCompile(`<li id="j-(\d+)">`).FindAllStringSubmatch(body, -1) {
+				out = append(out, m[1])
+			}
+			return out
+		}
+		first := f.page("/runs/many-1?mailbox_page=1", "1–50 of 60 (page 1 of 2)", `<a class="next" href="/runs/many-1?journal_page=2#journal-section">`)
+		if got := entries(first); len(got) != 50 || got[0] != "1" || got[49] != "50" {
+			t.Errorf("journal page 1 shows entries %v", got)
+		}
+		if n := count(first, `<rect class="step step"`); n != 60 {
+			t.Errorf("the timeline draws %d step bars, want 60", n)
+		}
+		if !strings.Contains(first, `<a class="tl-step" href="/runs/many-1?journal_page=2#j-55">`) || !strings.Contains(first, `<a class="tl-step" href="/runs/many-1#j-7">`) {
+			t.Error("the step bars do not link to their entries' pages")
+		}
+		second := f.page("/runs/many-1?journal_page=2", "51–60 of 60 (page 2 of 2)", `<a class="prev" href="/runs/many-1#journal-section">`)
+		if got := entries(second); len(got) != 10 || got[0] != "51" || got[9] != "60" {
+			t.Errorf("journal page 2 shows entries %v", got)
+		}
+	})
+}
