@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -158,12 +159,25 @@ func entryDetail(e durable.JournalEntry) string {
 
 func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
+	form := r.URL.Query()
 	run, journal, err := s.e.Describe(r.Context(), id)
 	if err != nil {
 		s.fail(w, err)
 		return
 	}
+	// The journal and the mailbox are read whole (the engine has no
+	// ranged read of them) and shown a page at a time.
 	signals, err := s.e.Signals(r.Context(), id)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	jp, err := pageParam(form, "journal_page", len(journal))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	mp, err := pageParam(form, "mailbox_page", len(signals))
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -183,15 +197,118 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
+	here := func(journalPage, mailboxPage int, anchor string) string {
+		v := url.Values{}
+		if journalPage > 1 {
+			v.Set("journal_page", strconv.Itoa(journalPage))
+		}
+		if mailboxPage > 1 {
+			v.Set("mailbox_page", strconv.Itoa(mailboxPage))
+		}
+		u := "/runs/" + url.PathEscape(id)
+		if len(v) > 0 {
+			u += "?" + v.Encode()
+		}
+		return u + anchor
+	}
 	var entries []entryView
 	prev := run.CreatedAt
-	for _, e := range journal {
-		entries = append(entries, entryView{JournalEntry: e, Gap: "+" + view.Gap(e.CreatedAt.Sub(prev)), Detail: entryDetail(e)})
+	for i, e := range journal {
+		if i >= jp.From-1 && i < jp.To {
+			entries = append(entries, entryView{JournalEntry: e, Gap: "+" + view.Gap(e.CreatedAt.Sub(prev)), Detail: entryDetail(e)})
+		}
 		prev = e.CreatedAt
 	}
+	entryHref := func(i int) string { return here(i/RowsPerPage+1, mp.Page, "#j-"+strconv.Itoa(journal[i].Seq)) }
+	jp.links(func(n int) string { return here(n, mp.Page, "#journal-section") })
+	mp.links(func(n int) string { return here(jp.Page, n, "#mailbox-section") })
+	now := s.opts.Now()
 	s.render(w, http.StatusOK, "run", "Run "+run.ID, map[string]any{
-		"Run": run, "Held": held, "Journal": entries, "Signals": signals, "Children": children, "Now": s.opts.Now(), "Notice": r.URL.Query().Get("done"),
+		"Run": run, "Held": held, "Journal": entries, "JournalPage": jp, "Mailbox": signals, "Signals": signals[mp.From-1 : mp.To],
+		"MailboxPage": mp, "Children": children, "Now": now, "Notice": form.Get("done"),
 		"Actions": actionsFor(run.Status), "History": historyView(history),
+		"Timeline": newTimeline(run, journal, history, children.Runs, now, entryHref),
+	})
+}
+
+// RowsPerPage is how many journal entries, signals or orphan signals one
+// page shows.
+const RowsPerPage = 50
+
+// pager is one page of a list of Total rows: rows From to To (from 1;
+// From > To when the list is empty), and the addresses of the others.
+type pager struct {
+	Page, Pages, Total, From, To int
+	First, Prev, Next, Last      string
+}
+
+// pageParam reads the page number param of form (default 1) for a list of
+// total rows; a page past the last is the last (a list that shrank).
+func pageParam(form url.Values, param string, total int) (pager, error) {
+	p := pager{Page: 1, Pages: max(1, (total+RowsPerPage-1)/RowsPerPage), Total: total}
+	if text := form.Get(param); text != "" {
+		n, err := strconv.Atoi(text)
+		if err != nil || n < 1 {
+			return p, task.Errorf(task.InvalidInput, "%s %q is not a page number; hint: 1 or more, as the page's links give", param, text)
+		}
+		p.Page = min(n, p.Pages)
+	}
+	p.From, p.To = (p.Page-1)*RowsPerPage+1, min(p.Page*RowsPerPage, total)
+	return p, nil
+}
+
+// links sets the addresses of the first, previous, next and last pages
+// ("" for the page itself or none).
+func (p *pager) links(at func(page int) string) {
+	if p.Page > 1 {
+		p.First, p.Prev = at(1), at(p.Page-1)
+	}
+	if p.Page < p.Pages {
+		p.Next, p.Last = at(p.Page+1), at(p.Pages)
+	}
+}
+
+// maxOrphanPages bounds the orphan signals page: each page reads the
+// signals before it too (the store lists the oldest up to a limit).
+const maxOrphanPages = 20
+
+func (s *Server) orphans(w http.ResponseWriter, r *http.Request) {
+	form := r.URL.Query()
+	page := 1
+	if text := form.Get("page"); text != "" {
+		n, err := strconv.Atoi(text)
+		if err != nil || n < 1 || n > maxOrphanPages {
+			s.fail(w, task.Errorf(task.InvalidInput, "page %q is not a page of orphan signals; hint: 1 to %d here; `sky durable signals --orphans --limit N` lists more", text, maxOrphanPages))
+			return
+		}
+		page = n
+	}
+	// One more than the pages up to this one tells whether there is a next.
+	found, err := s.e.OrphanSignals(r.Context(), page*RowsPerPage+1)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	p := pager{Page: page, From: (page-1)*RowsPerPage + 1, To: min(page*RowsPerPage, len(found))}
+	at := func(n int) string {
+		if n == 1 {
+			return "/orphans"
+		}
+		return "/orphans?page=" + strconv.Itoa(n)
+	}
+	if page > 1 {
+		p.First, p.Prev = at(1), at(page-1)
+	}
+	more := len(found) > page*RowsPerPage
+	if more && page < maxOrphanPages {
+		p.Next = at(page + 1)
+	}
+	var rows []durable.OrphanSignal
+	if p.From <= p.To {
+		rows = found[p.From-1 : p.To]
+	}
+	s.render(w, http.StatusOK, "orphans", "Orphan signals", map[string]any{
+		"Orphans": rows, "Page": p, "More": more, "Now": s.opts.Now(),
 	})
 }
 

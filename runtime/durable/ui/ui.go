@@ -1,6 +1,7 @@
 // Package ui is the durable runs dashboard (`sky durable ui`): an
 // http.Handler over an Engine that shows the overview, the runs list, one
-// run with its journal and mailbox, and the diff of two runs, and lets an
+// run with its timeline (timeline.go) and its journal and mailbox a page at
+// a time, the diff of two runs and the orphan signals, and lets an
 // operator signal, cancel, retry or fork a run (fork.go), or retry, cancel
 // or release every run of a filtered list (bulk.go). Pages are html/template (every value HTML-escaped) with the
 // assets embedded in the binary; live refresh is a few lines of plain
@@ -89,7 +90,7 @@ func New(e *durable.Engine, opts Options) (*Server, error) {
 		opts.CSRF = hex.EncodeToString(b)
 	}
 	s := &Server{e: e, opts: opts, pages: map[string]*template.Template{}}
-	for _, page := range []string{"overview", "runs", "run", "action", "bulk", "fork", "diff"} {
+	for _, page := range []string{"overview", "runs", "run", "action", "bulk", "fork", "diff", "orphans"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/"+page+".html")
 		if err != nil {
 			return nil, err
@@ -106,6 +107,7 @@ func New(e *durable.Engine, opts Options) (*Server, error) {
 	mux.HandleFunc("GET /runs/{id}/fork", s.forkConfirm)
 	mux.HandleFunc("POST /runs/{id}/fork", s.fork)
 	mux.HandleFunc("GET /diff", s.diff)
+	mux.HandleFunc("GET /orphans", s.orphans)
 	mux.HandleFunc("GET /bulk/{action}", s.bulkConfirm)
 	mux.HandleFunc("POST /bulk/{action}", s.bulkAct)
 	s.mux = mux
