@@ -16,6 +16,8 @@ func TestRunPageShowsHistory(t *testing.T) {
 	dbtest.ForEachDriver(t, func(t *testing.T, _ string, d *db.DB) {
 		f := newFixture(t, d, Options{})
 		f.page("/runs/order-2", `id="history"`, `done by ui-test (attempt 1)`)
+		// A dead run's page leads with the step it failed at and the error.
+		f.page("/runs/broken-1", `<p class="failure" id="failure">failed at step <b>charge</b>: <span class="error">Unavailable: payment provider down &lt;b&gt;`)
 		if status, _ := f.post("/runs/broken-1/retry", url.Values{"csrf": {f.csrf("/runs/broken-1/retry")}}); status != http.StatusSeeOther {
 			t.Fatalf("POST retry = %d, want 303", status)
 		}

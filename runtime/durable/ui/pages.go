@@ -226,7 +226,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request) {
 	s.render(w, http.StatusOK, "run", "Run "+run.ID, map[string]any{
 		"Run": run, "Held": held, "Journal": entries, "JournalPage": jp, "Mailbox": signals, "Signals": signals[mp.From-1 : mp.To],
 		"MailboxPage": mp, "Children": children, "Now": now, "Notice": form.Get("done"),
-		"Actions": actionsFor(run.Status), "History": historyView(history),
+		"Actions": actionsFor(run.Status), "History": historyView(history), "FailedStep": view.FailedStep(run, history),
 		"Timeline": newTimeline(run, journal, history, children.Runs, now, entryHref),
 	})
 }
