@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"skydurable/runtime/codec"
-	"skydurable/runtime/db"
 	"skydurable/runtime/db/dbtest"
 	"skydurable/runtime/durable"
 	"skydurable/runtime/task"
@@ -22,16 +21,7 @@ func TestDurableBulkCLI(t *testing.T) {
 	for _, driver := range dbtest.Drivers() {
 		t.Run(driver, func(t *testing.T) {
 			ctx := context.Background()
-			dsn := dbtest.URL(t, driver)
-			d, err := db.Open(ctx, driver, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer d.Close()
-			e := durable.New(d, durable.Options{WorkerID: "bulk-test"})
-			if err := e.Setup(ctx); err != nil {
-				t.Fatal(err)
-			}
+			dsn, _, e := cliEngine(t, driver, "bulk-test")
 			broken := durable.RegisterWith(durable.RetryPolicy{MaxAttempts: 1}, "broken", codec.String, codec.String,
 				func(c *durable.Ctx, in string) task.Task[string] {
 					return durable.Step(c, codec.String, "charge", task.Fail[string](task.Errorf(task.Unavailable, "down in %s", in)))
@@ -41,15 +31,7 @@ func TestDurableBulkCLI(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			for {
-				worked, err := e.Poll(ctx, []durable.Workflow{broken.Erase()})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !worked {
-					break
-				}
-			}
+			drainRuns(t, e, broken.Erase())
 			dead := func() int64 {
 				n, err := e.CountBulk(ctx, durable.BulkRetry, durable.BulkFilter{Statuses: []durable.Status{durable.StatusDead}})
 				if err != nil {
@@ -59,12 +41,11 @@ func TestDurableBulkCLI(t *testing.T) {
 			}
 			cli := func(wantCode int, args ...string) string {
 				t.Helper()
-				var out, errOut bytes.Buffer
-				code := runDurable(ctx, append(args, "--db", dsn), streams{stdin: strings.NewReader("y\n"), stdout: &out, stderr: &errOut})
+				code, out := runDurableOn(dsn, "y\n", args...)
 				if code != wantCode {
-					t.Fatalf("sky durable %v = %d, want %d:\n%s%s", args, code, wantCode, out.String(), errOut.String())
+					t.Fatalf("sky durable %v = %d, want %d:\n%s", args, code, wantCode, out)
 				}
-				return out.String() + errOut.String()
+				return out
 			}
 			for _, c := range []struct {
 				args []string

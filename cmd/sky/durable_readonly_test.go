@@ -22,12 +22,7 @@ import (
 // PostgreSQL ls on a database without the tables creates none.
 func TestDurableInspectionWritesNothing(t *testing.T) {
 	ctx := context.Background()
-	cli := func(dsn string, args ...string) (int, string) {
-		t.Helper()
-		var out, errOut bytes.Buffer
-		code := runDurable(ctx, append(args, "--db", dsn), streams{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut})
-		return code, out.String() + errOut.String()
-	}
+	cli := func(dsn string, args ...string) (int, string) { return runDurableOn(dsn, "", args...) }
 
 	dir := t.TempDir()
 	path := filepath.Join(dir, "app.db")

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"testing"
 
 	"skydurable/runtime/codec"
-	"skydurable/runtime/db"
 	"skydurable/runtime/db/dbtest"
 	"skydurable/runtime/durable"
 	"skydurable/runtime/task"
@@ -27,16 +25,7 @@ func TestDurableCLIQuotesControlCharacters(t *testing.T) {
 	for _, driver := range dbtest.Drivers() {
 		t.Run(driver, func(t *testing.T) {
 			ctx := context.Background()
-			dsn := dbtest.URL(t, driver)
-			d, err := db.Open(ctx, driver, dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer d.Close()
-			e := durable.New(d, durable.Options{WorkerID: "safe-test"})
-			if err := e.Setup(ctx); err != nil {
-				t.Fatal(err)
-			}
+			dsn, d, e := cliEngine(t, driver, "safe-test")
 			evil := durable.RegisterWith(durable.RetryPolicy{MaxAttempts: 1}, "evil", codec.String, codec.String,
 				func(c *durable.Ctx, in string) task.Task[string] {
 					ok := durable.Step(c, codec.String, "fine", task.Succeed(in))
@@ -48,15 +37,7 @@ func TestDurableCLIQuotesControlCharacters(t *testing.T) {
 			if err := e.StartJSON(ctx, evil.Erase(), id, `"in`+"\x7f"+`"`); err != nil {
 				t.Fatal(err)
 			}
-			for {
-				worked, err := e.Poll(ctx, []durable.Workflow{evil.Erase()})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !worked {
-					break
-				}
-			}
+			drainRuns(t, e, evil.Erase())
 			if _, err := d.Exec(ctx, "UPDATE _sky_durable_runs SET workflow = ? WHERE id = ?", "evil"+red+"name", id); err != nil {
 				t.Fatal(err)
 			}
@@ -65,12 +46,11 @@ func TestDurableCLIQuotesControlCharacters(t *testing.T) {
 			}
 			cli := func(args ...string) string {
 				t.Helper()
-				var out, errOut bytes.Buffer
-				code := runDurable(ctx, append(args, "--db", dsn), streams{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut})
+				code, out := runDurableOn(dsn, "", args...)
 				if code != exitOK {
-					t.Fatalf("sky durable %v = %d: %s", args, code, errOut.String())
+					t.Fatalf("sky durable %v = %d: %s", args, code, out)
 				}
-				return out.String() + errOut.String()
+				return out
 			}
 			for _, args := range [][]string{{"ls"}, {"show", id}, {"stats"}} {
 				out := cli(args...)

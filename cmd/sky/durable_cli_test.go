@@ -1,0 +1,55 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"skydurable/runtime/db"
+	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/durable"
+)
+
+// The `sky durable` tests' shared set-up: a fresh database with the tables,
+// runs drained, and the command run in-process.
+
+// cliEngine opens a fresh database of driver and an engine (worker) set up
+// on it; the database closes when the test ends.
+func cliEngine(t *testing.T, driver, worker string) (string, *db.DB, *durable.Engine) {
+	t.Helper()
+	ctx := context.Background()
+	dsn := dbtest.URL(t, driver)
+	d, err := db.Open(ctx, driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	e := durable.New(d, durable.Options{WorkerID: worker})
+	if err := e.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return dsn, d, e
+}
+
+// drainRuns polls wfs until no run is due.
+func drainRuns(t *testing.T, e *durable.Engine, wfs ...durable.Workflow) {
+	t.Helper()
+	for {
+		worked, err := e.Poll(context.Background(), wfs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !worked {
+			return
+		}
+	}
+}
+
+// runDurableOn runs `sky durable args... --db dsn` with stdin and returns its exit
+// code and its output (stdout, then stderr).
+func runDurableOn(dsn, stdin string, args ...string) (int, string) {
+	var out, errOut bytes.Buffer
+	code := runDurable(context.Background(), append(args, "--db", dsn), streams{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut})
+	return code, out.String() + errOut.String()
+}
