@@ -44,6 +44,13 @@ func isEngine(p string) bool {
 	return under("runtime/durable")(p) && !under("runtime/durable/store")(p)
 }
 
+// isStore matches the store packages of particular databases (everything
+// under runtime/durable/store but the seam itself and its registry list).
+func isStore(p string) bool {
+	return under("runtime/durable/store")(p) &&
+		!under("runtime/durable/store/stores", "runtime/durable/store/storetest")(p) && p != "runtime/durable/store"
+}
+
 // isDriver matches a database driver's packages.
 var isDriver = under("github.com/jackc/pgx", "github.com/jackc/pgconn", "github.com/lib/pq",
 	"modernc.org/sqlite", "github.com/mattn/go-sqlite3")
@@ -60,6 +67,8 @@ var layerRules = []layerRule{
 		applies: under("runtime/durable/store"), forbidden: isEngine},
 	{rule: "the engine imports no database driver (drivers live in runtime/db and the stores)",
 		applies: isEngine, forbidden: isDriver, direct: true},
+	{rule: "the engine names no store: it opens one through store.Open (store/stores registers them)",
+		applies: isEngine, forbidden: isStore, direct: true},
 	{rule: "the parser knows nothing of the phases after it",
 		applies: under("compiler/syntax", "compiler/diag"), forbidden: under("compiler/types", "compiler/eval", "compiler/ffi")},
 	{rule: "the checker knows nothing of the evaluator",

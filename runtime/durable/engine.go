@@ -16,8 +16,8 @@ import (
 	"skydurable/runtime/codec"
 	"skydurable/runtime/db"
 	"skydurable/runtime/durable/store"
-	"skydurable/runtime/durable/store/postgres"
-	"skydurable/runtime/durable/store/sqlite"
+	// Every store compiled in registers itself for store.Open.
+	_ "skydurable/runtime/durable/store/stores"
 	"skydurable/runtime/task"
 )
 
@@ -427,10 +427,13 @@ func (e *Engine) LoadSnapshot(ctx context.Context, id string) (seq int64, data s
 	return e.store.LoadSnapshot(ctx, id)
 }
 
-// newStore picks the store of d's dialect.
+// newStore opens the store registered for d's dialect (store/stores
+// registers every store compiled in). A dialect without one is a build
+// mistake, not a runtime condition, so it panics with the store's words.
 func newStore(d *db.DB, hook store.StatementHook) store.Store {
-	if d.Dialect() == db.Postgres {
-		return postgres.New(d, hook)
+	s, err := store.Open(d, hook)
+	if err != nil {
+		panic(err)
 	}
-	return sqlite.New(d, hook)
+	return s
 }

@@ -27,6 +27,10 @@ type Store struct {
 	doneInstalled atomic.Bool
 }
 
+func init() {
+	store.Register(db.Postgres, func(d *db.DB, hook store.StatementHook) store.Store { return New(d, hook) })
+}
+
 // New makes the PostgreSQL store over d; hook (nil: none) sees every
 // statement sent.
 func New(d *db.DB, hook store.StatementHook) *Store {

@@ -625,6 +625,10 @@ func (s *Store) LoadSnapshot(ctx context.Context, id string) (int64, string, boo
 	return store.QuerySnapshot(ctx, s.d, sqliteLoadSnapshot, id)
 }
 
+func init() {
+	store.Register(db.SQLite, func(d *db.DB, hook store.StatementHook) store.Store { return New(d, hook) })
+}
+
 // New makes the SQLite store over d; hook (nil: none) sees every statement
 // sent.
 func New(d *db.DB, hook store.StatementHook) *Store {
