@@ -35,8 +35,11 @@ run: sky
 STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 STATICCHECK_VERSION := v0.8.2
 
+# internal/testrun starts a private PostgreSQL cluster (durability off), runs
+# go test against it and prints the tests' count per store at the end.
 test: check
-	$(GO) test -count=1 -timeout 40m ./...
+	$(GO) build -o $(BIN)/testrun ./internal/testrun
+	$(BIN)/testrun -count=1 -timeout 40m ./...
 
 bench: skybench
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./...
