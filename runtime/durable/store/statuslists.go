@@ -37,6 +37,20 @@ const (
 	SQLDueIndexExcludes = `'done','dead','cancelled'`
 )
 
+// The single statuses as SQL literals ('waiting'): a statement names a
+// status only through these or the lists above, never in its own quotes
+// (TestStatusListsFollowTheMachine checks both, and that no store spells
+// one itself).
+const (
+	SQLWaiting   = `'waiting'`
+	SQLRunning   = `'running'`
+	SQLDone      = `'done'`
+	SQLFailed    = `'failed'`
+	SQLDead      = `'dead'`
+	SQLCancelled = `'cancelled'`
+	SQLTimedOut  = `'timed_out'`
+)
+
 // Compactable lists the statuses whose runs compaction may strip of their
 // journal and signals: finished for good and of no further interest (a
 // timed-out run keeps its journal for its inspection).

@@ -1,7 +1,11 @@
 package store
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -48,7 +52,43 @@ func TestStatusListsFollowTheMachine(t *testing.T) {
 			t.Errorf("SQLDueIndexExcludes leaves out %s, which a claim takes: the claim could not use the due index", s)
 		}
 	}
+	for name, got := range map[string]string{"SQLWaiting": SQLWaiting, "SQLRunning": SQLRunning, "SQLDone": SQLDone,
+		"SQLFailed": SQLFailed, "SQLDead": SQLDead, "SQLCancelled": SQLCancelled, "SQLTimedOut": SQLTimedOut} {
+		if want := SQLList([]Status{Status(strings.Trim(got, "'"))}); got != want || !Status(strings.Trim(got, "'")).Valid() {
+			t.Errorf("%s = %s, which is not a status of the Machine", name, got)
+		}
+	}
 	if SQLDueIndexExcludes != SQLList([]Status{StatusDone, StatusDead, StatusCancelled}) {
 		t.Errorf("SQLDueIndexExcludes = %s; it is the fixed predicate of migrations 0001 and 0006", SQLDueIndexExcludes)
+	}
+}
+
+// TestStoresSpellNoStatus: no store's Go source quotes a status in its SQL
+// ('done'); it names the constants of statuslists.go, so a renamed or
+// added status cannot leave a statement behind. Migrations are history and
+// keep their words.
+func TestStoresSpellNoStatus(t *testing.T) {
+	var quoted []string
+	for _, s := range AllStatuses {
+		quoted = append(quoted, regexp.QuoteMeta(string(s)))
+	}
+	literal := regexp.MustCompile(`'(` + strings.Join(quoted, "|") + `)'`)
+	files, err := filepath.Glob("*/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(src), "\n") {
+			if code, _, _ := strings.Cut(line, "//"); literal.MatchString(code) {
+				t.Errorf("%s:%d spells a status in SQL: %s; hint: use the constant of statuslists.go (store.SQLDone, …)", f, i+1, strings.TrimSpace(line))
+			}
+		}
 	}
 }

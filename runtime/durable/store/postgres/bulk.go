@@ -33,10 +33,10 @@ var (
 		return bulkUpdate(shape, pgRetrySets, store.SQLRetryable, "", "changed", bulkEvent{`'retried'`, pgPriorAttempts, `''`})
 	})
 	pgBulkRelease = bulkStatements(func(shape store.BulkShape) string {
-		return bulkUpdate(shape, pgReleaseRunSets, `'running'`, "", "changed", bulkEvent{`'released'`, `s.attempts`, `s.claimed_by`})
+		return bulkUpdate(shape, pgReleaseRunSets, store.SQLRunning, "", "changed", bulkEvent{`'released'`, `s.attempts`, `s.claimed_by`})
 	})
 	pgBulkCancel = bulkStatements(func(shape store.BulkShape) string {
-		return bulkUpdate(shape, pgCancelSets, store.SQLClaimable, ",\n"+pgCancelDescendants, "ended", bulkEvent{`'cancelled'`, `s.attempts`, `''`})
+		return bulkUpdate(shape, pgCancelSets, store.SQLClaimable, ",\n"+pgCancelDescendants, "ended", bulkEvent{store.SQLCancelled, `s.attempts`, `''`})
 	})
 )
 

@@ -13,7 +13,7 @@ import (
 // by one statement whatever their number: the list is one JSON parameter.
 const pgInsertChildren = pgClock + `
 INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, parent_id, child_group, limit_key)
-SELECT c.id, ?, ?, 'waiting', c.input, 0, clock.now, '', clock.now, clock.now, ?, NULLIF(?, ''), c.limit_key
+SELECT c.id, ?, ?, ` + store.SQLWaiting + `, c.input, 0, clock.now, '', clock.now, clock.now, ?, NULLIF(?, ''), c.limit_key
   FROM clock, json_to_recordset(CAST(? AS JSON)) AS c(id TEXT, input TEXT, limit_key TEXT)
 ON CONFLICT (id) DO NOTHING`
 
@@ -44,7 +44,7 @@ func pgAwaitChildren(ready string) string {
 	return pgClock + `,
 parked AS (
   UPDATE _sky_durable_runs r
-     SET status = 'waiting', attempts = 0, last_error = '', claimed_at = NULL, lease_token = NULL, updated_at = clock.now,
+     SET status = ` + store.SQLWaiting + `, attempts = 0, last_error = '', claimed_at = NULL, lease_token = NULL, updated_at = clock.now,
          waiting_signal = CAST(? AS TEXT), history_count = r.history_count + 1,
          wake_at = CASE WHEN ` + ready + ` THEN clock.now ELSE 'infinity' END
     FROM clock

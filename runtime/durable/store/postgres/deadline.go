@@ -45,7 +45,7 @@ over AS (
    FOR UPDATE OF r SKIP LOCKED),
 ended AS (
   UPDATE _sky_durable_runs r
-     SET status = 'timed_out', wake_at = 'infinity', claimed_at = NULL, lease_token = NULL, waiting_signal = NULL,
+     SET status = ` + store.SQLTimedOut + `, wake_at = 'infinity', claimed_at = NULL, lease_token = NULL, waiting_signal = NULL,
          last_error = 'the deadline passed at ' || to_char(r.deadline_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') ||
                       CASE WHEN r.last_error <> '' THEN '; last error: ' || r.last_error ELSE '' END,
          updated_at = clock.now, history_count = r.history_count + 1
@@ -53,7 +53,7 @@ ended AS (
    WHERE r.id = ANY (ARRAY(SELECT id FROM over))
   RETURNING r.id, r.history_count, r.attempts, r.last_error),
 ended_history AS (
-  ` + pgRecord(`ended s`, `clock.now`, `'timed_out'`, `'`+store.ActorDeadline+`'`, `s.attempts`, `s.last_error`, `''`) + `),
+  ` + pgRecord(`ended s`, `clock.now`, store.SQLTimedOut, `'`+store.ActorDeadline+`'`, `s.attempts`, `s.last_error`, `''`) + `),
 ` + pgTrim("ended_trim", "ended") + `,
 ` + pgCancelDescendants + `
 SELECT (SELECT COUNT(*) FROM ended), (SELECT COUNT(*) FROM children)`
@@ -72,7 +72,7 @@ const pgCancelDescendants = `tree AS (
     SELECT g.id FROM _sky_durable_runs g WHERE g.parent_id IS NOT NULL AND g.parent_id = t.id OFFSET 0) c),
 children AS (
   UPDATE _sky_durable_runs c
-     SET status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = clock.now
+     SET status = ` + store.SQLCancelled + `, claimed_at = NULL, lease_token = NULL, updated_at = clock.now
     FROM clock
    WHERE c.id = ANY (ARRAY(SELECT id FROM tree))
      AND c.status NOT IN (` + store.SQLUnclaimable + `)

@@ -50,7 +50,7 @@ flows AS MATERIALIZED (
   SELECT fl.workflow, fl.per_key FROM _sky_durable_flow fl
     LEFT JOIN LATERAL (
       SELECT count(*) AS live FROM _sky_durable_runs r
-       WHERE fl.concurrency IS NOT NULL AND r.workflow = fl.workflow AND r.status = 'running'
+       WHERE fl.concurrency IS NOT NULL AND r.workflow = fl.workflow AND r.status = ` + store.SQLRunning + `
          AND r.claimed_at >= (SELECT at FROM since)) u ON TRUE
    WHERE fl.workflow IN (SELECT jsonb_array_elements_text(CAST(? AS JSONB)))
      AND (fl.rate_per_second IS NULL OR fl.next_claim_at IS NULL OR fl.next_claim_at <= (SELECT now FROM clock))
@@ -58,7 +58,7 @@ flows AS MATERIALIZED (
 full_keys AS MATERIALIZED (
   SELECT f.workflow, k.limit_key FROM flows f CROSS JOIN LATERAL (
     SELECT r.limit_key FROM _sky_durable_runs r
-     WHERE r.workflow = f.workflow AND r.status = 'running' AND r.limit_key IS NOT NULL
+     WHERE r.workflow = f.workflow AND r.status = ` + store.SQLRunning + ` AND r.limit_key IS NOT NULL
        AND r.claimed_at >= (SELECT at FROM since)
      GROUP BY r.limit_key
     HAVING count(*) >= f.per_key) k
@@ -164,7 +164,7 @@ SELECT f.workflow, COALESCE(f.concurrency, 0), COALESCE(f.per_key, 0), COALESCE(
   FROM clock, _sky_durable_flow f
   LEFT JOIN LATERAL (
     SELECT r.limit_key, count(*) AS n FROM _sky_durable_runs r
-     WHERE r.workflow = f.workflow AND r.status = 'running'
+     WHERE r.workflow = f.workflow AND r.status = ` + store.SQLRunning + `
        AND r.claimed_at >= (SELECT now FROM clock) - CAST(? AS BIGINT) * INTERVAL '1 millisecond'
      GROUP BY r.limit_key) k ON TRUE
  WHERE f.workflow IN (SELECT jsonb_array_elements_text(CAST(? AS JSONB)))

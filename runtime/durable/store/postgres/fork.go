@@ -30,7 +30,7 @@ func jsonList(ss []string) string {
 const pgForkRun = pgClock + `
 INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at,
                                priority, limit_key, forked_from, fork_step)
-SELECT ?, o.workflow, o.version, 'waiting', o.input, 0, clock.now, '', clock.now, clock.now, o.priority, o.limit_key, o.id, ?
+SELECT ?, o.workflow, o.version, ` + store.SQLWaiting + `, o.input, 0, clock.now, '', clock.now, clock.now, o.priority, o.limit_key, o.id, ?
   FROM _sky_durable_runs o, clock
  WHERE o.id = ?
 ON CONFLICT (id) DO NOTHING`
@@ -180,7 +180,7 @@ const pgRewindEvents = `DELETE FROM _sky_durable_events e WHERE e.run_id = ? AND
 
 const pgRewindRun = pgClock + `
 UPDATE _sky_durable_runs r
-   SET status = 'waiting', output = NULL, attempts = 0, wake_at = clock.now, waiting_signal = NULL, last_error = '',
+   SET status = ` + store.SQLWaiting + `, output = NULL, attempts = 0, wake_at = clock.now, waiting_signal = NULL, last_error = '',
        claimed_at = NULL, lease_token = NULL, updated_at = clock.now
   FROM clock
  WHERE r.id = ?`

@@ -24,7 +24,7 @@ func (s *Store) RenewLease(ctx context.Context, f store.Fence, lease time.Durati
 
 // pgReleaseRunSets are the columns an operator's release sets (ReleaseRun,
 // BulkAct).
-const pgReleaseRunSets = `status = CASE WHEN r.last_error <> '' THEN 'failed' ELSE 'waiting' END,
+const pgReleaseRunSets = `status = CASE WHEN r.last_error <> '' THEN ` + store.SQLFailed + ` ELSE ` + store.SQLWaiting + ` END,
        wake_at = clock.now, claimed_at = NULL, lease_token = NULL, updated_at = clock.now`
 
 // pgReleaseRun frees a running run whatever its token (an operator knows
@@ -37,7 +37,7 @@ released AS (
   UPDATE _sky_durable_runs r
      SET ` + pgReleaseRunSets + `, history_count = r.history_count + 1
     FROM clock
-   WHERE r.id = ? AND r.status = 'running'
+   WHERE r.id = ? AND r.status = ` + store.SQLRunning + `
   RETURNING r.id, r.history_count, r.claimed_by, r.attempts),
 ` + pgTrim("trimmed", "released") + `
 ` + pgRecord(`released s`, `clock.now`, `'released'`, `CAST(? AS TEXT)`, `s.attempts`, `s.claimed_by`, `''`)

@@ -48,8 +48,8 @@ const pgPriorAttempts = `(SELECT o.attempts FROM _sky_durable_runs o WHERE o.id 
 var pgClaimHistory = `,
 claim_history AS (
   ` + pgRecord(`claimed s LEFT JOIN _sky_durable_runs o ON o.id = s.id WHERE s.history_count > 0`, `s.now`,
-	`CASE WHEN o.status = 'running' AND o.xmin = s.locked THEN 'reclaimed' ELSE 'claimed' END`, `s.claimed_by`, `s.attempts`,
-	`CASE WHEN o.status = 'running' AND o.xmin = s.locked THEN o.claimed_by ELSE '' END`, `''`) + `),
+	`CASE WHEN o.status = `+store.SQLRunning+` AND o.xmin = s.locked THEN 'reclaimed' ELSE 'claimed' END`, `s.claimed_by`, `s.attempts`,
+	`CASE WHEN o.status = `+store.SQLRunning+` AND o.xmin = s.locked THEN o.claimed_by ELSE '' END`, `''`) + `),
 ` + pgTrim("claim_trim", "claimed")
 
 // pgDoneCount is what a completion adds to history_count: a run with no
@@ -62,7 +62,7 @@ const pgDoneCount = `CASE WHEN r.history_count > 0 THEN 1 ELSE 0 END`
 // with a history: pgDoneCount).
 var pgDoneHistory = `,
 done_history AS (
-  ` + pgRecord(`done s WHERE s.history_count > 0`, `clock.now`, `'done'`, `s.claimed_by`, `s.attempts`, `''`, `''`) + `),
+  ` + pgRecord(`done s WHERE s.history_count > 0`, `clock.now`, store.SQLDone, `s.claimed_by`, `s.attempts`, `''`, `''`) + `),
 ` + pgTrim("done_trim", "done")
 
 // pgRecordPriorDone writes the "done" a run with no history did not
@@ -70,10 +70,10 @@ done_history AS (
 // rewind) would hide it: at the run's completion, by its worker.
 const pgRecordPriorDone = `WITH counted AS (
   UPDATE _sky_durable_runs r SET history_count = 1
-   WHERE r.id = ? AND r.history_count = 0 AND r.status = 'done'
+   WHERE r.id = ? AND r.history_count = 0 AND r.status = ` + store.SQLDone + `
   RETURNING r.id, r.updated_at, COALESCE(r.claimed_by, '') AS claimed_by, r.attempts)
 INSERT INTO _sky_durable_history (run_id, pos, at, kind, actor, attempt, detail, step)
-SELECT s.id, 1, s.updated_at, 'done', s.claimed_by, s.attempts, '', '' FROM counted s`
+SELECT s.id, 1, s.updated_at, ` + store.SQLDone + `, s.claimed_by, s.attempts, '', '' FROM counted s`
 
 // pgRecordEvent records one event of an operator's action that has no
 // statement of its own to carry it (signal replace, fork, rewind): run id,

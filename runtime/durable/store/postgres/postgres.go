@@ -119,7 +119,7 @@ new AS (SELECT CAST(? AS TEXT) AS id, CAST(? AS TEXT) AS workflow, CAST(? AS INT
 queue AS (SELECT CASE WHEN new.limit_key IS NULL THEN FALSE ELSE _sky_durable_key_queued(new.workflow, new.limit_key) END AS queued
             FROM new)
 INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context, deadline_at, priority, limit_key, key_queued)
-SELECT new.id, new.workflow, new.version, 'waiting', new.input, 0, CASE WHEN queue.queued THEN 'infinity' ELSE clock.now END, '',
+SELECT new.id, new.workflow, new.version, ` + store.SQLWaiting + `, new.input, 0, CASE WHEN queue.queued THEN 'infinity' ELSE clock.now END, '',
        clock.now, clock.now, new.trace_context, clock.now + new.deadline_ms * INTERVAL '1 millisecond', new.priority, new.limit_key,
        queue.queued
   FROM clock, new, queue
@@ -254,7 +254,7 @@ tokens AS (SELECT t.token, t.n FROM json_array_elements_text(CAST(? AS JSON)) WI
 	return sql + `,
 claimed AS (
   UPDATE _sky_durable_runs r
-     SET status = 'running', attempts = r.attempts + 1, claimed_at = clock.now, updated_at = clock.now,
+     SET status = ` + store.SQLRunning + `, attempts = r.attempts + 1, claimed_at = clock.now, updated_at = clock.now,
          wake_at = clock.now + lease.span,
          lease_token = ` + token + `, claimed_by = ?, waiting_signal = NULL,
          history_count = r.history_count + CASE WHEN r.attempts > 0 OR r.history_count > 0 THEN 1 ELSE 0 END
@@ -519,7 +519,7 @@ func (s *Store) lockRun(ctx context.Context, tx *db.DB, f store.Fence) error {
 var pgSuspend = pgClock + `,
 parked AS (
   UPDATE _sky_durable_runs r
-     SET status = 'waiting', attempts = 0, last_error = '', claimed_at = NULL, lease_token = NULL, updated_at = clock.now,
+     SET status = ` + store.SQLWaiting + `, attempts = 0, last_error = '', claimed_at = NULL, lease_token = NULL, updated_at = clock.now,
          waiting_signal = CAST(? AS TEXT), history_count = r.history_count + 1,
          wake_at = CASE
            WHEN CAST(? AS TEXT) IS NOT NULL AND EXISTS (
@@ -571,7 +571,7 @@ SELECT id FROM done`
 // fence, returning its id, and the CTEs recording the completion.
 var pgDone = `done AS (
   UPDATE _sky_durable_runs r
-     SET status = 'done', output = ?, last_error = '', claimed_at = NULL, lease_token = NULL,
+     SET status = ` + store.SQLDone + `, output = ?, last_error = '', claimed_at = NULL, lease_token = NULL,
          waiting_signal = NULL, updated_at = clock.now, history_count = r.history_count + ` + pgDoneCount + `
     FROM clock
    WHERE r.id = ? AND r.lease_token = ?` + pgBeforeDeadline + `
@@ -622,7 +622,7 @@ func (s *Store) Fail(ctx context.Context, f store.Fence, lastError, step string,
 var pgRelease = pgClock + `,
 released AS (
   UPDATE _sky_durable_runs r
-     SET status = CASE WHEN r.last_error <> '' THEN 'failed' ELSE 'waiting' END, attempts = GREATEST(r.attempts - 1, 0),
+     SET status = CASE WHEN r.last_error <> '' THEN ` + store.SQLFailed + ` ELSE ` + store.SQLWaiting + ` END, attempts = GREATEST(r.attempts - 1, 0),
          wake_at = clock.now, claimed_at = NULL, lease_token = NULL, updated_at = clock.now, history_count = r.history_count + 1
     FROM clock
    WHERE r.id = ? AND r.lease_token = ?
@@ -738,7 +738,7 @@ func pgRunScanner(scan func(...any) error) (store.Run, error) {
 }
 
 // pgRetrySets are the columns a retry sets (RetryRun, BulkAct).
-const pgRetrySets = `status = 'waiting', attempts = 0, wake_at = clock.now, claimed_at = NULL, lease_token = NULL,
+const pgRetrySets = `status = ` + store.SQLWaiting + `, attempts = 0, wake_at = clock.now, claimed_at = NULL, lease_token = NULL,
        waiting_signal = NULL, updated_at = clock.now`
 
 // pgRetry makes a failed or dead run due, recording it retried by the
@@ -761,7 +761,7 @@ func (s *Store) RetryRun(ctx context.Context, runID string, now time.Time) (bool
 const pgWake = pgClock + `
 UPDATE _sky_durable_runs r SET wake_at = clock.now, updated_at = clock.now
   FROM clock
- WHERE r.id = ? AND r.status = 'waiting'`
+ WHERE r.id = ? AND r.status = ` + store.SQLWaiting
 
 func (s *Store) WakeRun(ctx context.Context, runID string, now time.Time) (bool, error) {
 	n, err := s.exec(ctx, s.d, "wake", pgWake, clockArg(now), runID)
@@ -776,7 +776,7 @@ var listDialect = store.ListDialect{
 }
 
 // pgCancelSets are the columns a cancel sets (CancelRun, BulkAct).
-const pgCancelSets = `status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = clock.now`
+const pgCancelSets = `status = ` + store.SQLCancelled + `, claimed_at = NULL, lease_token = NULL, updated_at = clock.now`
 
 // pgCancel cancels a run that is not finished and, with it, its
 // unfinished descendants (child runs, theirs, ...), in one statement,
@@ -793,7 +793,7 @@ ended AS (
 ` + pgCancelDescendants + `,
 ` + pgTrim("trimmed", "ended") + `,
 ended_history AS (
-  ` + pgRecord(`ended s`, `clock.now`, `'cancelled'`, `CAST(? AS TEXT)`, `s.attempts`, `''`, `''`) + `)
+  ` + pgRecord(`ended s`, `clock.now`, store.SQLCancelled, `CAST(? AS TEXT)`, `s.attempts`, `''`, `''`) + `)
 SELECT (SELECT COUNT(*) FROM ended)`
 
 func (s *Store) CancelRun(ctx context.Context, runID string, now time.Time) (bool, error) {

@@ -193,14 +193,14 @@ func pgCompleteBatch(n int) string {
 ` + valuesCTE(n, "run_id", "TEXT", "token", "TEXT", "at", "TIMESTAMPTZ", "output", "TEXT", "seq", "INT", "step_id", "TEXT", "kind", "TEXT", "result", "TEXT") + `,
 done AS (
   UPDATE _sky_durable_runs r
-     SET status = 'done', output = v.output, last_error = '', claimed_at = NULL, lease_token = NULL,
+     SET status = ` + store.SQLDone + `, output = v.output, last_error = '', claimed_at = NULL, lease_token = NULL,
          waiting_signal = NULL, updated_at = COALESCE(v.at, clock.now), history_count = r.history_count + ` + pgDoneCount + `
     FROM v, clock
    WHERE r.id = v.run_id AND r.lease_token = v.token
      AND (r.deadline_at IS NULL OR r.deadline_at > COALESCE(v.at, clock.now))
   RETURNING v.run_id, v.token, r.id, r.history_count, r.claimed_by, r.attempts, COALESCE(v.at, clock.now) AS at),
 done_history AS (
-  ` + pgRecord(`done s WHERE s.history_count > 0`, `s.at`, `'done'`, `s.claimed_by`, `s.attempts`, `''`, `''`) + `),
+  ` + pgRecord(`done s WHERE s.history_count > 0`, `s.at`, store.SQLDone, `s.claimed_by`, `s.attempts`, `''`, `''`) + `),
 ` + pgTrim("done_trim", "done") + `,
 ins AS (
   INSERT INTO _sky_durable_journal (run_id, seq, step_id, kind, result, created_at)

@@ -39,17 +39,17 @@ closed AS MATERIALIZED (
    WHERE (f.rate_per_second IS NOT NULL AND f.next_claim_at > CAST(? AS TIMESTAMPTZ))
       OR (f.concurrency IS NOT NULL AND f.concurrency <= (
            SELECT count(*) FROM _sky_durable_runs y
-            WHERE y.workflow = f.workflow AND y.status = 'running' AND y.claimed_at >= CAST(? AS TIMESTAMPTZ)))),
+            WHERE y.workflow = f.workflow AND y.status = ` + store.SQLRunning + ` AND y.claimed_at >= CAST(? AS TIMESTAMPTZ)))),
 full_keys AS MATERIALIZED (
   SELECT y.workflow, y.limit_key FROM _sky_durable_flow f JOIN _sky_durable_runs y ON y.workflow = f.workflow
-   WHERE f.per_key IS NOT NULL AND y.status = 'running' AND y.limit_key IS NOT NULL AND y.claimed_at >= CAST(? AS TIMESTAMPTZ)
+   WHERE f.per_key IS NOT NULL AND y.status = ` + store.SQLRunning + ` AND y.limit_key IS NOT NULL AND y.claimed_at >= CAST(? AS TIMESTAMPTZ)
    GROUP BY y.workflow, y.limit_key, f.per_key
   HAVING count(*) >= f.per_key)`
 	pgStatsHeld = `(r.workflow IN (SELECT c.workflow FROM closed c)
        OR (r.limit_key IS NOT NULL AND (r.workflow, r.limit_key) IN (SELECT k.workflow, k.limit_key FROM full_keys k)))`
 	pgStatsDueRun = `
   FROM _sky_durable_runs r
- WHERE r.status NOT IN (` + store.SQLDueIndexExcludes + `) AND r.status <> 'running' AND r.wake_at <= CAST(? AS TIMESTAMPTZ)`
+ WHERE r.status NOT IN (` + store.SQLDueIndexExcludes + `) AND r.status <> ` + store.SQLRunning + ` AND r.wake_at <= CAST(? AS TIMESTAMPTZ)`
 )
 
 // pgStatsDue and pgStatsStuck walk the due index (its predicate written as
@@ -65,7 +65,7 @@ SELECT count(*)` + pgStatsDueRun + ` AND ` + pgStatsHeld
 
 const pgStatsStuck = `
 SELECT id, workflow, wake_at, claimed_by FROM _sky_durable_runs
- WHERE status NOT IN (` + store.SQLDueIndexExcludes + `) AND status = 'running' AND wake_at <= ?
+ WHERE status NOT IN (` + store.SQLDueIndexExcludes + `) AND status = ` + store.SQLRunning + ` AND wake_at <= ?
    AND (claimed_at IS NULL OR claimed_at < ?)
  ORDER BY wake_at`
 
@@ -129,7 +129,7 @@ func (s *Store) Stats(ctx context.Context, now time.Time, minutes int, lease tim
 
 const pgDueBacklog = pgClock + `
 SELECT COUNT(*) FROM _sky_durable_runs
- WHERE status NOT IN (` + store.SQLDueIndexExcludes + `) AND status <> 'running' AND wake_at <= (SELECT now FROM clock)`
+ WHERE status NOT IN (` + store.SQLDueIndexExcludes + `) AND status <> ` + store.SQLRunning + ` AND wake_at <= (SELECT now FROM clock)`
 
 func (s *Store) DueBacklog(ctx context.Context, now time.Time) (int64, error) {
 	var n int64

@@ -57,17 +57,17 @@ type sqliteBulkAction struct {
 
 var sqliteBulkActions = map[store.Op]sqliteBulkAction{
 	store.OpRetry:   {sqliteNote("'retried'", "?", "attempts", "''", "''", "?"), sqliteBulkRetrySets, 2, store.SQLRetryable},
-	store.OpCancel:  {sqliteNote("'cancelled'", "?", "attempts", "''", "''", "?"), sqliteBulkCancelSets, 1, store.SQLClaimable},
-	store.OpRelease: {sqliteNote("'released'", "?", "attempts", "claimed_by", "''", "?"), sqliteBulkReleaseSets, 2, `'running'`},
+	store.OpCancel:  {sqliteNote(store.SQLCancelled, "?", "attempts", "''", "''", "?"), sqliteBulkCancelSets, 1, store.SQLClaimable},
+	store.OpRelease: {sqliteNote("'released'", "?", "attempts", "claimed_by", "''", "?"), sqliteBulkReleaseSets, 2, store.SQLRunning},
 }
 
 // The columns each action sets (as RetryRun, CancelRun, ReleaseRun); each
 // parameter is the time.
 const (
-	sqliteBulkRetrySets = `status = 'waiting', attempts = 0, wake_at = ?, claimed_at = NULL, lease_token = NULL,
+	sqliteBulkRetrySets = `status = ` + store.SQLWaiting + `, attempts = 0, wake_at = ?, claimed_at = NULL, lease_token = NULL,
        waiting_signal = NULL, updated_at = ?`
-	sqliteBulkCancelSets  = `status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = ?`
-	sqliteBulkReleaseSets = `status = CASE WHEN last_error <> '' THEN 'failed' ELSE 'waiting' END,
+	sqliteBulkCancelSets  = `status = ` + store.SQLCancelled + `, claimed_at = NULL, lease_token = NULL, updated_at = ?`
+	sqliteBulkReleaseSets = `status = CASE WHEN last_error <> '' THEN ` + store.SQLFailed + ` ELSE ` + store.SQLWaiting + ` END,
        wake_at = ?, claimed_at = NULL, lease_token = NULL, updated_at = ?`
 )
 

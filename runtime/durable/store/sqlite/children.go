@@ -13,7 +13,7 @@ import (
 // by one statement whatever their number: the list is one JSON parameter.
 const sqliteInsertChildren = `
 INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, parent_id, child_group, limit_key)
-SELECT json_extract(c.value, '$.id'), ?, ?, 'waiting', json_extract(c.value, '$.input'), 0, ?, '', ?, ?, ?, NULLIF(?, ''), json_extract(c.value, '$.limit_key')
+SELECT json_extract(c.value, '$.id'), ?, ?, ` + store.SQLWaiting + `, json_extract(c.value, '$.input'), 0, ?, '', ?, ?, ?, NULLIF(?, ''), json_extract(c.value, '$.limit_key')
   FROM json_each(?) AS c
  WHERE TRUE
 ON CONFLICT (id) DO NOTHING`
@@ -45,10 +45,10 @@ func sqliteAwaitChildren(ready string) string {
 	return `
 UPDATE _sky_durable_runs
    SET ` + sqliteNote("'suspended'", "NULL", "attempts", "?", "''", "?") + `,
-       status = 'waiting', attempts = 0, last_error = '', claimed_at = NULL, lease_token = NULL, updated_at = ?,
+       status = ` + store.SQLWaiting + `, attempts = 0, last_error = '', claimed_at = NULL, lease_token = NULL, updated_at = ?,
        waiting_signal = ?,
        wake_at = CASE WHEN ` + ready + ` THEN ? ELSE ? END
- WHERE id = ? AND lease_token = ? AND status = 'running'`
+ WHERE id = ? AND lease_token = ? AND status = ` + store.SQLRunning
 }
 
 var (

@@ -20,10 +20,10 @@ const sqliteBeforeDeadline = `
 // overdue first; wake_at becomes infinity, like a run parked for ever.
 var sqliteTimeOutRuns = `
 UPDATE _sky_durable_runs
-   SET ` + sqliteNote("'timed_out'", "'"+store.ActorDeadline+"'", "attempts",
+   SET ` + sqliteNote(store.SQLTimedOut, "'"+store.ActorDeadline+"'", "attempts",
 	`'the deadline passed at ' || strftime('%Y-%m-%dT%H:%M:%fZ', deadline_at / 1000.0, 'unixepoch') ||
                     CASE WHEN last_error <> '' THEN '; last error: ' || last_error ELSE '' END`, "''", "?") + `,
-       status = 'timed_out', wake_at = ?, claimed_at = NULL, lease_token = NULL, waiting_signal = NULL,
+       status = ` + store.SQLTimedOut + `, wake_at = ?, claimed_at = NULL, lease_token = NULL, waiting_signal = NULL,
        last_error = 'the deadline passed at ' || strftime('%Y-%m-%dT%H:%M:%fZ', deadline_at / 1000.0, 'unixepoch') ||
                     CASE WHEN last_error <> '' THEN '; last error: ' || last_error ELSE '' END,
        updated_at = ?
@@ -45,7 +45,7 @@ WITH RECURSIVE tree(id) AS (
   SELECT c.id FROM tree t JOIN _sky_durable_runs c INDEXED BY _sky_durable_runs_parent
     ON c.parent_id IS NOT NULL AND c.parent_id = t.id)
 UPDATE _sky_durable_runs
-   SET status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = ?
+   SET status = ` + store.SQLCancelled + `, claimed_at = NULL, lease_token = NULL, updated_at = ?
  WHERE id IN (SELECT id FROM tree) AND status IN (` + store.SQLClaimable + `)`
 
 // sqliteAnyOverdue is the sweep's probe, a read on the deadline index: a

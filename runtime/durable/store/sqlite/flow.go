@@ -22,10 +22,10 @@ func sqliteLimitsOK(a string) string {
             (f.rate_per_second IS NOT NULL AND f.next_claim_at > ?)
          OR (f.concurrency IS NOT NULL AND f.concurrency <= (
               SELECT count(*) FROM _sky_durable_runs y INDEXED BY _sky_durable_runs_running
-               WHERE y.workflow = ` + a + `.workflow AND y.status = 'running' AND y.claimed_at >= ?))
+               WHERE y.workflow = ` + a + `.workflow AND y.status = ` + store.SQLRunning + ` AND y.claimed_at >= ?))
          OR (f.per_key IS NOT NULL AND ` + a + `.limit_key IS NOT NULL AND f.per_key <= (
               SELECT count(*) FROM _sky_durable_runs y INDEXED BY _sky_durable_runs_running
-               WHERE y.workflow = ` + a + `.workflow AND y.limit_key = ` + a + `.limit_key AND y.status = 'running' AND y.claimed_at >= ?))))`
+               WHERE y.workflow = ` + a + `.workflow AND y.limit_key = ` + a + `.limit_key AND y.status = ` + store.SQLRunning + ` AND y.claimed_at >= ?))))`
 }
 
 const sqliteDeclareLimits = `
@@ -78,7 +78,7 @@ SELECT f.workflow, COALESCE(f.concurrency, 0), COALESCE(f.per_key, 0), COALESCE(
   FROM _sky_durable_flow f
   LEFT JOIN (
     SELECT r.workflow, r.limit_key, count(*) AS n FROM _sky_durable_runs r INDEXED BY _sky_durable_runs_running
-     WHERE r.status = 'running' AND r.claimed_at >= ?
+     WHERE r.status = ` + store.SQLRunning + ` AND r.claimed_at >= ?
      GROUP BY r.workflow, r.limit_key) k ON k.workflow = f.workflow
  WHERE f.workflow IN (SELECT value FROM json_each(?))
  ORDER BY f.workflow`

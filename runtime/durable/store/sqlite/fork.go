@@ -29,7 +29,7 @@ func jsonList(ss []string) string {
 const sqliteForkRun = `
 INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at,
                                priority, limit_key, forked_from, fork_step)
-SELECT ?, o.workflow, o.version, 'waiting', o.input, 0, ?, '', ?, ?, o.priority, o.limit_key, o.id, ?
+SELECT ?, o.workflow, o.version, ` + store.SQLWaiting + `, o.input, 0, ?, '', ?, ?, o.priority, o.limit_key, o.id, ?
   FROM _sky_durable_runs o
  WHERE o.id = ?
 ON CONFLICT (id) DO NOTHING`
@@ -177,7 +177,7 @@ const sqliteRewindEvents = `DELETE FROM _sky_durable_events WHERE run_id = ? AND
 
 const sqliteRewindRun = `
 UPDATE _sky_durable_runs
-   SET status = 'waiting', output = NULL, attempts = 0, wake_at = ?, waiting_signal = NULL, last_error = '',
+   SET status = ` + store.SQLWaiting + `, output = NULL, attempts = 0, wake_at = ?, waiting_signal = NULL, last_error = '',
        claimed_at = NULL, lease_token = NULL, updated_at = ?
  WHERE id = ?`
 

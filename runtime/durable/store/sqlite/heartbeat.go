@@ -11,7 +11,7 @@ import (
 // moves the end of the lease (wake_at) to now + lease.
 const sqliteRenewLease = `
 UPDATE _sky_durable_runs SET claimed_at = ?, wake_at = ?
- WHERE id = ? AND lease_token = ? AND status = 'running'`
+ WHERE id = ? AND lease_token = ? AND status = ` + store.SQLRunning
 
 func (s *Store) RenewLease(ctx context.Context, f store.Fence, lease time.Duration, now time.Time) error {
 	n, err := s.exec(ctx, s.d, "heartbeat", sqliteRenewLease, ms(now), ms(now.Add(lease)), f.RunID, f.Token)
@@ -24,9 +24,9 @@ func (s *Store) RenewLease(ctx context.Context, f store.Fence, lease time.Durati
 var sqliteReleaseRun = `
 UPDATE _sky_durable_runs
    SET ` + sqliteNote("'released'", "?", "attempts", "claimed_by", "''", "?") + `,
-       status = CASE WHEN last_error <> '' THEN 'failed' ELSE 'waiting' END,
+       status = CASE WHEN last_error <> '' THEN ` + store.SQLFailed + ` ELSE ` + store.SQLWaiting + ` END,
        wake_at = ?, claimed_at = NULL, lease_token = NULL, updated_at = ?
- WHERE id = ? AND status = 'running'`
+ WHERE id = ? AND status = ` + store.SQLRunning
 
 func (s *Store) ReleaseRun(ctx context.Context, runID string, now time.Time) (bool, error) {
 	n, err := s.exec(ctx, s.d, "release", sqliteReleaseRun, store.ActorOf(ctx), ms(now), ms(now), ms(now), runID)

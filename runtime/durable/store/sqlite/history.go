@@ -26,12 +26,12 @@ func sqliteNote(kind, actor, attempt, detail, step, at string) string {
 // pgDoneCount): history_count grows only then, and the trigger inserts only
 // when it grows.
 const sqliteDoneNote = `history_count = history_count + (history_count > 0),
-       history_note = json_array('done', NULL, attempts, '', '', ?)`
+       history_note = json_array(` + store.SQLDone + `, NULL, attempts, '', '', ?)`
 
 // sqliteRecordPriorDone is PostgreSQL's pgRecordPriorDone.
 const sqliteRecordPriorDone = `
-UPDATE _sky_durable_runs SET history_count = 1, history_note = json_array('done', NULL, attempts, '', '', updated_at)
- WHERE id = ? AND history_count = 0 AND status = 'done'`
+UPDATE _sky_durable_runs SET history_count = 1, history_note = json_array(` + store.SQLDone + `, NULL, attempts, '', '', updated_at)
+ WHERE id = ? AND history_count = 0 AND status = ` + store.SQLDone
 
 // sqliteRecordEvent records one event of an operator's action that has no
 // statement of its own to carry it (signal replace, fork, rewind).

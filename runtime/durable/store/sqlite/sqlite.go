@@ -116,11 +116,11 @@ WITH new AS (SELECT ? AS id, ? AS workflow, ? AS version, ? AS input, ? AS now, 
                     ? AS deadline_ms, ? AS priority, ? AS limit_key, ? AS never),
 queue AS (SELECT new.limit_key IS NOT NULL AND EXISTS (
                    SELECT 1 FROM _sky_durable_runs r
-                    WHERE r.workflow = new.workflow AND r.limit_key = new.limit_key AND r.status = 'waiting'
+                    WHERE r.workflow = new.workflow AND r.limit_key = new.limit_key AND r.status = ` + store.SQLWaiting + `
                       AND r.attempts = 0 AND NOT r.key_queued AND r.limit_key IS NOT NULL) AS queued
             FROM new)
 INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context, deadline_at, priority, limit_key, key_queued)
-SELECT new.id, new.workflow, new.version, 'waiting', new.input, 0, CASE WHEN queue.queued THEN new.never ELSE new.now END, '',
+SELECT new.id, new.workflow, new.version, ` + store.SQLWaiting + `, new.input, 0, CASE WHEN queue.queued THEN new.never ELSE new.now END, '',
        new.now, new.now, new.trace_context, new.now + new.deadline_ms, new.priority, new.limit_key, queue.queued
   FROM new, queue WHERE TRUE
 ON CONFLICT (id) DO NOTHING`
@@ -181,7 +181,7 @@ func sqliteClaimWhere(pick string, limited bool) string {
 	}
 	return `
 UPDATE _sky_durable_runs
-   SET status = 'running', attempts = attempts + 1, claimed_at = ?, updated_at = ?, wake_at = ?,
+   SET status = ` + store.SQLRunning + `, attempts = attempts + 1, claimed_at = ?, updated_at = ?, wake_at = ?,
        lease_token = ?, claimed_by = ?, waiting_signal = NULL,
        ` + sqliteClaimNote + `
  WHERE id = (
@@ -211,8 +211,8 @@ RETURNING id, workflow, version, input, attempts, last_error, COALESCE(trace_con
 // recorded. A run still running was reclaimed from its worker.
 const sqliteClaimNote = `history_count = history_count + (attempts > 0 OR history_count > 0),
        history_note = CASE WHEN attempts > 0 OR history_count > 0
-         THEN json_array(CASE WHEN status = 'running' THEN 'reclaimed' ELSE 'claimed' END, NULL, attempts + 1,
-                         CASE WHEN status = 'running' THEN claimed_by ELSE '' END, '', ?)
+         THEN json_array(CASE WHEN status = ` + store.SQLRunning + ` THEN 'reclaimed' ELSE 'claimed' END, NULL, attempts + 1,
+                         CASE WHEN status = ` + store.SQLRunning + ` THEN claimed_by ELSE '' END, '', ?)
          ELSE history_note END`
 
 // sqliteClaim claims by workflow name (FailSafe); sqliteClaimPinned by
@@ -309,7 +309,7 @@ func (s *Store) LoadJournal(ctx context.Context, runID string) ([]store.JournalE
 // trigger renews the lease in the same statement.
 const sqliteAppend = `
 INSERT INTO _sky_durable_journal (run_id, seq, step_id, kind, result, created_at)
-SELECT id, ?, ?, ?, ?, ? FROM _sky_durable_runs WHERE id = ? AND lease_token = ? AND status = 'running'` + sqliteBeforeDeadline
+SELECT id, ?, ?, ?, ?, ? FROM _sky_durable_runs WHERE id = ? AND lease_token = ? AND status = ` + store.SQLRunning + sqliteBeforeDeadline
 
 func (s *Store) AppendEntry(ctx context.Context, q *db.DB, f store.Fence, e store.JournalEntry, now time.Time) error {
 	n, err := s.exec(ctx, q, "append", sqliteAppend, e.Seq, e.StepID, string(e.Kind), e.Result, ms(now), f.RunID, f.Token, ms(now))
@@ -349,7 +349,7 @@ func (s *Store) ConsumeSignal(ctx context.Context, f store.Fence, name string, e
 var sqliteSuspend = `
 UPDATE _sky_durable_runs
    SET ` + sqliteNote("'suspended'", "NULL", "attempts", "?", "''", "?") + `,
-       status = 'waiting', attempts = 0, last_error = '', claimed_at = NULL, lease_token = NULL, updated_at = ?,
+       status = ` + store.SQLWaiting + `, attempts = 0, last_error = '', claimed_at = NULL, lease_token = NULL, updated_at = ?,
        waiting_signal = ?,
        wake_at = CASE
          WHEN ? IS NOT NULL AND EXISTS (
@@ -357,7 +357,7 @@ UPDATE _sky_durable_runs
             WHERE s.run_id = _sky_durable_runs.id AND s.name = ? AND s.delivered = FALSE)
          THEN ?
          ELSE ? END
- WHERE id = ? AND lease_token = ? AND status = 'running'`
+ WHERE id = ? AND lease_token = ? AND status = ` + store.SQLRunning
 
 func (s *Store) Suspend(ctx context.Context, f store.Fence, wakeAt time.Time, signal string, now time.Time) error {
 	var sig any
@@ -375,9 +375,9 @@ func (s *Store) Suspend(ctx context.Context, f store.Fence, wakeAt time.Time, si
 var sqliteComplete = `
 UPDATE _sky_durable_runs
    SET ` + sqliteDoneNote + `,
-       status = 'done', output = ?, last_error = '', claimed_at = NULL, lease_token = NULL,
+       status = ` + store.SQLDone + `, output = ?, last_error = '', claimed_at = NULL, lease_token = NULL,
        waiting_signal = NULL, updated_at = ?
- WHERE id = ? AND lease_token = ? AND status = 'running'` + sqliteBeforeDeadline
+ WHERE id = ? AND lease_token = ? AND status = ` + store.SQLRunning + sqliteBeforeDeadline
 
 func (s *Store) Complete(ctx context.Context, f store.Fence, last *store.JournalEntry, output string, now time.Time) error {
 	var err error
@@ -424,7 +424,7 @@ UPDATE _sky_durable_runs
    SET ` + sqliteNote("?", "NULL", "attempts", "?", "?", "?") + `,
        status = ?, last_error = ?, wake_at = ?, claimed_at = NULL, lease_token = NULL,
        waiting_signal = NULL, updated_at = ?
- WHERE id = ? AND lease_token = ? AND status = 'running'`
+ WHERE id = ? AND lease_token = ? AND status = ` + store.SQLRunning
 
 func (s *Store) Fail(ctx context.Context, f store.Fence, lastError, step string, backoff time.Duration, dead bool, now time.Time) error {
 	status := store.StatusFailed
@@ -442,9 +442,9 @@ func (s *Store) Fail(ctx context.Context, f store.Fence, lastError, step string,
 var sqliteRelease = `
 UPDATE _sky_durable_runs
    SET ` + sqliteNote("'released'", "NULL", "attempts", "''", "''", "?") + `,
-       status = CASE WHEN last_error <> '' THEN 'failed' ELSE 'waiting' END, attempts = MAX(attempts - 1, 0),
+       status = CASE WHEN last_error <> '' THEN ` + store.SQLFailed + ` ELSE ` + store.SQLWaiting + ` END, attempts = MAX(attempts - 1, 0),
        wake_at = ?, claimed_at = NULL, lease_token = NULL, updated_at = ?
- WHERE id = ? AND lease_token = ? AND status = 'running'`
+ WHERE id = ? AND lease_token = ? AND status = ` + store.SQLRunning
 
 func (s *Store) Release(ctx context.Context, f store.Fence, now time.Time) error {
 	n, err := s.exec(ctx, s.d, "release", sqliteRelease, ms(now), ms(now), ms(now), f.RunID, f.Token)
@@ -462,7 +462,7 @@ ON CONFLICT (run_id, name) DO NOTHING`
 
 const sqliteWakeForSignal = `
 UPDATE _sky_durable_runs SET wake_at = ?, updated_at = ?
- WHERE id = ? AND status = 'waiting' AND waiting_signal = ?`
+ WHERE id = ? AND status = ` + store.SQLWaiting + ` AND waiting_signal = ?`
 
 func (s *Store) PutSignal(ctx context.Context, runID, name, payload string, now time.Time) (bool, error) {
 	return s.putSignal(ctx, sqlitePutSignal, "", runID, name, payload, now)
@@ -532,7 +532,7 @@ func (s *Store) ListRuns(ctx context.Context, f store.ListFilter) ([]store.Run, 
 var sqliteRetry = `
 UPDATE _sky_durable_runs
    SET ` + sqliteNote("'retried'", "?", "attempts", "''", "''", "?") + `,
-       status = 'waiting', attempts = 0, wake_at = ?, claimed_at = NULL, lease_token = NULL,
+       status = ` + store.SQLWaiting + `, attempts = 0, wake_at = ?, claimed_at = NULL, lease_token = NULL,
        waiting_signal = NULL, updated_at = ?
  WHERE id = ? AND status IN (` + store.SQLRetryable + `)`
 
@@ -542,7 +542,7 @@ func (s *Store) RetryRun(ctx context.Context, runID string, now time.Time) (bool
 }
 
 const sqliteWake = `
-UPDATE _sky_durable_runs SET wake_at = ?, updated_at = ? WHERE id = ? AND status = 'waiting'`
+UPDATE _sky_durable_runs SET wake_at = ?, updated_at = ? WHERE id = ? AND status = ` + store.SQLWaiting
 
 func (s *Store) WakeRun(ctx context.Context, runID string, now time.Time) (bool, error) {
 	n, err := s.exec(ctx, s.d, "wake", sqliteWake, ms(now), ms(now), runID)
@@ -551,8 +551,8 @@ func (s *Store) WakeRun(ctx context.Context, runID string, now time.Time) (bool,
 
 var sqliteCancel = `
 UPDATE _sky_durable_runs
-   SET ` + sqliteNote("'cancelled'", "?", "attempts", "''", "''", "?") + `,
-       status = 'cancelled', claimed_at = NULL, lease_token = NULL, updated_at = ?
+   SET ` + sqliteNote(store.SQLCancelled, "?", "attempts", "''", "''", "?") + `,
+       status = ` + store.SQLCancelled + `, claimed_at = NULL, lease_token = NULL, updated_at = ?
  WHERE id = ? AND status IN (` + store.SQLClaimable + `)`
 
 // CancelRun cancels the run and, in the same transaction, its unfinished

@@ -34,17 +34,17 @@ closed AS (
    WHERE (f.rate_per_second IS NOT NULL AND f.next_claim_at > ?)
       OR (f.concurrency IS NOT NULL AND f.concurrency <= (
            SELECT count(*) FROM _sky_durable_runs y INDEXED BY _sky_durable_runs_running
-            WHERE y.workflow = f.workflow AND y.status = 'running' AND y.claimed_at >= ?))),
+            WHERE y.workflow = f.workflow AND y.status = ` + store.SQLRunning + ` AND y.claimed_at >= ?))),
 full_keys AS (
   SELECT y.workflow, y.limit_key FROM _sky_durable_flow f JOIN _sky_durable_runs y INDEXED BY _sky_durable_runs_running ON y.workflow = f.workflow
-   WHERE f.per_key IS NOT NULL AND y.status = 'running' AND y.limit_key IS NOT NULL AND y.claimed_at >= ?
+   WHERE f.per_key IS NOT NULL AND y.status = ` + store.SQLRunning + ` AND y.limit_key IS NOT NULL AND y.claimed_at >= ?
    GROUP BY y.workflow, y.limit_key, f.per_key
   HAVING count(*) >= f.per_key)`
 	sqliteStatsHeld = `(r.workflow IN (SELECT c.workflow FROM closed c)
        OR (r.limit_key IS NOT NULL AND (r.workflow, r.limit_key) IN (SELECT k.workflow, k.limit_key FROM full_keys k)))`
 	sqliteStatsDueRun = `
   FROM _sky_durable_runs r
- WHERE r.status IN (` + store.SQLClaimable + `) AND r.status <> 'running' AND r.wake_at <= ?`
+ WHERE r.status IN (` + store.SQLClaimable + `) AND r.status <> ` + store.SQLRunning + ` AND r.wake_at <= ?`
 )
 
 // sqliteStatsDue reads the due index: the claimable runs due longest, but
@@ -59,7 +59,7 @@ SELECT count(*)` + sqliteStatsDueRun + ` AND ` + sqliteStatsHeld
 // sqliteStatsStuck reads the due index for running runs whose lease ended.
 const sqliteStatsStuck = `
 SELECT id, workflow, wake_at, claimed_by FROM _sky_durable_runs
- WHERE status IN (` + store.SQLClaimable + `) AND status = 'running' AND wake_at <= ?
+ WHERE status IN (` + store.SQLClaimable + `) AND status = ` + store.SQLRunning + ` AND wake_at <= ?
    AND (claimed_at IS NULL OR claimed_at < ?)
  ORDER BY wake_at`
 
@@ -119,7 +119,7 @@ func (s *Store) Stats(ctx context.Context, now time.Time, minutes int, lease tim
 }
 
 const sqliteDueBacklog = `SELECT COUNT(*) FROM _sky_durable_runs
- WHERE status IN (` + store.SQLClaimable + `) AND status <> 'running' AND wake_at <= ?`
+ WHERE status IN (` + store.SQLClaimable + `) AND status <> ` + store.SQLRunning + ` AND wake_at <= ?`
 
 func (s *Store) DueBacklog(ctx context.Context, now time.Time) (int64, error) {
 	var n int64

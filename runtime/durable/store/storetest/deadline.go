@@ -21,7 +21,7 @@ func CheckDeadlineMigration(t *testing.T, s store.Store, d *db.DB) {
 	if n, c, err := s.TimeOutRuns(ctx, time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC), 100); err != nil || n != 0 || c != 0 {
 		t.Errorf("TimeOutRuns on runs without a deadline = %d, %d, %v; want nothing", n, c, err)
 	}
-	if _, err := d.Exec(ctx, `UPDATE _sky_durable_runs SET status = 'timed_out' WHERE id = 'old'`); err != nil {
+	if _, err := d.Exec(ctx, `UPDATE _sky_durable_runs SET status = `+store.SQLTimedOut+` WHERE id = 'old'`); err != nil {
 		t.Errorf("the status CHECK refuses timed_out after migration 0004: %v", err)
 	}
 	if _, err := d.Exec(ctx, `UPDATE _sky_durable_runs SET status = 'paused' WHERE id = 'old'`); err == nil {
