@@ -2,14 +2,19 @@ package store
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"time"
+	"unicode/utf8"
 
+	"skydurable/runtime/db"
 	"skydurable/runtime/task"
 )
 
 // TimeTravel is what the store does for time travel (Engine.Fork,
 // Engine.Rewind): each operation cuts a run's history at one journal
-// position, in one transaction. Each dialect implements it in its fork.go.
+// position, in one transaction. Each dialect gives its statements (TimeTravelSQL)
+// in its fork.go and runs them through TimeTravelSQL's methods.
 type TimeTravel interface {
 	// ForkRun inserts run f.NewID, due now, as a copy of run f.RunID cut
 	// at f.Seq: the original's workflow, version, input, priority and
@@ -63,3 +68,181 @@ type Fork struct {
 
 // ErrRunExists is what ForkRun returns when the new id is taken.
 var ErrRunExists = task.New(task.Conflict, "durable: a run with that id exists")
+
+// TimeTravelSQL is a dialect's statements of fork and rewind, with what
+// runs them; its ForkRun and RewindRun are the one procedure both stores
+// follow (a store's TimeTravel methods call them), so the stores differ
+// only in their SQL. A statement marked (at) takes the time first, as At
+// writes it; a list argument is one JSON array (JSONList).
+type TimeTravelSQL struct {
+	DB   *db.DB
+	Hook StatementHook
+	// At is a time argument in the dialect's encoding.
+	At func(time.Time) any
+	// Record writes one history event of a run in the transaction q.
+	Record func(ctx context.Context, q *db.DB, runID string, kind EventKind, actor, detail, step string, now time.Time) error
+
+	InsertFork        string // (at) new id, step, run id: the fork, no row when the new id exists
+	ForkJournal       string // new id, run id, seq: the entries before the cut
+	ForkSet           string // (at) new id, step id, kind, result, seq: the entry set at the cut
+	ForkSignals       string // new id, consumed names, run id: the mailbox
+	ForkEvents        string // new id, run id, event keys
+	CutChildren       string // run id, child ids, groups: the children started before the cut (id, status)
+	ForkChildren      string // new id, from, new id, finished ids: their copies
+	ForkChildJournals string // new id, from, finished ids: their journals
+	RewindLock        string // run id: the run's id when rewind takes it (locked where the dialect locks rows)
+	RewindChild       string // run id, child ids, groups: the first unfinished child started after the cut
+	RewindJournal     string // run id, seq
+	RewindSignals     string // run id, consumed names
+	RewindEvents      string // run id, event keys
+	RecordPriorDone   string // run id: the done a run without history did not store
+	ResetRun          string // (at) run id: waiting, due now, nothing of its attempts left
+}
+
+// JSONList is the JSON array of ss ("[]" for none), a list argument.
+func JSONList(ss []string) string {
+	if len(ss) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(ss)
+	return string(b)
+}
+
+// errUnfinished rolls back a fork an unfinished child refused; ForkRun
+// reports the child instead.
+var errUnfinished = errors.New("durable: a child started before the cut is unfinished")
+
+// exec runs one statement in q, through the hook.
+func (t TimeTravelSQL) exec(ctx context.Context, q *db.DB, op, sql string, args ...any) error {
+	t.Hook(op, sql)
+	_, err := q.Exec(ctx, sql, args...)
+	return err
+}
+
+// ids runs a query of one id column in q, through the hook.
+func (t TimeTravelSQL) ids(ctx context.Context, q *db.DB, op, sql string, args ...any) ([]string, error) {
+	t.Hook(op, sql)
+	return QueryAll(ctx, q, sql, args, func(scan func(...any) error) (string, error) {
+		var id string
+		err := scan(&id)
+		return id, err
+	})
+}
+
+// ForkRun is TimeTravel.ForkRun over t's statements.
+func (t TimeTravelSQL) ForkRun(ctx context.Context, f Fork, now time.Time) (string, error) {
+	var unfinished string
+	err := t.DB.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+		t.Hook("fork", t.InsertFork)
+		n, err := tx.Exec(ctx, t.InsertFork, t.At(now), f.NewID, f.Step, f.RunID)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return ErrRunExists
+		}
+		var finished []string
+		if unfinished, finished, err = t.cutChildren(ctx, tx, f.Cut); err != nil {
+			return err
+		}
+		if unfinished != "" {
+			return errUnfinished
+		}
+		if err := t.exec(ctx, tx, "fork", t.ForkJournal, f.NewID, f.RunID, f.Seq); err != nil {
+			return err
+		}
+		if f.Set != nil {
+			if err := t.exec(ctx, tx, "fork", t.ForkSet, t.At(now), f.NewID, f.Set.StepID, string(f.Set.Kind), f.Set.Result, f.Set.Seq); err != nil {
+				return err
+			}
+		}
+		if err := t.exec(ctx, tx, "fork", t.ForkSignals, f.NewID, JSONList(f.Consumed), f.RunID); err != nil {
+			return err
+		}
+		if err := t.exec(ctx, tx, "fork", t.ForkEvents, f.NewID, f.RunID, JSONList(f.Events)); err != nil {
+			return err
+		}
+		if err := t.Record(ctx, tx, f.NewID, EventForked, ActorOf(ctx), f.RunID, f.Step, now); err != nil {
+			return err
+		}
+		if len(finished) == 0 {
+			return nil
+		}
+		from := utf8.RuneCountInString(f.RunID) + 1
+		if err := t.exec(ctx, tx, "fork", t.ForkChildren, f.NewID, from, f.NewID, JSONList(finished)); err != nil {
+			return err
+		}
+		return t.exec(ctx, tx, "fork", t.ForkChildJournals, f.NewID, from, JSONList(finished))
+	})
+	if errors.Is(err, errUnfinished) {
+		return unfinished, nil
+	}
+	return "", err
+}
+
+// cutChildren reads the children started before c: the first unfinished
+// one, or else all of them.
+func (t TimeTravelSQL) cutChildren(ctx context.Context, tx *db.DB, c Cut) (unfinished string, finished []string, err error) {
+	if len(c.Children) == 0 && len(c.Groups) == 0 {
+		return "", nil, nil
+	}
+	t.Hook("fork", t.CutChildren)
+	kids, err := QueryAll(ctx, tx, t.CutChildren, []any{c.RunID, JSONList(c.Children), JSONList(c.Groups)},
+		func(scan func(...any) error) (ChildState, error) {
+			var k ChildState
+			var status string
+			err := scan(&k.ID, &status)
+			k.Status = Status(status)
+			return k, err
+		})
+	if err != nil {
+		return "", nil, err
+	}
+	for _, k := range kids {
+		if !k.Finished() {
+			return k.ID, nil, nil
+		}
+		finished = append(finished, k.ID)
+	}
+	return "", finished, nil
+}
+
+// RewindRun is TimeTravel.RewindRun over t's statements.
+func (t TimeTravelSQL) RewindRun(ctx context.Context, c Cut, now time.Time) (bool, string, error) {
+	var ok bool
+	var child string
+	err := t.DB.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+		ids, err := t.ids(ctx, tx, "rewind", t.RewindLock, c.RunID)
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		kids, err := t.ids(ctx, tx, "rewind", t.RewindChild, c.RunID, JSONList(c.Children), JSONList(c.Groups))
+		if err != nil {
+			return err
+		}
+		if len(kids) > 0 {
+			child = kids[0]
+			return nil
+		}
+		for _, st := range []struct {
+			sql  string
+			args []any
+		}{
+			{t.RewindJournal, []any{c.RunID, c.Seq}},
+			{t.RewindSignals, []any{c.RunID, JSONList(c.Consumed)}},
+			{t.RewindEvents, []any{c.RunID, JSONList(c.Events)}},
+			{t.RecordPriorDone, []any{c.RunID}},
+			{t.ResetRun, []any{t.At(now), c.RunID}},
+		} {
+			if err := t.exec(ctx, tx, "rewind", st.sql, st.args...); err != nil {
+				return err
+			}
+		}
+		if err := t.Record(ctx, tx, c.RunID, EventRewound, ActorOf(ctx), "", c.Step, now); err != nil {
+			return err
+		}
+		ok = true
+		return nil
+	})
+	return ok, child, err
+}

@@ -2,30 +2,18 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"time"
-	"unicode/utf8"
 
-	"skydurable/runtime/db"
 	"skydurable/runtime/durable/store"
 )
 
 // Time travel (store.TimeTravel): fork and rewind, each one transaction of
 // statements on the primary keys, the journal order index and the parent
-// index. A list parameter is one JSON array (pgList), as the claim's.
+// index; store.TimeTravelSQL runs them. A list parameter is one JSON array
+// (pgList), as the claim's.
 
 // pgList is the text array a JSON array parameter holds.
 const pgList = `ARRAY(SELECT jsonb_array_elements_text(CAST(? AS JSONB)))`
-
-// jsonList is the JSON array of ss ("[]" for none).
-func jsonList(ss []string) string {
-	if len(ss) == 0 {
-		return "[]"
-	}
-	b, _ := json.Marshal(ss)
-	return string(b)
-}
 
 const pgForkRun = pgClock + `
 INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at,
@@ -75,87 +63,6 @@ INSERT INTO _sky_durable_journal (run_id, step_id, kind, result, created_at, seq
 SELECT CAST(? AS TEXT) || substr(j.run_id, ?), j.step_id, j.kind, j.result, j.created_at, j.seq
   FROM _sky_durable_journal j WHERE j.run_id = ANY (` + pgList + `)`
 
-func (s *Store) ForkRun(ctx context.Context, f store.Fork, now time.Time) (string, error) {
-	var unfinished string
-	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
-		n, err := s.exec(ctx, tx, "fork", pgForkRun, clockArg(now), f.NewID, f.Step, f.RunID)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return store.ErrRunExists
-		}
-		var finished []string
-		if unfinished, finished, err = s.cutChildren(ctx, tx, f.Cut); err != nil {
-			return err
-		}
-		if unfinished != "" {
-			return errUnfinished
-		}
-		if _, err := s.exec(ctx, tx, "fork", pgForkJournal, f.NewID, f.RunID, f.Seq); err != nil {
-			return err
-		}
-		if f.Set != nil {
-			if _, err := s.exec(ctx, tx, "fork", pgForkSet, clockArg(now), f.NewID, f.Set.StepID, string(f.Set.Kind), f.Set.Result, f.Set.Seq); err != nil {
-				return err
-			}
-		}
-		if _, err := s.exec(ctx, tx, "fork", pgForkSignals, f.NewID, jsonList(f.Consumed), f.RunID); err != nil {
-			return err
-		}
-		if _, err := s.exec(ctx, tx, "fork", pgForkEvents, f.NewID, f.RunID, jsonList(f.Events)); err != nil {
-			return err
-		}
-		if err := s.recordEvent(ctx, tx, f.NewID, store.EventForked, store.ActorOf(ctx), f.RunID, f.Step, now); err != nil {
-			return err
-		}
-		if len(finished) == 0 {
-			return nil
-		}
-		from := utf8.RuneCountInString(f.RunID) + 1
-		if _, err := s.exec(ctx, tx, "fork", pgForkChildren, f.NewID, from, f.NewID, jsonList(finished)); err != nil {
-			return err
-		}
-		_, err = s.exec(ctx, tx, "fork", pgForkChildJournals, f.NewID, from, jsonList(finished))
-		return err
-	})
-	if errors.Is(err, errUnfinished) {
-		return unfinished, nil
-	}
-	return "", err
-}
-
-// cutChildren reads the children started before c: the first unfinished
-// one, or else all of them.
-func (s *Store) cutChildren(ctx context.Context, tx *db.DB, c store.Cut) (unfinished string, finished []string, err error) {
-	if len(c.Children) == 0 && len(c.Groups) == 0 {
-		return "", nil, nil
-	}
-	s.hook("fork", pgCutChildren)
-	kids, err := store.QueryAll(ctx, tx, pgCutChildren, []any{c.RunID, jsonList(c.Children), jsonList(c.Groups)},
-		func(scan func(...any) error) (store.ChildState, error) {
-			var k store.ChildState
-			var status string
-			err := scan(&k.ID, &status)
-			k.Status = store.Status(status)
-			return k, err
-		})
-	if err != nil {
-		return "", nil, err
-	}
-	for _, k := range kids {
-		if !k.Finished() {
-			return k.ID, nil, nil
-		}
-		finished = append(finished, k.ID)
-	}
-	return "", finished, nil
-}
-
-// errUnfinished rolls back a fork an unfinished child refused; ForkRun
-// reports the child instead.
-var errUnfinished = errors.New("durable: a child started before the cut is unfinished")
-
 const pgRewindLock = `
 SELECT r.id FROM _sky_durable_runs r
  WHERE r.id = ? AND r.status IN (` + store.SQLRewindable + `) AND r.compacted_at IS NULL
@@ -185,49 +92,23 @@ UPDATE _sky_durable_runs r
   FROM clock
  WHERE r.id = ?`
 
+// timeTravel is this dialect's fork and rewind (store.TimeTravelSQL).
+func (s *Store) timeTravel() store.TimeTravelSQL {
+	return store.TimeTravelSQL{
+		DB: s.d, Hook: s.hook, At: clockArg, Record: s.recordEvent,
+		InsertFork: pgForkRun, ForkJournal: pgForkJournal, ForkSet: pgForkSet, ForkSignals: pgForkSignals,
+		ForkEvents: pgForkEvents, CutChildren: pgCutChildren, ForkChildren: pgForkChildren,
+		ForkChildJournals: pgForkChildJournals,
+		RewindLock:        pgRewindLock, RewindChild: pgRewindChild, RewindJournal: pgRewindJournal,
+		RewindSignals: pgRewindSignals, RewindEvents: pgRewindEvents, RecordPriorDone: pgRecordPriorDone,
+		ResetRun: pgRewindRun,
+	}
+}
+
+func (s *Store) ForkRun(ctx context.Context, f store.Fork, now time.Time) (string, error) {
+	return s.timeTravel().ForkRun(ctx, f, now)
+}
+
 func (s *Store) RewindRun(ctx context.Context, c store.Cut, now time.Time) (bool, string, error) {
-	var ok bool
-	var child string
-	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
-		s.hook("rewind", pgRewindLock)
-		ids, err := store.QueryAll(ctx, tx, pgRewindLock, []any{c.RunID}, func(scan func(...any) error) (string, error) {
-			var id string
-			err := scan(&id)
-			return id, err
-		})
-		if err != nil || len(ids) == 0 {
-			return err
-		}
-		s.hook("rewind", pgRewindChild)
-		kids, err := store.QueryAll(ctx, tx, pgRewindChild, []any{c.RunID, jsonList(c.Children), jsonList(c.Groups)}, func(scan func(...any) error) (string, error) {
-			var id string
-			err := scan(&id)
-			return id, err
-		})
-		if err != nil {
-			return err
-		}
-		if len(kids) > 0 {
-			child = kids[0]
-			return nil
-		}
-		for _, st := range []struct {
-			sql  string
-			args []any
-		}{
-			{pgRewindJournal, []any{c.RunID, c.Seq}},
-			{pgRewindSignals, []any{c.RunID, jsonList(c.Consumed)}},
-			{pgRewindEvents, []any{c.RunID, jsonList(c.Events)}},
-			{pgRecordPriorDone, []any{c.RunID}},
-			{pgRewindRun, []any{clockArg(now), c.RunID}},
-			{pgRecordEvent, []any{clockArg(now), c.RunID, string(store.EventRewound), store.ActorOf(ctx), "", c.Step}},
-		} {
-			if _, err := s.exec(ctx, tx, "rewind", st.sql, st.args...); err != nil {
-				return err
-			}
-		}
-		ok = true
-		return nil
-	})
-	return ok, child, err
+	return s.timeTravel().RewindRun(ctx, c, now)
 }
