@@ -135,6 +135,7 @@ func newRoot(s streams) *cobra.Command {
 			c.Use, c.Short = "help [COMMAND [SUBCOMMAND]]", "print a command's help, with its flags and examples"
 		case "completion":
 			c.Use, c.Short = "completion bash|zsh|fish", "print the shell completion script (see sky help completion bash)"
+			c.Args, c.RunE = cobra.ArbitraryArgs, unknownShell
 		}
 	}
 	disableFlagsInUseLine(root)
@@ -147,6 +148,17 @@ func newRoot(s streams) *cobra.Command {
 		defaultHelp(c, args)
 	})
 	return root
+}
+
+// unknownShell is `sky completion` without a shell it knows: a usage
+// error.
+func unknownShell(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprintln(cmd.ErrOrStderr(), "sky completion: which shell? hint: sky completion bash (or zsh, fish, powershell)")
+	} else {
+		fmt.Fprintf(cmd.ErrOrStderr(), "sky completion: unknown shell %q; hint: sky completion bash (or zsh, fish, powershell)\n", args[0])
+	}
+	return exitCode(exitNoBuild)
 }
 
 // disableFlagsInUseLine keeps cobra from adding "[flags]" to the use lines

@@ -238,6 +238,7 @@ func newDurableCmd() *cobra.Command {
 				durableHelp(parent, s.stderr)
 				return exitCode(exitNoBuild)
 			}
+			sub.InitDefaultHelpFlag()
 			return sub.Help()
 		case args[0] == "help":
 			durableHelp(parent, s.stdout)
@@ -279,6 +280,9 @@ func (c durableCommand) command() *cobra.Command {
 		RunE: func(cmd *cobra.Command, pos []string) error {
 			return exitWith(runDurableCommand(cmd.Context(), c, f, pos, streamsOf(cmd)))
 		},
+	}
+	if c.args == "FILE" {
+		cmd.ValidArgsFunction = skyFiles
 	}
 	cmd.SetHelpTemplate(durableCommandHelp)
 	fs := cmd.Flags()
