@@ -115,7 +115,7 @@ func newRoot(s streams) *cobra.Command {
 				rootHelp(cmd, s.stdout)
 				return exitCode(exitNoBuild)
 			}
-			fmt.Fprintf(s.stderr, "sky: unknown command %q\n\n", args[0])
+			fmt.Fprintf(s.stderr, "sky: unknown command %q%s\n\n", args[0], didYouMean(cmd, args[0]))
 			rootHelp(cmd, s.stderr)
 			return exitCode(exitNoBuild)
 		},
@@ -148,6 +148,16 @@ func newRoot(s streams) *cobra.Command {
 		defaultHelp(c, args)
 	})
 	return root
+}
+
+// didYouMean is the hint after an unknown command name: the commands
+// under parent spelt like it, or "".
+func didYouMean(parent *cobra.Command, name string) string {
+	parent.SuggestionsMinimumDistance = 2
+	if near := parent.SuggestionsFor(name); len(near) > 0 {
+		return "; hint: did you mean " + strings.Join(near, " or ") + "?"
+	}
+	return ""
 }
 
 // unknownShell is `sky completion` without a shell it knows: a usage

@@ -35,77 +35,6 @@ import (
 
 func init() {
 	register(newDurableCmd)
-	registerDurable(durableCommand{
-		use: "show ID [--json]", args: "ID", readOnly: true,
-		short: "a run: its state, journal, history, signals and children",
-		example: `  sky durable show order-42
-  sky durable show order-42 --json | jq .journal`,
-		flags: durableJSONFlag,
-		run:   durableShow,
-	})
-	registerDurable(durableCommand{
-		use: "signal [--replace] ID NAME JSON|--file payload.json", args: "ID NAME JSON",
-		arity: func(f *durableFlags) (int, string) {
-			if f.file != "" {
-				return 2, "ID NAME, the payload in --file"
-			}
-			return 3, "ID NAME JSON"
-		},
-		short: "deliver a signal with its JSON payload to a run (--file: any size up to the payload cap)",
-		long: `Deliver the signal NAME with a JSON payload to the run ID. A run waiting for it wakes; a run that
-has not asked yet finds it in its mailbox; an id no run has yet keeps it for a run that starts
-with that id (with a note). A repeat of a signal not yet consumed is ignored, unless --replace
-corrects its payload. A payload that is not JSON is a usage error and stores nothing.`,
-		example: `  sky durable signal order-42 payment.settled '{"reference":"stl-1"}'
-  sky durable signal order-42 payment.settled --file payload.json
-  sky durable signal --replace order-42 payment.settled '{"reference":"stl-2"}'`,
-		flags: func(fs *pflag.FlagSet, f *durableFlags) {
-			fs.BoolVar(&f.replace, "replace", false, "replace the payload of a signal the run has not consumed yet (a repeat without it is ignored)")
-			fs.StringVar(&f.file, "file", "", "read the JSON payload from this file instead of the JSON argument")
-		},
-		invalidIsUsage: true,
-		run:            durableSignal,
-	})
-	registerDurable(bulkCommand(durableCommand{
-		use:   "cancel ID | cancel FILTERS... [--dry-run] [--yes]",
-		short: "cancel a run (it ends cancelled, with its journal), or every run the filters match",
-		example: `  sky durable cancel order-42
-  sky durable cancel --workflow checkout --created-before 7d --dry-run`,
-		run: func(ctx context.Context, e *durable.Engine, _ *durableFlags, a []string, out io.Writer) error {
-			if err := e.Cancel(ctx, a[0]); err != nil {
-				return err
-			}
-			fmt.Fprintf(out, "run %s cancelled\n", view.Safe(a[0]))
-			return nil
-		},
-	}))
-	registerDurable(bulkCommand(durableCommand{
-		use:   "retry ID | retry FILTERS... [--dry-run] [--yes]",
-		short: "make a failed or dead run due again, its journal kept, or every run the filters match",
-		example: `  sky durable retry order-42
-  sky durable retry --status dead --error "connection refused" --yes`,
-		run: func(ctx context.Context, e *durable.Engine, _ *durableFlags, a []string, out io.Writer) error {
-			if err := e.Retry(ctx, a[0]); err != nil {
-				return err
-			}
-			fmt.Fprintf(out, "run %s is due again (its journal is kept)\n", view.Safe(a[0]))
-			return nil
-		},
-	}))
-	registerDurable(durableCommand{
-		use:     "compact --older-than DURATION",
-		short:   "delete the journal and signal rows of runs finished longer ago than DURATION (720h, 90m, 30d)",
-		example: `  sky durable compact --older-than 30d`,
-		flags: func(fs *pflag.FlagSet, f *durableFlags) {
-			fs.StringVar(&f.olderThan, "older-than", "", "compact runs finished longer ago than this (720h, 30d)")
-		},
-		check: func(f *durableFlags, _ []string) error {
-			_, err := parseRetention(f.olderThan)
-			return err
-		},
-		invalidIsUsage: true,
-		run:            durableCompact,
-	})
 }
 
 // durableCommand is one `sky durable` subcommand, whole: its synopsis,
@@ -234,7 +163,7 @@ func newDurableCmd() *cobra.Command {
 		case args[0] == "help" && len(args) > 1:
 			sub, _, err := parent.Find(args[1:])
 			if err != nil || sub == parent {
-				fmt.Fprintf(s.stderr, "sky durable help: unknown subcommand %q\n\n", args[1])
+				fmt.Fprintf(s.stderr, "sky durable help: unknown subcommand %q%s\n\n", args[1], didYouMean(parent, args[1]))
 				durableHelp(parent, s.stderr)
 				return exitCode(exitNoBuild)
 			}
@@ -244,7 +173,7 @@ func newDurableCmd() *cobra.Command {
 			durableHelp(parent, s.stdout)
 			return nil
 		}
-		fmt.Fprintf(s.stderr, "sky durable: unknown subcommand %q\n\n", args[0])
+		fmt.Fprintf(s.stderr, "sky durable: unknown subcommand %q%s\n\n", args[0], didYouMean(parent, args[0]))
 		durableHelp(parent, s.stderr)
 		return exitCode(exitNoBuild)
 	}
@@ -414,90 +343,6 @@ func openDurableDB(ctx context.Context, dsn, start string, statementTimeout time
 		}
 	}
 	return db.OpenWith(ctx, cfg.Driver, cfg.DSN, db.Options{Pooler: cfg.Pooler, StatementTimeout: statementTimeout, ReadOnly: readOnly})
-}
-
-func durableSignal(ctx context.Context, e *durable.Engine, f *durableFlags, a []string, out io.Writer) error {
-	id, name := a[0], a[1]
-	var payload string
-	if f.file != "" {
-		b, err := os.ReadFile(f.file)
-		if err != nil {
-			return task.Errorf(task.InvalidInput, "cannot read the payload: %v; hint: --file names a file holding the JSON payload", err)
-		}
-		if payload = strings.TrimSpace(string(b)); !json.Valid([]byte(payload)) {
-			return task.Errorf(task.InvalidInput, "the payload in %s is not valid JSON; hint: the file holds one JSON value, e.g. {\"reference\":\"stl-1\"}", f.file)
-		}
-	} else if payload = a[2]; !json.Valid([]byte(payload)) {
-		return task.Errorf(task.InvalidInput, "the payload %s is not valid JSON; hint: quote it for the shell, e.g. '{\"reference\":\"stl-1\"}' or '\"text\"', or pass --file payload.json", payload)
-	}
-	send := e.SignalRun
-	if f.replace {
-		send = e.ReplaceSignal
-	}
-	outcome, err := send(ctx, id, name, payload)
-	if err != nil {
-		return err
-	}
-	if outcome == durable.SignalNoRunYet {
-		fmt.Fprintf(f.warn, "note: no run with id %q exists yet; the signal waits in its mailbox for a run with that id (check the id with `sky durable ls`)\n", id)
-	}
-	fmt.Fprintln(out, view.Safe(outcome.Message(id, name)))
-	return nil
-}
-
-func durableCompact(ctx context.Context, e *durable.Engine, f *durableFlags, _ []string, out io.Writer) error {
-	retention, err := parseRetention(f.olderThan)
-	if err != nil {
-		return err
-	}
-	res, err := e.CompactOlderThan(ctx, retention, durable.CompactOptions{})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "compacted %d runs finished more than %s ago: deleted %d journal and signal rows in %d %s (longest %s)\n",
-		res.Runs, f.olderThan, res.Rows, res.Batches, map[bool]string{true: "batch", false: "batches"}[res.Batches == 1],
-		res.LongestBatch.Round(time.Millisecond))
-	return nil
-}
-
-// parseRetention reads --older-than (durable.ParseAge).
-func parseRetention(text string) (time.Duration, error) {
-	if text == "" {
-		return 0, task.Errorf(task.InvalidInput, "--older-than is required; hint: --older-than 720h or --older-than 30d")
-	}
-	return durable.ParseAge("--older-than", text)
-}
-
-func durableShow(ctx context.Context, e *durable.Engine, f *durableFlags, a []string, out io.Writer) error {
-	r, journal, err := e.Describe(ctx, a[0])
-	if err != nil {
-		return err
-	}
-	signals, err := e.Signals(ctx, a[0])
-	if err != nil {
-		return err
-	}
-	children, err := e.ListRuns(ctx, durable.ListFilter{Parent: r.ID, Limit: view.ShowChildren})
-	if err != nil {
-		return err
-	}
-	held, err := e.HeldBy(ctx, append([]durable.Run{r}, children...))
-	if err != nil {
-		return err
-	}
-	history, err := e.History(ctx, r.ID)
-	if err != nil {
-		return err
-	}
-	if f.json {
-		return writeJSON(out, map[string]any{"run": runJSON(r, held), "journal": journalJSON(journal), "signals": signalsJSON(signals, r.Status), "children": runsJSON(children, held),
-			"history": historyJSON(history)})
-	}
-	printRun(out, r, journal, signals, held, history, time.Now())
-	printHistory(out, history)
-	printSignals(out, signals, r.Status)
-	printChildren(out, r.ID, children, held, time.Now())
-	return nil
 }
 
 func writeJSON(out io.Writer, v any) error {
