@@ -139,7 +139,7 @@ without it the database is the one Db.connect opens. Flags may come before or af
 arguments. On PostgreSQL a connection attempt gives up after 10s (connect_timeout=N in the URL
 changes it) and, but for worker, a statement after 30s (statement_timeout=MS in the URL changes
 it; not sent through PgBouncer).
-Exit codes: 0 ok, 1 not found or refused (or the database failed), 2 usage.
+` + durableExitCodes + `
 sky durable help COMMAND, or sky durable COMMAND --help, prints a subcommand's flags and examples.
 `
 
@@ -230,8 +230,11 @@ func (c durableCommand) command() *cobra.Command {
 const durableCommandHelp = `{{with (or .Long .Short)}}{{. | trimTrailingWhitespaces}}
 
 {{end}}{{.UsageString}}
-Exit codes: 0 ok, 1 not found or refused (or the database failed), 2 usage.
-`
+` + durableExitCodes + "\n"
+
+// durableExitCodes are the exit codes of every `sky durable` subcommand
+// (the constants of cli.go), in their help.
+const durableExitCodes = "Exit codes: 0 ok, 1 not found or refused (or the database failed), 2 usage."
 
 // completeStatuses completes --status with the run statuses.
 func completeStatuses(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
