@@ -3,15 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
 
 // The command line itself: help, completion, exit codes and the Go-style
-// flags sky took before cobra. What each command does is in testscripts/.
+// flags sky took before cobra. What each command does is in testscripts/,
+// with the completion scripts (cli_completion.txtar).
 
 // runSky runs `sky args...` in-process and returns its exit code, stdout
 // and stderr.
@@ -105,30 +103,9 @@ func TestEveryDurableCommandHasHelpAndExamples(t *testing.T) {
 	}
 }
 
-func TestCompletionScripts(t *testing.T) {
-	for shell, want := range map[string]string{"bash": "__start_sky", "zsh": "#compdef sky", "fish": "complete -c sky"} {
-		code, script, stderr := runSky("completion", shell)
-		if code != exitOK || !strings.Contains(script, want) {
-			t.Fatalf("sky completion %s: exit %d, stderr %q; want a script with %q, got %d bytes", shell, code, stderr, want, len(script))
-		}
-		if shell != "bash" {
-			continue
-		}
-		file := filepath.Join(t.TempDir(), "sky.bash")
-		if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if out, err := exec.Command("bash", "-n", file).CombinedOutput(); err != nil {
-			t.Errorf("bash -n on the completion script: %v\n%s", err, out)
-		}
-	}
-	if code, _, stderr := runSky("completion", "tcsh"); code != exitNoBuild || !strings.Contains(stderr, `unknown shell "tcsh"`) {
-		t.Errorf("sky completion tcsh: exit %d, stderr %q; want a usage error", code, stderr)
-	}
-}
-
-// TestCompletionOffersCommandsFlagsAndStatuses asks what the shells ask
-// (`sky __complete ARGS... PARTIAL`).
+// TestCompletionOffersCommandsFlagsAndStatuses asks what the shells' scripts
+// ask (`sky __complete ARGS... PARTIAL`); testscripts/cli_completion.txtar
+// checks the scripts themselves.
 func TestCompletionOffersCommandsFlagsAndStatuses(t *testing.T) {
 	for _, c := range []struct {
 		args []string
