@@ -133,6 +133,7 @@ func newRoot(s streams) *cobra.Command {
 		switch c.Name() {
 		case "help":
 			c.Use, c.Short = "help [COMMAND [SUBCOMMAND]]", "print a command's help, with its flags and examples"
+			c.RunE = helpTopic
 		case "completion":
 			c.Use, c.Short = "completion bash|zsh|fish", "print the shell completion script (see sky help completion bash)"
 			c.Args, c.RunE = cobra.ArbitraryArgs, unknownShell
@@ -148,6 +149,22 @@ func newRoot(s streams) *cobra.Command {
 		defaultHelp(c, args)
 	})
 	return root
+}
+
+// helpTopic is `sky help COMMAND...`: that command's help, or a usage
+// error naming what is not a command.
+func helpTopic(cmd *cobra.Command, args []string) error {
+	target, rest, err := cmd.Root().Find(args)
+	if err == nil && len(rest) == 0 {
+		target.InitDefaultHelpFlag()
+		return target.Help()
+	}
+	hint := ""
+	if len(rest) > 0 {
+		hint = didYouMean(target, rest[0])
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "sky help: unknown command %q%s\n", strings.Join(args, " "), hint)
+	return exitCode(exitNoBuild)
 }
 
 // didYouMean is the hint after an unknown command name: the commands

@@ -38,6 +38,8 @@ func TestExitCodesOfHelpAndUnknownCommands(t *testing.T) {
 		{[]string{"durable", "frobnicate"}, exitNoBuild, "", `sky durable: unknown subcommand "frobnicate"`},
 		{[]string{"durable", "lss"}, exitNoBuild, "", `sky durable: unknown subcommand "lss"; hint: did you mean ls?`},
 		{[]string{"durabel", "ls"}, exitNoBuild, "", `sky: unknown command "durabel"; hint: did you mean durable?`},
+		{[]string{"help", "durable", "lss"}, exitNoBuild, "", `sky help: unknown command "durable lss"; hint: did you mean ls?`},
+		{[]string{"help", "frobnicate"}, exitNoBuild, "", `sky help: unknown command "frobnicate"`},
 		{[]string{"durable", "help", "frobnicate"}, exitNoBuild, "", `sky durable help: unknown subcommand "frobnicate"`},
 		{[]string{"durable", "ls", "--frobnicate"}, exitNoBuild, "", "flag provided but not defined: -frobnicate"},
 		{[]string{"durable", "ls", "--limit"}, exitNoBuild, "", "flag needs an argument: -limit"},
