@@ -1,8 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
+
+	"github.com/spf13/cobra"
 
 	"skydurable/compiler/diag"
 	"skydurable/compiler/ffi"
@@ -10,18 +11,27 @@ import (
 )
 
 func init() {
-	register(&command{
-		name:    "check",
-		usage:   "sky check [FILE]",
-		summary: "type-check a program without running it (default: sky.toml's entry, else src/Main.sky)",
-		run:     runCheck,
+	register(func() *cobra.Command {
+		return &cobra.Command{
+			Use:   "check [FILE]",
+			Short: "type-check a program without running it (default: sky.toml's entry, else src/Main.sky)",
+			Long: `Type-check a program and its modules without running it. It prints "No errors found" (exit 0,
+after any warnings on stderr), or every syntax, load and type error and how many there are (exit 1).`,
+			Example: `  sky check
+  sky check src/Main.sky`,
+			Args:              cobra.ArbitraryArgs,
+			ValidArgsFunction: skyFiles,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return exitWith(runCheck(args, streamsOf(cmd)))
+			},
+		}
 	})
 }
 
 // runCheck loads the program and its modules, type-checks them and prints
 // "No errors found" (exit 0, after any warnings on stderr), or every syntax,
 // load and type error on stderr and how many there are (exit 1).
-func runCheck(_ context.Context, args []string, s streams) int {
+func runCheck(args []string, s streams) int {
 	if len(args) > 1 {
 		fmt.Fprintln(s.stderr, "usage: sky check [FILE]")
 		return exitNoBuild

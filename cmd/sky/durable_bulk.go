@@ -3,12 +3,13 @@ package main
 import (
 	"bufio"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"skydurable/runtime/durable"
 	"skydurable/runtime/task"
@@ -39,40 +40,66 @@ var bulkVerbs = map[string]struct{ past, after string }{
 	"release": {"released", "due now; a worker resumes each from its journal"},
 }
 
-func addBulkFlags(fs *flag.FlagSet, b *bulkFlags, action string) {
-	valid := statusList(durable.BulkAction(action).Statuses())
-	fs.StringVar(&b.status, "status", "", "only runs in these statuses, comma-separated (default: every one "+action+" applies to: "+valid+")")
-	fs.StringVar(&b.workflow, "workflow", "", "only runs of this workflow")
-	fs.StringVar(&b.parent, "parent", "", "only the children of this run")
-	fs.StringVar(&b.createdBefore, "created-before", "", "only runs created before this time (RFC3339), or more than this long ago (2h, 90m, 7d)")
-	fs.StringVar(&b.createdAfter, "created-after", "", "only runs created at or after this time (RFC3339), or within this long (2h, 90m, 7d)")
-	fs.StringVar(&b.errorText, "error", "", "only runs whose last error contains this text (case-sensitive)")
-	fs.BoolVar(&b.dryRun, "dry-run", false, "with filters: print how many runs match and change nothing")
-	fs.BoolVar(&b.yes, "yes", false, "with filters: act without asking (needed when stdin is not a terminal)")
+// bulkCommand is the single-run subcommand single (retry, cancel,
+// release: single.run acts on the run of its one argument) that acts on
+// every matching run instead when given filters: their flags, the usage
+// checks, and the bulk action. Its help lists the filters.
+func bulkCommand(single durableCommand) durableCommand {
+	c := single
+	name := c.name()
+	c.long = c.short + ".\n\n" + `With filters instead of an id it acts on every matching run, in batches: it prints the count
+first, stops there with --dry-run, and asks before acting unless --yes (needed when stdin is not
+a terminal). FILTERS are --status S[,S] --workflow W --parent ID --created-before T|AGE
+--created-after T|AGE --error TEXT; T is an RFC3339 time, AGE a duration (2h, 90m, 7d):
+--created-before 2h means older than two hours.`
+	c.flags = func(fs *pflag.FlagSet, f *durableFlags) {
+		b := &f.bulk
+		valid := statusList(durable.BulkAction(name).Statuses())
+		fs.StringVar(&b.status, "status", "", "only runs in these statuses, comma-separated (default: every one "+name+" applies to: "+valid+")")
+		fs.StringVar(&b.workflow, "workflow", "", "only runs of this workflow")
+		fs.StringVar(&b.parent, "parent", "", "only the children of this run")
+		fs.StringVar(&b.createdBefore, "created-before", "", "only runs created before this time (RFC3339), or more than this long ago (2h, 90m, 7d)")
+		fs.StringVar(&b.createdAfter, "created-after", "", "only runs created at or after this time (RFC3339), or within this long (2h, 90m, 7d)")
+		fs.StringVar(&b.errorText, "error", "", "only runs whose last error contains this text (case-sensitive)")
+		fs.BoolVar(&b.dryRun, "dry-run", false, "with filters: print how many runs match and change nothing")
+		fs.BoolVar(&b.yes, "yes", false, "with filters: act without asking (needed when stdin is not a terminal)")
+	}
+	c.check = func(f *durableFlags, pos []string) error { return checkBulk(name, &f.bulk, pos) }
+	c.arity = func(f *durableFlags) (int, string) {
+		if f.bulk.filtered() {
+			return 0, ""
+		}
+		return 1, "ID"
+	}
+	c.run = func(ctx context.Context, e *durable.Engine, f *durableFlags, a []string, out io.Writer) error {
+		if !f.bulk.filtered() {
+			return single.run(ctx, e, f, a, out)
+		}
+		f.bulk.stdin, f.bulk.terminal = f.stdin, isTerminal(f.stdin)
+		return durableBulk(ctx, e, durable.BulkAction(name), &f.bulk, out, f.warn)
+	}
+	return c
 }
 
 func (b *bulkFlags) filtered() bool {
 	return b.status != "" || b.workflow != "" || b.parent != "" || b.createdBefore != "" || b.createdAfter != "" || b.errorText != ""
 }
 
-// bulkOp is the operation `sky durable NAME` runs given its flags and
-// positional arguments: the single-run op with an id, the bulk one with
-// filters; giving both, neither, or --dry-run with an id is a usage error.
-func bulkOp(name string, single durableOp, b *bulkFlags, pos []string) (durableOp, error) {
+// checkBulk refuses what `sky durable NAME` cannot act on: an id and
+// filters both, neither, or --dry-run with an id.
+func checkBulk(name string, b *bulkFlags, pos []string) error {
 	switch {
 	case b.filtered() && len(pos) > 0:
-		return single, fmt.Errorf("give a run id or filters, not both (got %q and filters); hint: sky durable %s ID, or sky durable %s --status S ... without the id", pos[0], name, name)
+		return fmt.Errorf("give a run id or filters, not both (got %q and filters); hint: sky durable %s ID, or sky durable %s --status S ... without the id", pos[0], name, name)
 	case b.filtered():
-		return durableOp{0, "", func(ctx context.Context, e *durable.Engine, f *durableFlags, _ []string, out io.Writer) error {
-			return durableBulk(ctx, e, durable.BulkAction(name), b, out, f.warn)
-		}}, nil
+		return nil
 	case b.dryRun:
-		return single, fmt.Errorf("--dry-run goes with filters, and an id alone would act; hint: sky durable %s --status S --dry-run counts the matching runs", name)
+		return fmt.Errorf("--dry-run goes with filters, and an id alone would act; hint: sky durable %s --status S --dry-run counts the matching runs", name)
 	case len(pos) == 0:
-		return single, fmt.Errorf("needs a run id or filters; hint: sky durable %s ID, or sky durable %s --status %s [--workflow W] [--error TEXT] to act on every matching run",
+		return fmt.Errorf("needs a run id or filters; hint: sky durable %s ID, or sky durable %s --status %s [--workflow W] [--error TEXT] to act on every matching run",
 			name, name, durable.BulkAction(name).Statuses()[0])
 	}
-	return single, nil
+	return nil
 }
 
 // filter reads the filter flags as of now.

@@ -5,11 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"skydurable/runtime/db"
 	"skydurable/runtime/durable"
@@ -20,22 +21,39 @@ import (
 // everything the deploy gate's replay needs; `sky durable replay --from
 // FILE` reads them back with no database (durable_replay.go).
 
+func init() {
+	registerDurable(durableCommand{
+		use:      "export [--status S ...] [--workflow W] > runs.jsonl",
+		readOnly: true,
+		short:    "the runs in flight, one JSON line each, for replay --from",
+		long: `Write the runs in flight (waiting, running, failed and dead by default), one JSON line each, with
+everything the deploy gate needs: sky durable replay --from runs.jsonl checks them against new
+code with no database. A database with no durable tables exports nothing (exit 0).`,
+		example: `  sky durable export > runs.jsonl
+  sky durable export --status waiting,running --workflow checkout > runs.jsonl`,
+		flags: func(fs *pflag.FlagSet, f *durableFlags) {
+			fs.Var(&f.gate.statuses, "status", "only runs in this status (repeat it, or S1,S2; default waiting,running,failed,dead)")
+			fs.StringVar(&f.workflow, "workflow", "", "only runs of this workflow")
+		},
+		noSchema: nothingInFlight("export"),
+		run:      durableExport,
+	})
+}
+
+// nothingInFlight answers a database with no durable tables for export
+// and replay: nothing is in flight, so nothing to export or check (a
+// deploy gate on a new database passes).
+func nothingInFlight(name string) func(s streams) int {
+	return func(s streams) int {
+		fmt.Fprintf(s.stderr, "note: the database has no durable tables yet: no runs to %s\n", name)
+		return exitOK
+	}
+}
+
 // gateFlags are the flags of export and replay.
 type gateFlags struct {
 	statuses statusesFlag // export --status (repeatable, or comma-separated)
 	from     string       // replay --from: an export file instead of the database
-}
-
-// gateFlagsFor registers the flags of op, when it is export or replay.
-func gateFlagsFor(op string, fs *flag.FlagSet, f *durableFlags) {
-	switch op {
-	case "export":
-		fs.Var(&f.gate.statuses, "status", "only runs in this status (repeat it, or S1,S2; default waiting,running,failed,dead)")
-		fs.StringVar(&f.workflow, "workflow", "", "only runs of this workflow")
-	case "replay":
-		fs.StringVar(&f.gate.from, "from", "", "read the runs from this file (written by `sky durable export`) instead of the database")
-		fs.BoolVar(&f.json, "json", false, "print JSON for scripts")
-	}
 }
 
 // statusesFlag is a repeatable --status.
@@ -48,6 +66,8 @@ func (l *statusesFlag) String() string {
 	}
 	return strings.Join(s, ",")
 }
+
+func (l *statusesFlag) Type() string { return "statuses" }
 
 func (l *statusesFlag) Set(text string) error {
 	for _, word := range strings.Split(text, ",") {

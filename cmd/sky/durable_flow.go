@@ -16,8 +16,20 @@ import (
 // next tick; `sky durable schedule rm ID` deletes one.
 
 func init() {
-	durableOps["schedules"] = durableOp{0, "", durableSchedules}
-	durableOps["schedule"] = durableOp{2, "rm ID", durableScheduleRm}
+	registerDurable(durableCommand{
+		use: "schedules [--json]", readOnly: true,
+		short:   "the schedules (Durable.schedule), with their next tick",
+		example: `  sky durable schedules`,
+		flags:   durableJSONFlag,
+		run:     durableSchedules,
+	})
+	registerDurable(durableCommand{
+		use: "schedule rm ID", args: "rm ID",
+		short:          "delete a schedule (the runs it started are kept)",
+		example:        `  sky durable schedule rm nightly-report`,
+		invalidIsUsage: true,
+		run:            durableScheduleRm,
+	})
 }
 
 func durableSchedules(ctx context.Context, e *durable.Engine, f *durableFlags, _ []string, out io.Writer) error {

@@ -2,11 +2,12 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/spf13/pflag"
 
 	"skydurable/runtime/durable"
 	"skydurable/runtime/durable/view"
@@ -17,28 +18,39 @@ import (
 // Engine.Rewind, Engine.Diff).
 
 func init() {
-	durableOps["fork"] = durableOp{1, "ID", durableFork}
-	durableOps["rewind"] = durableOp{1, "ID", durableRewind}
-	durableOps["diff"] = durableOp{2, "A B", durableDiff}
+	registerDurable(durableCommand{
+		use: "fork ID --from STEP [--as NEWID] [--set STEP=JSON]", args: "ID",
+		short: "a new run with ID's history before STEP (--set: STEP's result replaced)",
+		example: `  sky durable fork order-42 --from charge
+  sky durable fork order-42 --from charge --as order-42-again --set charge='{"ok":false}'`,
+		flags: func(fs *pflag.FlagSet, f *durableFlags) {
+			fs.StringVar(&f.travel.from, "from", "", "the step id to fork from: the new run keeps the history before it")
+			fs.StringVar(&f.travel.as, "as", "", "the new run's id (default ID~fork-<hex>)")
+			fs.StringVar(&f.travel.set, "set", "", "STEP=JSON: keep STEP with this result instead and run on after it")
+		},
+		run: durableFork,
+	})
+	registerDurable(durableCommand{
+		use: "rewind ID --to STEP", args: "ID",
+		short:   "a finished run back to STEP, in place: it and what follows run again",
+		example: `  sky durable rewind order-42 --to charge`,
+		flags: func(fs *pflag.FlagSet, f *durableFlags) {
+			fs.StringVar(&f.travel.to, "to", "", "the step id to rewind to: it and what follows run again")
+		},
+		run: durableRewind,
+	})
+	registerDurable(durableCommand{
+		use: "diff A B [--json]", args: "A B", readOnly: true,
+		short:   "two runs' journals, position by position",
+		example: `  sky durable diff order-42 order-42-again`,
+		flags:   durableJSONFlag,
+		run:     durableDiff,
+	})
 }
 
 // timeTravel holds the flags of fork and rewind.
 type timeTravel struct {
 	from, as, set, to string
-}
-
-// timeTravelFlags defines the flags of op when it is fork, rewind or diff.
-func timeTravelFlags(op string, fs *flag.FlagSet, f *durableFlags) {
-	switch op {
-	case "fork":
-		fs.StringVar(&f.travel.from, "from", "", "the step id to fork from: the new run keeps the history before it")
-		fs.StringVar(&f.travel.as, "as", "", "the new run's id (default ID~fork-<hex>)")
-		fs.StringVar(&f.travel.set, "set", "", "STEP=JSON: keep STEP with this result instead and run on after it")
-	case "rewind":
-		fs.StringVar(&f.travel.to, "to", "", "the step id to rewind to: it and what follows run again")
-	case "diff":
-		fs.BoolVar(&f.json, "json", false, "print JSON for scripts")
-	}
 }
 
 func durableFork(ctx context.Context, e *durable.Engine, f *durableFlags, a []string, out io.Writer) error {

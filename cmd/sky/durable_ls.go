@@ -6,18 +6,51 @@ import (
 	"io"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"skydurable/runtime/durable"
 	"skydurable/runtime/durable/view"
 )
+
+func init() {
+	registerDurable(durableCommand{
+		use:      "ls [--status S] [--workflow W] [--parent ID] [--limit N] [--before ID] [--json]",
+		readOnly: true,
+		short:    "list the newest runs, filtered in the database",
+		long: `List the newest runs, newest first, filtered in the database. When there are more than --limit,
+a note on stderr names the --before flag that reads the next page (stdout stays a table, or JSON).`,
+		example: `  sky durable ls
+  sky durable ls --status failed --workflow checkout
+  sky durable ls --parent order-42 --json
+  sky durable ls --limit 20 --before order-17      # the next page`,
+		flags: func(fs *pflag.FlagSet, f *durableFlags) {
+			fs.StringVar(&f.status, "status", "", "only runs in this status (running, waiting, done, failed, dead, cancelled, timed_out)")
+			fs.StringVar(&f.workflow, "workflow", "", "only runs of this workflow")
+			fs.IntVar(&f.limit, "limit", defaultLsLimit, "at most this many runs, newest first (1 or more)")
+			fs.StringVar(&f.before, "before", "", "only runs listed after the run with this id (the next page)")
+			fs.StringVar(&f.parent, "parent", "", "only the children of this run (Durable.startChild, Durable.all)")
+			durableJSONFlag(fs, f)
+		},
+		check: func(f *durableFlags, _ []string) error {
+			if f.status != "" && !durable.Status(f.status).Valid() {
+				return fmt.Errorf("unknown status %q; hint: one of running, waiting, done, failed, dead, cancelled, timed_out", f.status)
+			}
+			return checkLsLimit(f.limit)
+		},
+		noSchema: func(s streams) int {
+			fmt.Fprintln(s.stdout, "no runs (the database has no durable tables yet)")
+			return exitOK
+		},
+		run: durableLs,
+	})
+}
 
 // defaultLsLimit is how many runs `sky durable ls` prints without --limit.
 const defaultLsLimit = 50
 
 // checkLsLimit refuses a --limit of ls that lists nothing: 0 or less.
-func checkLsLimit(op string, limit int) error {
+func checkLsLimit(limit int) error {
 	switch {
-	case op != "ls":
-		return nil
 	case limit < 0:
 		return fmt.Errorf("--limit %d is negative; hint: --limit 20 (the default is %d)", limit, defaultLsLimit)
 	case limit == 0:

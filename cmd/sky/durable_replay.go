@@ -7,11 +7,40 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"skydurable/runtime/durable"
 	"skydurable/runtime/durable/view"
 	"skydurable/runtime/task"
 	skydurable "skydurable/stdlib/durable"
 )
+
+func init() {
+	registerDurable(durableCommand{
+		use: "replay [--from runs.jsonl] [--workflow W] [--json] FILE", args: "FILE", readOnly: true,
+		short: "the deploy gate: a verdict per run in flight against the program FILE; exit 1 when one is incompatible",
+		long: `The deploy gate: load the program FILE (the new code) and replay every run in flight of its
+workflows, from the database or from an export file (--from, no database), against it. It prints
+each run that is not compatible and a summary, and exits 1 when one is incompatible. The
+database is the one of FILE's project.`,
+		example: `  sky durable replay src/Main.sky
+  sky durable export > runs.jsonl && sky durable replay --from runs.jsonl --json src/Main.sky`,
+		flags: func(fs *pflag.FlagSet, f *durableFlags) {
+			fs.StringVar(&f.workflow, "workflow", "", "only runs of this workflow")
+			fs.StringVar(&f.gate.from, "from", "", "read the runs from this file (written by `sky durable export`) instead of the database")
+			durableJSONFlag(fs, f)
+		},
+		project: func(pos []string) string { return pos[0] },
+		offline: func(ctx context.Context, f *durableFlags, pos []string, s streams) (int, bool) {
+			if f.gate.from == "" {
+				return 0, false
+			}
+			return replayOffline(ctx, f, pos, s), true
+		},
+		noSchema: nothingInFlight("replay"),
+		run:      durableReplay,
+	})
+}
 
 // durableReplay is `sky durable replay [--from RUNS] [--workflow W] [--json]
 // FILE`, the deploy gate: load the program FILE (the new code), give every

@@ -7,6 +7,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"skydurable/runtime/durable"
 	"skydurable/runtime/durable/view"
 	"skydurable/runtime/task"
@@ -16,6 +18,31 @@ import (
 // has: a typo in a webhook's run id, or a signal sent before its run
 // starts. They are kept for the orphan signal TTL (7 days by default, see
 // Options.OrphanSignalTTL), then deleted by the workers' retention work.
+
+func init() {
+	registerDurable(durableCommand{
+		use:      "signals --orphans [--limit N] [--json]",
+		readOnly: true,
+		short:    "the signals sent to run ids no run has, oldest first",
+		long: `List the signals sent to run ids no run has, oldest first: a typo in a webhook's run id, or a
+signal sent before its run starts. They are kept for the orphan signal TTL (7 days by default),
+then deleted by the workers' retention work. A run's own signals are in sky durable show ID.`,
+		example: `  sky durable signals --orphans
+  sky durable signals --orphans --limit 200 --json`,
+		flags: func(fs *pflag.FlagSet, f *durableFlags) {
+			fs.BoolVar(&f.orphans, "orphans", false, "list the signals sent to run ids no run has")
+			fs.IntVar(&f.limit, "limit", defaultLsLimit, "at most this many, oldest first (1 or more)")
+			durableJSONFlag(fs, f)
+		},
+		check: func(f *durableFlags, _ []string) error {
+			if f.limit <= 0 {
+				return fmt.Errorf("--limit %d lists nothing; hint: --limit 20 (the default is %d)", f.limit, defaultLsLimit)
+			}
+			return nil
+		},
+		run: durableSignals,
+	})
+}
 
 // orphanSignalJSON is one orphan signal in `signals --orphans --json`.
 type orphanSignalJSON struct {

@@ -7,7 +7,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"skydurable/runtime/durable"
 	"skydurable/runtime/durable/ui"
@@ -17,6 +20,40 @@ import (
 
 // `sky durable ui` serves the dashboard (runtime/durable/ui) and `sky
 // durable stats` prints its overview figures.
+
+func init() {
+	registerDurable(durableCommand{
+		use:   "ui [--addr 127.0.0.1:8080] [--token T] [--read-only]",
+		short: "serve the dashboard (docs/ui.md) until Ctrl-C",
+		long: `Serve the web dashboard of the runs (docs/ui.md) until Ctrl-C. Anything but a loopback address
+needs a token, best passed in ` + uiTokenEnv + ` (ps shows --token to every user of the
+machine); --read-only shows the runs and refuses signal, cancel and retry.`,
+		example: `  sky durable ui
+  SKY_DURABLE_UI_TOKEN=s3cret sky durable ui --addr 0.0.0.0:8080 --read-only`,
+		flags: func(fs *pflag.FlagSet, f *durableFlags) {
+			fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to serve on; anything but loopback needs --token")
+			fs.StringVar(&f.token, "token", "", "token every request must carry (default $"+uiTokenEnv+", which ps does not show)")
+			fs.BoolVar(&f.readOnly, "read-only", false, "show runs, refuse signal/cancel/retry")
+		},
+		check: func(f *durableFlags, _ []string) error {
+			if f.token == "" {
+				f.token = os.Getenv(uiTokenEnv)
+			} else {
+				fmt.Fprintf(f.warn, "note: --token is visible to every user of this machine (ps, /proc); prefer passing it in %s\n", uiTokenEnv)
+			}
+			return checkUIAddr(f.addr, f.token)
+		},
+		invalidIsUsage: true,
+		run:            durableUI,
+	})
+	registerDurable(durableCommand{
+		use: "stats [--json]", readOnly: true,
+		short:   "the dashboard's overview figures: runs started and finished, the oldest due, the stuck",
+		example: `  sky durable stats\n  sky durable stats --json`,
+		flags:   durableJSONFlag,
+		run:     durableStats,
+	})
+}
 
 // uiTokenEnv names the dashboard's token when --token is not given.
 const uiTokenEnv = "SKY_DURABLE_UI_TOKEN"
@@ -38,7 +75,7 @@ func checkUIAddr(addr, token string) error {
 }
 
 func durableUI(ctx context.Context, e *durable.Engine, f *durableFlags, _ []string, out io.Writer) error {
-	token := f.token // runDurable checked it against the address
+	token := f.token // its check checked it against the address
 	srv, err := ui.New(e, ui.Options{Token: token, ReadOnly: f.readOnly})
 	if err != nil {
 		return err

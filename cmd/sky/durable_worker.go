@@ -7,11 +7,32 @@ import (
 	"os"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"skydurable/runtime/durable"
 	"skydurable/runtime/durable/view"
 	"skydurable/runtime/task"
 	skydurable "skydurable/stdlib/durable"
 )
+
+func init() {
+	registerDurable(durableCommand{
+		use: "worker [--concurrency N] [--tick 1s] [--stop-timeout 10s] FILE", args: "FILE", worker: true,
+		short: "run the workflows FILE defines until SIGTERM",
+		long: `Load the program FILE, take every workflow its top-level values define, and advance their runs
+until SIGTERM or Ctrl-C, which stop it gracefully: runs in flight get --stop-timeout to finish
+their step. The engine takes the environment's settings as sky run does (SKY_DURABLE_LEASE,
+SKY_DURABLE_HEARTBEAT, SKY_DURABLE_LOG).`,
+		example: `  sky durable worker src/Workflows.sky
+  sky durable worker --concurrency 16 --db postgres://app@db/app src/Workflows.sky`,
+		flags: func(fs *pflag.FlagSet, f *durableFlags) {
+			fs.IntVar(&f.concurrency, "concurrency", durable.DefaultWorkerConcurrency, "runs advanced at once")
+			fs.DurationVar(&f.tick, "tick", durable.DefaultWorkerTick, "how often an idle worker polls")
+			fs.DurationVar(&f.stopTimeout, "stop-timeout", durable.DefaultStopTimeout, "how long runs in flight may go on after SIGTERM")
+		},
+		run: durableWorker,
+	})
+}
 
 // durableWorker is `sky durable worker FILE`: load the program FILE, take
 // every workflow its top-level values define (WorkflowDef or

@@ -6,6 +6,8 @@ import (
 	"os"
 	"slices"
 
+	"github.com/spf13/cobra"
+
 	"skydurable/compiler/diag"
 	"skydurable/compiler/eval"
 	"skydurable/compiler/syntax"
@@ -27,23 +29,29 @@ type loadOptions struct {
 	telemetry *telemetry
 }
 
-// parseLoadFlags takes the leading flags off args, and what follows `--`
-// as the program's arguments.
-func parseLoadFlags(args []string) (loadOptions, []string, error) {
-	var o loadOptions
-	if i := slices.Index(args, "--"); i >= 0 {
-		args, o.programArgs = args[:i], args[i+1:]
-	}
-	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' {
-		switch args[0] {
-		case "--unchecked", "-unchecked":
-			o.unchecked = true
-		default:
-			return o, nil, fmt.Errorf("unknown flag %s", args[0])
+// addLoadFlags defines the flags run and test share on cmd, stored in o.
+// They come before the program (`sky run --unchecked app.sky`): what
+// follows it is not parsed, so a program's own arguments after `--` stay
+// its own.
+func addLoadFlags(cmd *cobra.Command, o *loadOptions) {
+	cmd.Flags().SetInterspersed(false)
+	cmd.Flags().BoolVar(&o.unchecked, "unchecked", false, "skip the type checker (for debugging the evaluator and the checker, not for programs)")
+}
+
+// splitProgramArgs takes what follows `--` off args (cobra's arguments of
+// cmd) as the program's arguments, System.args.
+func splitProgramArgs(cmd *cobra.Command, args []string, o *loadOptions) []string {
+	i := cmd.ArgsLenAtDash()
+	if i < 0 {
+		i = slices.Index(args, "--")
+		if i < 0 {
+			return args
 		}
-		args = args[1:]
+		o.programArgs = args[i+1:]
+		return args[:i]
 	}
-	return o, args, nil
+	o.programArgs = args[i:]
+	return args[:i]
 }
 
 // findProgram finds the program a command runs and its project: the FILE

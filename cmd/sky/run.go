@@ -6,27 +6,49 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/spf13/cobra"
+
 	"skydurable/compiler/diag"
 	"skydurable/compiler/eval"
 	"skydurable/runtime/value"
 )
 
 func init() {
-	register(&command{
-		name:    "run",
-		usage:   "sky run [--unchecked] [FILE] [-- ARG...]",
-		summary: "run a program's main (default: sky.toml's entry, else src/Main.sky)",
-		run:     runMain,
+	register(func() *cobra.Command {
+		var o loadOptions
+		cmd := &cobra.Command{
+			Use:   "run [--unchecked] [FILE] [-- ARG...]",
+			Short: "run a program's main (default: sky.toml's entry, else src/Main.sky)",
+			Long: `Run a program: check it, load it and run its main. FILE is the program (default: the entry of
+the nearest sky.toml above the working directory, else src/Main.sky); the ARGs after -- are
+the program's System.args. A failing main prints "Error: <Label>: <message>" and exits 1, as
+does a program that does not parse, check or load; System.exit N exits N.`,
+			Example: `  sky run
+  sky run app/src/Main.sky
+  sky run -- serve --port 8080      # System.args is ["serve", "--port", "8080"]`,
+			Args:              cobra.ArbitraryArgs,
+			ValidArgsFunction: skyFiles,
+		}
+		addLoadFlags(cmd, &o)
+		cmd.RunE = func(cmd *cobra.Command, args []string) error {
+			return exitWith(runMain(cmd.Context(), o, splitProgramArgs(cmd, args, &o), streamsOf(cmd)))
+		}
+		return cmd
 	})
+}
+
+// skyFiles completes a FILE argument with the .sky files (and the
+// directories) of the shell's directory.
+func skyFiles(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return []cobra.Completion{"sky"}, cobra.ShellCompDirectiveFilterFileExt
 }
 
 // runMain checks and loads the program and forces `main`. A failing main
 // prints `Error: <Label>: <message>` and exits 1; a runtime error, or a
 // program that does not parse, check or load, prints its diagnostics and
 // exits 1.
-func runMain(ctx context.Context, args []string, s streams) int {
-	o, args, err := parseLoadFlags(args)
-	if err != nil || len(args) > 1 {
+func runMain(ctx context.Context, o loadOptions, args []string, s streams) int {
+	if len(args) > 1 {
 		fmt.Fprintln(s.stderr, "usage: sky run [--unchecked] [FILE] [-- ARG...]")
 		return exitNoBuild
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
@@ -24,7 +25,23 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		Cmds:                allScriptCommands(t),
 		Setup:               hermeticScript,
+		Condition:           scriptCondition,
 	})
+}
+
+// bashCompletion is the library of the bash-completion package, which the
+// script of `sky completion bash` calls.
+const bashCompletion = "/usr/share/bash-completion/bash_completion"
+
+// scriptCondition answers the conditions of the scripts beyond
+// testscript's own: [bash-completion] holds when the bash-completion
+// package is installed.
+func scriptCondition(cond string) (bool, error) {
+	if cond == "bash-completion" {
+		_, err := os.Stat(bashCompletion)
+		return err == nil, nil
+	}
+	return false, fmt.Errorf("unknown condition %q; hint: testscript's own, or bash-completion", cond)
 }
 
 // hermeticScript keeps a script hermetic: no database or debug settings

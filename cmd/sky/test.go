@@ -3,23 +3,36 @@ package main
 import (
 	"context"
 	"fmt"
+
+	"github.com/spf13/cobra"
 )
 
 func init() {
-	register(&command{
-		name:    "test",
-		usage:   "sky test [--unchecked] FILE",
-		summary: "run the `tests : List Test` of a Sky.Test module",
-		run:     runTests,
+	register(func() *cobra.Command {
+		var o loadOptions
+		cmd := &cobra.Command{
+			Use:   "test [--unchecked] FILE",
+			Short: "run the `tests : List Test` of a Sky.Test module",
+			Long: `Run the tests of a Sky.Test module: its top-level tests : List Test. It prints a line per test
+and a summary, and exits 0 when all pass, 1 when one fails, 2 when the module does not parse,
+check or load.`,
+			Example:           `  sky test tests/OrderTest.sky`,
+			Args:              cobra.ArbitraryArgs,
+			ValidArgsFunction: skyFiles,
+		}
+		addLoadFlags(cmd, &o)
+		cmd.RunE = func(cmd *cobra.Command, args []string) error {
+			return exitWith(runTests(cmd.Context(), o, splitProgramArgs(cmd, args, &o), streamsOf(cmd)))
+		}
+		return cmd
 	})
 }
 
 // runTests prints one line per test and a summary; exit 0 when all pass, 1
 // when one fails (or the module calls System.exit while loading), 2 when
 // it does not parse, check or load.
-func runTests(ctx context.Context, args []string, s streams) int {
-	o, args, err := parseLoadFlags(args)
-	if err != nil || len(args) != 1 {
+func runTests(ctx context.Context, o loadOptions, args []string, s streams) int {
+	if len(args) != 1 {
 		fmt.Fprintln(s.stderr, "usage: sky test [--unchecked] FILE")
 		return exitNoBuild
 	}
