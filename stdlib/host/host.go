@@ -61,7 +61,7 @@ func DefaultEnv() Env { return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: o
 // KernelsWith returns every kernel of the four modules, Io on env's streams.
 func KernelsWith(env Env) map[string]value.Kernel {
 	out := map[string]value.Kernel{}
-	for _, group := range [][]value.Kernel{fileKernels(), fileInfoKernels(), pathKernels(), processKernels(), ioKernels(env)} {
+	for _, group := range [][]value.Kernel{fileKernels(), fileInfoKernels(), pathKernels(), processKernels(), spawnKernels(), ioKernels(env)} {
 		for _, k := range group {
 			if _, dup := out[k.Name]; dup {
 				panic("stdlib/host: kernel defined twice: " + k.Name)
