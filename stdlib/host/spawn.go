@@ -190,6 +190,7 @@ func spawn(spec *value.Record) (value.Value, error) {
 	for i := range readEnds {
 		if readEnds[i], writeEnds[i], err = os.Pipe(); err != nil {
 			closeAll(readEnds[:], writeEnds[:])
+			stdin.Close()
 			return nil, osError("Process.spawn", program, err)
 		}
 		c.out[i] = newRing(int(size))
