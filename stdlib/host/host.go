@@ -9,7 +9,8 @@
 // argument, Io otherwise) and whose message names the path or program. The
 // mapping from Go's errors to kinds is osError, the one place it is made.
 //
-// It may import runtime/task, runtime/value and the standard library.
+// It may import runtime/task, runtime/value, runtime/app (the Sub of
+// Process.events) and the standard library.
 package host
 
 import (

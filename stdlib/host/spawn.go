@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	rapp "skydurable/runtime/app"
 	"skydurable/runtime/task"
 	"skydurable/runtime/value"
 )
@@ -33,6 +34,11 @@ type child struct {
 	mu     sync.Mutex
 	stdin  io.WriteCloser // nil once closeStdin or close
 	closed bool
+	reader string // "Task" or "Sub": how the output is read, fixed by the first read
+	// The events subscription's position: the next byte of each stream,
+	// and whether it has delivered Exited.
+	evNext   [2]int64
+	evExited bool
 
 	exited chan struct{} // closed when the child has exited and was reaped
 	state  *os.ProcessState
@@ -98,6 +104,17 @@ func spawnKernels() []value.Kernel {
 		childTask("pid", 1, func(_ context.Context, c *child, _ []value.Value) (value.Value, error) {
 			return int64(c.cmd.Process.Pid), nil
 		}),
+		{Name: "Process_events", Arity: 2, Fn: func(a []value.Value) (value.Value, error) {
+			c, err := childArg("Process.events", a[0])
+			if err != nil {
+				return nil, err
+			}
+			if _, ok := a[1].(value.Func); !ok {
+				return nil, value.BadArg("Process.events", "a function from Event to msg", a[1])
+			}
+			key := fmt.Sprintf("Process.events %q (pid %d)", c.program, c.cmd.Process.Pid)
+			return rapp.SubValue(rapp.FeedSub(rapp.Feed{Key: key, Next: c.nextEvent, ToMsg: a[1]})), nil
+		}},
 		{Name: "Process_close", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
 			c, err := childArg("Process.close", a[0])
 			if err != nil {
@@ -143,6 +160,83 @@ func (c *child) open(what string) error {
 		return task.Errorf(task.InvalidInput, "%s: the process %q was closed; hint: close a process only when done with it", what, c.program)
 	}
 	return nil
+}
+
+// readBy fixes how the output is read, "Task" (readFrom, readWithin) or
+// "Sub" (events), at the first read; reading it the other way after fails
+// InvalidInput (real Sky's rule: one consumer a process).
+func (c *child) readBy(what, how string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reader == "" {
+		c.reader = how
+	}
+	if c.reader != how {
+		other := map[string]string{"Task": "readFrom", "Sub": "Process.events"}[c.reader]
+		return task.Errorf(task.InvalidInput, "%s: the output of %q is already read with %s; hint: read a process one way, with readFrom/readWithin or with Process.events", what, c.program, other)
+	}
+	return nil
+}
+
+// nextEvent is the events subscription's next Event: the output of either
+// stream from where it stopped, then Exited once the child has exited and
+// both streams have ended; then no more.
+func (c *child) nextEvent(ctx context.Context) (value.Value, bool, error) {
+	if err := c.open("Process.events"); err != nil {
+		return nil, false, err
+	}
+	if err := c.readBy("Process.events", "Sub"); err != nil {
+		return nil, false, err
+	}
+	for {
+		c.mu.Lock()
+		if c.evExited {
+			c.mu.Unlock()
+			return nil, false, nil
+		}
+		var waits [2]<-chan struct{}
+		ended := 0
+		for i, r := range c.out {
+			ch, ready, changed, err := r.poll(c.evNext[i])
+			if err != nil {
+				c.mu.Unlock()
+				return nil, false, err
+			}
+			if ready && ch.next > ch.from {
+				c.evNext[i] = ch.next
+				c.mu.Unlock()
+				stream := value.Ctor{Name: [2]string{"Stdout", "Stderr"}[i]}
+				return value.Ctor{Name: "Output", Args: []value.Value{stream, ch.record()}}, true, nil
+			}
+			if ch.eof {
+				ended++
+			}
+			waits[i] = changed
+		}
+		exited := false
+		select {
+		case <-c.exited:
+			exited = true
+		default:
+		}
+		if exited && ended == len(c.out) {
+			c.evExited = true
+			c.mu.Unlock()
+			return value.Ctor{Name: "Exited", Args: []value.Value{exitStatus(c.state)}}, true, nil
+		}
+		c.mu.Unlock()
+		var exit <-chan struct{} // nil once exited: an ended stream's is nil too, so nothing fires twice
+		if !exited {
+			exit = c.exited
+		}
+		select {
+		case <-waits[0]:
+		case <-waits[1]:
+		case <-exit:
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		}
+	}
 }
 
 // spawn starts the program a CommandSpec record names, in its own process
@@ -323,6 +417,9 @@ func readTask(fn string, p, s, from value.Value, within time.Duration) (value.Va
 		if err := c.open(fn); err != nil {
 			return nil, err
 		}
+		if err := c.readBy(fn, "Task"); err != nil {
+			return nil, err
+		}
 		var timeout <-chan time.Time
 		if fn == "Process.readWithin" {
 			t := time.NewTimer(within)
@@ -380,40 +477,55 @@ func (r *ring) fill(f *os.File) {
 // errPastEnd is a read from beyond the bytes a stream has carried.
 var errPastEnd = errors.New("the offset is past the end of the stream")
 
+// chunk is one read of a ring, a Chunk record's fields.
+type chunk struct {
+	data         string
+	from, next   int64
+	dropped, eof bool
+}
+
+func (c chunk) record() value.Value {
+	return value.NewRecord(map[string]value.Value{"data": c.data, "from": c.from, "next": c.next, "dropped": c.dropped, "eof": c.eof})
+}
+
+// poll reads from offset on without waiting: ready when there is a byte or
+// the stream has ended; otherwise changed is closed at the next write or
+// the end.
+func (r *ring) poll(offset int64) (c chunk, ready bool, changed <-chan struct{}, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	oldest := r.total - int64(len(r.buf))
+	if offset < 0 {
+		offset = oldest
+	}
+	if offset > r.total {
+		return chunk{}, false, nil, fmt.Errorf("%w (%d bytes so far); hint: pass the next of the last chunk", errPastEnd, r.total)
+	}
+	if offset == r.total && !r.eof {
+		return chunk{from: offset, next: offset}, false, r.changed, nil
+	}
+	from := max(offset, oldest)
+	end := min(r.total, from+maxChunk)
+	return chunk{data: string(r.buf[from-oldest : end-oldest]), from: from, next: end, dropped: from > offset, eof: r.eof && end == r.total}, true, nil, nil
+}
+
 // read gives the bytes from offset on, waiting until there is one, the
 // stream ends, ctx ends, or timeout fires (an empty chunk).
 func (r *ring) read(ctx context.Context, offset int64, timeout <-chan time.Time) (value.Value, error) {
 	for {
-		r.mu.Lock()
-		oldest := r.total - int64(len(r.buf))
-		if offset < 0 {
-			offset = oldest
+		c, ready, changed, err := r.poll(offset)
+		if err != nil {
+			return nil, err
 		}
-		if offset > r.total {
-			total := r.total
-			r.mu.Unlock()
-			return nil, fmt.Errorf("%w (%d bytes so far); hint: pass the next of the last chunk", errPastEnd, total)
+		if ready {
+			return c.record(), nil
 		}
-		if offset < r.total || r.eof {
-			from := max(offset, oldest)
-			end := min(r.total, from+maxChunk)
-			data := string(r.buf[from-oldest : end-oldest])
-			eof := r.eof && end == r.total
-			r.mu.Unlock()
-			return chunkRecord(data, from, end, from > offset, eof), nil
-		}
-		changed := r.changed
-		r.mu.Unlock()
 		select {
 		case <-changed:
 		case <-timeout:
-			return chunkRecord("", offset, offset, false, false), nil
+			return c.record(), nil
 		case <-ctx.Done():
 			return nil, task.As(ctx.Err())
 		}
 	}
-}
-
-func chunkRecord(data string, from, next int64, dropped, eof bool) value.Value {
-	return value.NewRecord(map[string]value.Value{"data": data, "from": from, "next": next, "dropped": dropped, "eof": eof})
 }
