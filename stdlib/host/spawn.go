@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,9 +17,6 @@ import (
 // defaultRing is how many of the last bytes of each output stream a child
 // keeps when its Command does not say (real Sky's 1 MiB).
 const defaultRing = 1 << 20
-
-// maxChunk is the most a Chunk carries (real Sky's 64 KiB).
-const maxChunk = 64 << 10
 
 const processKind = "Process"
 
@@ -160,83 +156,6 @@ func (c *child) open(what string) error {
 		return task.Errorf(task.InvalidInput, "%s: the process %q was closed; hint: close a process only when done with it", what, c.program)
 	}
 	return nil
-}
-
-// readBy fixes how the output is read, "Task" (readFrom, readWithin) or
-// "Sub" (events), at the first read; reading it the other way after fails
-// InvalidInput (real Sky's rule: one consumer a process).
-func (c *child) readBy(what, how string) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.reader == "" {
-		c.reader = how
-	}
-	if c.reader != how {
-		other := map[string]string{"Task": "readFrom", "Sub": "Process.events"}[c.reader]
-		return task.Errorf(task.InvalidInput, "%s: the output of %q is already read with %s; hint: read a process one way, with readFrom/readWithin or with Process.events", what, c.program, other)
-	}
-	return nil
-}
-
-// nextEvent is the events subscription's next Event: the output of either
-// stream from where it stopped, then Exited once the child has exited and
-// both streams have ended; then no more.
-func (c *child) nextEvent(ctx context.Context) (value.Value, bool, error) {
-	if err := c.open("Process.events"); err != nil {
-		return nil, false, err
-	}
-	if err := c.readBy("Process.events", "Sub"); err != nil {
-		return nil, false, err
-	}
-	for {
-		c.mu.Lock()
-		if c.evExited {
-			c.mu.Unlock()
-			return nil, false, nil
-		}
-		var waits [2]<-chan struct{}
-		ended := 0
-		for i, r := range c.out {
-			ch, ready, changed, err := r.poll(c.evNext[i])
-			if err != nil {
-				c.mu.Unlock()
-				return nil, false, err
-			}
-			if ready && ch.next > ch.from {
-				c.evNext[i] = ch.next
-				c.mu.Unlock()
-				stream := value.Ctor{Name: [2]string{"Stdout", "Stderr"}[i]}
-				return value.Ctor{Name: "Output", Args: []value.Value{stream, ch.record()}}, true, nil
-			}
-			if ch.eof {
-				ended++
-			}
-			waits[i] = changed
-		}
-		exited := false
-		select {
-		case <-c.exited:
-			exited = true
-		default:
-		}
-		if exited && ended == len(c.out) {
-			c.evExited = true
-			c.mu.Unlock()
-			return value.Ctor{Name: "Exited", Args: []value.Value{exitStatus(c.state)}}, true, nil
-		}
-		c.mu.Unlock()
-		var exit <-chan struct{} // nil once exited: an ended stream's is nil too, so nothing fires twice
-		if !exited {
-			exit = c.exited
-		}
-		select {
-		case <-waits[0]:
-		case <-waits[1]:
-		case <-exit:
-		case <-ctx.Done():
-			return nil, false, ctx.Err()
-		}
-	}
 }
 
 // spawn starts the program a CommandSpec record names, in its own process
@@ -392,140 +311,4 @@ func (c *child) close() error {
 		<-c.exited
 	}
 	return nil
-}
-
-// readTask reads a stream of a Process from an offset: it waits for a byte
-// or the stream's end, or, with a positive within, at most that long.
-func readTask(fn string, p, s, from value.Value, within time.Duration) (value.Value, error) {
-	c, err := childArg(fn, p)
-	if err != nil {
-		return nil, err
-	}
-	stream, ok := s.(value.Ctor)
-	if !ok || (stream.Name != "Stdout" && stream.Name != "Stderr") {
-		return nil, value.BadArg(fn, "a Stream", s)
-	}
-	offset, ok := from.(int64)
-	if !ok {
-		return nil, value.BadArg(fn, "an Int offset", from)
-	}
-	r := c.out[0]
-	if stream.Name == "Stderr" {
-		r = c.out[1]
-	}
-	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
-		if err := c.open(fn); err != nil {
-			return nil, err
-		}
-		if err := c.readBy(fn, "Task"); err != nil {
-			return nil, err
-		}
-		var timeout <-chan time.Time
-		if fn == "Process.readWithin" {
-			t := time.NewTimer(within)
-			defer t.Stop()
-			timeout = t.C
-		}
-		chunk, err := r.read(ctx, offset, timeout)
-		if errors.Is(err, errPastEnd) {
-			return nil, task.Errorf(task.InvalidInput, "%s %q %s %d: %w", fn, c.program, stream.Name, offset, err)
-		}
-		return chunk, err
-	})}, nil
-}
-
-// ring holds the last size bytes of one output stream; total counts every
-// byte the stream has carried, so a byte's number never changes.
-type ring struct {
-	size int
-
-	mu      sync.Mutex
-	buf     []byte
-	total   int64
-	eof     bool
-	changed chan struct{} // closed and replaced on every write and at the end
-}
-
-func newRing(size int) *ring { return &ring{size: size, changed: make(chan struct{})} }
-
-// fill copies the stream into the ring until it ends.
-func (r *ring) fill(f *os.File) {
-	defer f.Close()
-	b := make([]byte, 32<<10)
-	for {
-		n, err := f.Read(b)
-		r.mu.Lock()
-		if n > 0 {
-			r.buf = append(r.buf, b[:n]...)
-			if len(r.buf) > r.size {
-				r.buf = r.buf[len(r.buf)-r.size:]
-			}
-			r.total += int64(n)
-		}
-		if err != nil {
-			r.eof = true
-		}
-		close(r.changed)
-		r.changed = make(chan struct{})
-		r.mu.Unlock()
-		if err != nil {
-			return
-		}
-	}
-}
-
-// errPastEnd is a read from beyond the bytes a stream has carried.
-var errPastEnd = errors.New("the offset is past the end of the stream")
-
-// chunk is one read of a ring, a Chunk record's fields.
-type chunk struct {
-	data         string
-	from, next   int64
-	dropped, eof bool
-}
-
-func (c chunk) record() value.Value {
-	return value.NewRecord(map[string]value.Value{"data": c.data, "from": c.from, "next": c.next, "dropped": c.dropped, "eof": c.eof})
-}
-
-// poll reads from offset on without waiting: ready when there is a byte or
-// the stream has ended; otherwise changed is closed at the next write or
-// the end.
-func (r *ring) poll(offset int64) (c chunk, ready bool, changed <-chan struct{}, err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	oldest := r.total - int64(len(r.buf))
-	if offset < 0 {
-		offset = oldest
-	}
-	if offset > r.total {
-		return chunk{}, false, nil, fmt.Errorf("%w (%d bytes so far); hint: pass the next of the last chunk", errPastEnd, r.total)
-	}
-	if offset == r.total && !r.eof {
-		return chunk{from: offset, next: offset}, false, r.changed, nil
-	}
-	from := max(offset, oldest)
-	end := min(r.total, from+maxChunk)
-	return chunk{data: string(r.buf[from-oldest : end-oldest]), from: from, next: end, dropped: from > offset, eof: r.eof && end == r.total}, true, nil, nil
-}
-
-// read gives the bytes from offset on, waiting until there is one, the
-// stream ends, ctx ends, or timeout fires (an empty chunk).
-func (r *ring) read(ctx context.Context, offset int64, timeout <-chan time.Time) (value.Value, error) {
-	for {
-		c, ready, changed, err := r.poll(offset)
-		if err != nil {
-			return nil, err
-		}
-		if ready {
-			return c.record(), nil
-		}
-		select {
-		case <-changed:
-		case <-timeout:
-			return c.record(), nil
-		case <-ctx.Done():
-			return nil, task.As(ctx.Err())
-		}
-	}
 }
