@@ -44,6 +44,7 @@ var runtimeHandles = map[string][]string{
 	"Std.Codec":            {"Codec", "ObjectCodec", "Variant"},
 	"Sky.Core.Json.Decode": {"Decoder"},
 	"Std.Http.Server":      {"Route"},
+	"Sky.Core.Process":     {"Process"},
 }
 
 func isRuntimeHandle(c *Con) bool {

@@ -21,6 +21,8 @@ func TestPersistedTypeBound(t *testing.T) {
 			want: []string{"holds a runtime handle (`Db`) in field `conns`, in constructor `Open` of `Conn`:"}},
 		{name: "withDurableId", src: "type alias Model =\n    { job : Durable.WorkflowDef Int Int }\n\n\nstore : Db -> Codec Model -> App.App Model () -> App.App Model ()\nstore db codec app =\n    App.withDurableId \"m\" db codec app\n",
 			want: []string{"`App.withDurableId` stores the model", "runtime handle (`Durable.WorkflowDef Int Int`) in field `job`"}},
+		{name: "a spawned process", src: "import Sky.Core.Process as Process exposing (Process)\n\n\ntype alias Model =\n    { child : Maybe Process }\n" + durable,
+			want: []string{"holds a runtime handle (`Process`) in field `child`"}},
 		{name: "codec auto witness", src: "type alias Settings =\n    { retries : Int, run : Cmd () }\n\n\nc : Codec Settings\nc =\n    Codec.auto { retries = 1, run = Cmd.none }\n",
 			want: []string{"`Codec.auto` stores the witness as JSON, but its type holds a runtime handle (`Cmd ()`) in field `run`:"}},
 		{name: "codec autoWith witness", src: "c =\n    Codec.autoWith Codec.defaultAutoOptions ( 1, \\x -> x + 1 )\n",

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -41,6 +42,7 @@ func (c Cmd) Performs() []Perform { return c.performs }
 // Sub.none.
 type Sub struct {
 	everies []Every
+	feeds   []Feed
 }
 
 // Every is one Sub.every (Msg set) or Sub.everyWithTime (ToMsg set, called
@@ -50,6 +52,21 @@ type Every struct {
 	Msg      value.Value
 	ToMsg    value.Value
 }
+
+// Feed is a subscription to a source of values outside the loop (real Sky's
+// Process.events): Key names it across re-evaluations of subscriptions,
+// Next blocks until the source's next value (ok false once it has no more;
+// an error ends the feed and is reported), and ToMsg makes each value a
+// message. The source keeps its own position, so a feed dropped and
+// returned later continues where it stopped.
+type Feed struct {
+	Key   string
+	Next  func(ctx context.Context) (v value.Value, ok bool, err error)
+	ToMsg value.Value
+}
+
+// FeedSub is a Sub of one Feed.
+func FeedSub(f Feed) Sub { return Sub{feeds: []Feed{f}} }
 
 // EverySub is `Sub.every ms msg`. The interval must be positive.
 func EverySub(ms int64, msg value.Value) (Sub, error) {
@@ -73,6 +90,7 @@ func BatchSub(subs ...Sub) Sub {
 	var out Sub
 	for _, s := range subs {
 		out.everies = append(out.everies, s.everies...)
+		out.feeds = append(out.feeds, s.feeds...)
 	}
 	return out
 }

@@ -14,6 +14,11 @@
 //     message (Sub.every) or by their interval and position
 //     (Sub.everyWithTime): a ticker that stays keeps its phase and picks up
 //     the new message, a new one starts, a missing one stops.
+//   - A Feed (Process.events) is identified by its key: each value its
+//     source gives becomes a message through the Feed's current ToMsg, the
+//     next asked for only after that message's update; a feed no longer
+//     returned stops, and one whose source ended no longer keeps the
+//     program alive.
 //   - The loop prints `view model` after init and after each update, also
 //     when it did not change (one line per update, as sky-language.md says).
 //   - With App.withDurable (Program.Snapshots) the model is restored at start

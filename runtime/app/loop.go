@@ -19,7 +19,7 @@ func Run(ctx context.Context, p Program, opts Options) error {
 	if p.Init == nil || p.Update == nil {
 		return fmt.Errorf("App.run: the program needs init and update")
 	}
-	l := &loop{p: p, o: opts.withDefaults(), events: make(chan event, 64), done: make(chan struct{}), tickers: map[string]*ticker{}}
+	l := &loop{p: p, o: opts.withDefaults(), events: make(chan event, 64), done: make(chan struct{}), tickers: map[string]*ticker{}, feeds: map[string]*feedRun{}}
 	life, endLife := context.WithCancel(context.WithoutCancel(ctx))
 	l.waker = newWaker(life)
 	tasks, cancelTasks := context.WithCancel(WithWaker(context.WithoutCancel(ctx), l.waker))
@@ -27,6 +27,7 @@ func Run(ctx context.Context, p Program, opts Options) error {
 	defer func() {
 		close(l.done)
 		l.stopTickers()
+		l.stopFeeds()
 		cancelTasks()
 		endLife()
 		l.waker.wait()
@@ -69,6 +70,7 @@ const (
 	evTick                    // a ticker fired
 	evLine                    // a stdin line
 	evEOF                     // stdin ended
+	evFeed                    // a Feed's value, or its end
 )
 
 type event struct {
@@ -80,6 +82,10 @@ type event struct {
 	gen    int
 	at     time.Time
 	line   string
+	// feedEnd marks a Feed's last event (its source ended, or failed with
+	// feedErr); it carries no value.
+	feedEnd bool
+	feedErr error
 }
 
 // loop is the state of one Run. Only the Run goroutine touches it, except
@@ -97,6 +103,7 @@ type loop struct {
 
 	model     value.Value
 	tickers   map[string]*ticker
+	feeds     map[string]*feedRun
 	gen       int
 	inputOpen bool
 
@@ -140,7 +147,7 @@ func (l *loop) finished() bool {
 	if l.p.Input != nil {
 		return !l.inputOpen
 	}
-	return len(l.tickers) == 0
+	return len(l.tickers) == 0 && l.liveFeeds() == 0
 }
 
 // handle applies one event; perform says whether the commands the update
@@ -177,6 +184,17 @@ func (l *loop) handle(ev event, perform bool) error {
 	case evEOF:
 		l.inputOpen = false
 		l.stopTickers()
+		l.stopFeeds()
+		return nil
+	case evFeed:
+		m, ok, err := l.feedMessage(ev)
+		if err != nil || !ok {
+			return err
+		}
+		if err := l.update(m, perform); err != nil {
+			return err
+		}
+		l.ackFeed(ev)
 		return nil
 	}
 	return l.update(msg, perform)
@@ -272,6 +290,7 @@ func (l *loop) fireAll() error {
 // their new commands are not performed.
 func (l *loop) shutdown() error {
 	l.stopTickers()
+	l.stopFeeds()
 	grace := time.NewTimer(l.o.ShutdownGrace)
 	defer grace.Stop()
 	cancelled := false

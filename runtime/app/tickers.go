@@ -45,7 +45,7 @@ func tickerKeys(es []Every) []string {
 }
 
 // subscribe re-evaluates subscriptions model and starts, keeps or stops
-// tickers to match.
+// feeds and tickers to match.
 func (l *loop) subscribe() error {
 	if l.p.Subscriptions == nil {
 		return nil
@@ -58,6 +58,7 @@ func (l *loop) subscribe() error {
 	if err != nil {
 		return err
 	}
+	l.subscribeFeeds(s)
 	keys := tickerKeys(s.everies)
 	want := make(map[string]bool, len(keys))
 	for i, key := range keys {

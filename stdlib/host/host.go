@@ -9,7 +9,8 @@
 // argument, Io otherwise) and whose message names the path or program. The
 // mapping from Go's errors to kinds is osError, the one place it is made.
 //
-// It may import runtime/task, runtime/value and the standard library.
+// It may import runtime/task, runtime/value, runtime/app (the Sub of
+// Process.events) and the standard library.
 package host
 
 import (
@@ -61,7 +62,7 @@ func DefaultEnv() Env { return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: o
 // KernelsWith returns every kernel of the four modules, Io on env's streams.
 func KernelsWith(env Env) map[string]value.Kernel {
 	out := map[string]value.Kernel{}
-	for _, group := range [][]value.Kernel{fileKernels(), fileInfoKernels(), pathKernels(), processKernels(), ioKernels(env)} {
+	for _, group := range [][]value.Kernel{fileKernels(), fileInfoKernels(), pathKernels(), processKernels(), spawnKernels(), ioKernels(env)} {
 		for _, k := range group {
 			if _, dup := out[k.Name]; dup {
 				panic("stdlib/host: kernel defined twice: " + k.Name)

@@ -71,8 +71,10 @@ type route struct {
 	pattern  string
 	segments []string
 	handler  value.Value
-	// files, for a Server.static route: the file server of its directory,
-	// answering every path under the pattern.
+	// files, for a Server.static or Server.staticNotFound route: the file
+	// server of its directory, answering every path under the pattern. A
+	// staticNotFound route also has a handler, which answers the paths the
+	// file server has no file for.
 	files http.Handler
 }
 
@@ -134,7 +136,10 @@ func KernelsWith(env Env) map[string]value.Kernel {
 			return cookieHeader(name, val)
 		}},
 		{Name: "Server_withCookie", Arity: 1, Fn: withCookie},
-		{Name: "Server_static", Arity: 2, Fn: staticRoute},
+		{Name: "Server_static", Arity: 2, Fn: func(a []value.Value) (value.Value, error) { return staticRoute("Server.static", a[0], a[1], nil) }},
+		{Name: "Server_staticNotFound", Arity: 3, Fn: func(a []value.Value) (value.Value, error) {
+			return staticRoute("Server.staticNotFound", a[0], a[1], a[2])
+		}},
 	} {
 		out[k.Name] = k
 	}
@@ -165,13 +170,15 @@ func newRoute(m, p, h value.Value) (value.Value, error) {
 // staticRoute is real Sky's `Server.static urlPrefix directory`: GET (and
 // HEAD) of any path under the prefix serves the file of that name under the
 // directory (net/http's file server: no path leaves the directory, a
-// directory without index.html is listed, a missing file is 404).
-func staticRoute(a []value.Value) (value.Value, error) {
-	dir, ok := a[1].(string)
+// directory without index.html is listed, a missing file is 404). With a
+// notFound handler it is `Server.staticNotFound`: a request the file server
+// would answer 404 runs the handler instead (serveStatic).
+func staticRoute(fn string, prefix, directory, notFound value.Value) (value.Value, error) {
+	dir, ok := directory.(string)
 	if !ok {
-		return nil, value.BadArg("Server.static", "a directory (String)", a[1])
+		return nil, value.BadArg(fn, "a directory (String)", directory)
 	}
-	v, err := newRoute(http.MethodGet, a[0], nil)
+	v, err := newRoute(http.MethodGet, prefix, notFound)
 	if err != nil {
 		return nil, err
 	}
@@ -314,7 +321,7 @@ func (m *mux) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		if rt.files != nil {
-			rt.files.ServeHTTP(w, r)
+			m.serveStatic(w, r, rt)
 			return
 		}
 		m.run(w, r, rt, params)
@@ -467,6 +474,57 @@ func responseOf(v value.Value) (response, error) {
 
 // tracerName names the server's spans' instrumentation scope.
 const tracerName = "skydurable/stdlib/httpserver"
+
+// serveStatic serves a static route's file. For a staticNotFound route the
+// file server answers into a notFoundCatcher first: its 404 (and the
+// headers it set for it) never reach the client, and the route's handler
+// answers instead, so real files keep the file server's content types,
+// ranges and path checks.
+func (m *mux) serveStatic(w http.ResponseWriter, r *http.Request, rt *route) {
+	if rt.handler == nil {
+		rt.files.ServeHTTP(w, r)
+		return
+	}
+	c := &notFoundCatcher{w: w, header: http.Header{}}
+	rt.files.ServeHTTP(c, r)
+	if c.caught {
+		m.run(w, r, rt, nil)
+	}
+}
+
+// notFoundCatcher passes a file server's answer through unless its status
+// is 404, which it swallows (status, headers and body) and records.
+type notFoundCatcher struct {
+	w      http.ResponseWriter
+	header http.Header
+	caught bool
+	sent   bool
+}
+
+func (c *notFoundCatcher) Header() http.Header { return c.header }
+
+func (c *notFoundCatcher) WriteHeader(code int) {
+	if c.sent || c.caught {
+		return
+	}
+	if code == http.StatusNotFound {
+		c.caught = true
+		return
+	}
+	c.sent = true
+	for k, v := range c.header {
+		c.w.Header()[k] = v
+	}
+	c.w.WriteHeader(code)
+}
+
+func (c *notFoundCatcher) Write(b []byte) (int, error) {
+	c.WriteHeader(http.StatusOK)
+	if c.caught {
+		return len(b), nil
+	}
+	return c.w.Write(b)
+}
 
 // statusRecorder remembers the status a handler answered, for its span.
 type statusRecorder struct {

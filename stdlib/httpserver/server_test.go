@@ -5,6 +5,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -93,6 +96,38 @@ func TestBodyLimitAnd413(t *testing.T) {
 		resp.Body.Close()
 		if got := strconv.Itoa(resp.StatusCode) + " " + strings.TrimSpace(string(data)); got != want {
 			t.Errorf("POST %d bytes: got %q, want %q", len(body), got, want)
+		}
+	}
+}
+
+// TestStaticNotFoundHeaders: a file under a staticNotFound route is served
+// with the file server's content type; a missing one is the handler's
+// Response alone, with none of the headers the file server set for its 404.
+func TestStaticNotFoundHeaders(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "site.css"), []byte("body {}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ks := KernelsWith(Env{Log: io.Discard})
+	rt, err := kernel(t, ks, "Server_staticNotFound", "/assets", dir, echoHandler())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &mux{env: DefaultEnv(), routes: []*route{rt.(value.Opaque).V.(*route)}}
+	for path, want := range map[string][2]string{
+		"/assets/site.css":    {"200", "text/css; charset=utf-8"},
+		"/assets/missing.css": {"200", "text/plain"},
+	} {
+		rec := httptest.NewRecorder()
+		m.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		if got := strconv.Itoa(rec.Code); got != want[0] {
+			t.Errorf("GET %s: status %s, want %s", path, got, want[0])
+		}
+		if got := rec.Header().Get("Content-Type"); got != want[1] {
+			t.Errorf("GET %s: Content-Type %q, want %q", path, got, want[1])
+		}
+		if got := rec.Header().Get("X-Content-Type-Options"); got != "" {
+			t.Errorf("GET %s: the file server's 404 header leaked: X-Content-Type-Options %q", path, got)
 		}
 	}
 }
