@@ -156,7 +156,7 @@ func TestSetupIsIdempotentAndConcurrent(t *testing.T) {
 // lists them, with a run and a journal row, and checks Setup upgrades them in
 // place and the run then resumes from its journal.
 func TestSetupMigratesTheSpecSchema(t *testing.T) {
-	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+	dbtest.ForEachDriverEmpty(t, func(t *testing.T, driver string, d *db.DB) {
 		ctx := context.Background()
 		ts := "TIMESTAMPTZ"
 		if driver == "sqlite" {

@@ -16,7 +16,12 @@ import (
 	"skydurable/runtime/task"
 )
 
-func TestMain(m *testing.M) { dbtest.Main(m) }
+// TestMain gives every test a database already migrated (dbtest.Open
+// copies a template the engine's Setup ran on once); dbtest.OpenEmpty
+// gives an unmigrated one.
+func TestMain(m *testing.M) {
+	dbtest.MainPrepared(m, func(ctx context.Context, d *db.DB) error { return New(d, Options{}).Setup(ctx) })
+}
 
 // virtualClock is the injected clock of the conformance suite.
 type virtualClock struct {

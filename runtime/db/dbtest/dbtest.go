@@ -49,9 +49,21 @@ func ServerURL() string {
 
 // Open returns a fresh, empty database of driver ("sqlite" or "postgres"),
 // closed (and for PostgreSQL dropped) when t ends.
+//
+// In a package run by MainPrepared the database is a copy of the prepared
+// template instead (OpenEmpty gives an empty one there).
 func Open(t testing.TB, driver string) *db.DB {
 	t.Helper()
-	dsn := URL(t, driver)
+	dsn := preparedURL(t, driver)
+	if dsn == "" {
+		dsn = URL(t, driver)
+	}
+	return openURL(t, driver, dsn)
+}
+
+// openURL opens dsn, closed when t ends.
+func openURL(t testing.TB, driver, dsn string) *db.DB {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
 	defer cancel()
 	d, err := db.Open(ctx, driver, dsn)
@@ -64,12 +76,24 @@ func Open(t testing.TB, driver string) *db.DB {
 }
 
 // ForEachDriver runs fn as one subtest per driver ("sqlite", "postgres"),
-// each with its own fresh database.
+// each with its own fresh database (from Open).
 func ForEachDriver(t *testing.T, fn func(t *testing.T, driver string, d *db.DB)) {
+	t.Helper()
+	forEachDriver(t, Open, fn)
+}
+
+// ForEachDriverEmpty is ForEachDriver on empty databases (OpenEmpty), for
+// a test of a package run by MainPrepared that makes its own schema.
+func ForEachDriverEmpty(t *testing.T, fn func(t *testing.T, driver string, d *db.DB)) {
+	t.Helper()
+	forEachDriver(t, OpenEmpty, fn)
+}
+
+func forEachDriver(t *testing.T, open func(testing.TB, string) *db.DB, fn func(t *testing.T, driver string, d *db.DB)) {
 	t.Helper()
 	for _, driver := range Drivers() {
 		t.Run(driver, func(t *testing.T) {
-			fn(t, driver, Open(t, driver))
+			fn(t, driver, open(t, driver))
 		})
 	}
 }
@@ -84,11 +108,18 @@ func URL(t testing.TB, name string) string {
 	if name == "sqlite" {
 		return filepath.Join(t.TempDir(), "sky.db")
 	}
+	return createDatabase(t, name, "template0")
+}
+
+// createDatabase makes a PostgreSQL database named after name, a copy of
+// the database from, dropped when t ends, and returns its DSN.
+func createDatabase(t testing.TB, name, from string) string {
+	t.Helper()
 	server := ServerURL()
 	dbName := "sky_t_" + label(name) + randomSuffix(t)
 	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
 	defer cancel()
-	if err := adminExec(ctx, server, "CREATE DATABASE "+dbName+" TEMPLATE template0"); err != nil {
+	if err := adminExec(ctx, server, "CREATE DATABASE "+dbName+" TEMPLATE "+from); err != nil {
 		t.Fatalf("dbtest: cannot create a PostgreSQL test database on %s: %v\n%s", redact(server), err, howToStart)
 	}
 	t.Cleanup(func() {
@@ -207,5 +238,9 @@ func Run(m interface{ Run() int }) int {
 		}()
 		os.Setenv(EnvURL, srv.URL())
 	}
-	return m.Run()
+	status := m.Run()
+	if err := dropTemplates(); err != nil {
+		fmt.Fprintf(os.Stderr, "dbtest: %v\n", err)
+	}
+	return status
 }

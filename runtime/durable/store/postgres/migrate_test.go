@@ -51,7 +51,7 @@ INSERT INTO _sky_durable_signals (run_id, name, payload, created_at) VALUES ('ol
 // earlier version to the newest.
 func TestMigrations(t *testing.T) {
 	open := func(t *testing.T) (store.Store, store.Migrator, *db.DB) {
-		d := dbtest.Open(t, "postgres")
+		d := dbtest.OpenEmpty(t, "postgres")
 		s := New(d, func(string, string) {})
 		return s, s.migrator(), d
 	}
