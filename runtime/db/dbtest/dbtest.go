@@ -54,11 +54,7 @@ func ServerURL() string {
 // template instead (OpenEmpty gives an empty one there).
 func Open(t testing.TB, driver string) *db.DB {
 	t.Helper()
-	dsn := preparedURL(t, driver)
-	if dsn == "" {
-		dsn = URL(t, driver)
-	}
-	return openURL(t, driver, dsn)
+	return openURL(t, driver, PreparedURL(t, driver))
 }
 
 // openURL opens dsn, closed when t ends.

@@ -43,6 +43,17 @@ func OpenEmpty(t testing.TB, driver string) *db.DB {
 	return openURL(t, driver, URL(t, driver))
 }
 
+// PreparedURL is URL for a database prepared as Open's are: a fresh copy
+// of the template in a package run by MainPrepared (for a test that opens
+// its own pool, through a pooler say), an empty database elsewhere.
+func PreparedURL(t testing.TB, driver string) string {
+	t.Helper()
+	if dsn := preparedURL(t, driver); dsn != "" {
+		return dsn
+	}
+	return URL(t, driver)
+}
+
 // preparedURL returns a DSN for a fresh copy of driver's template, making
 // the template first; "" when no Prepare was given.
 func preparedURL(t testing.TB, driver string) string {

@@ -18,15 +18,16 @@ import (
 func TestStoreConformanceThroughPgBouncer(t *testing.T) {
 	bouncer := dbtest.StartPgBouncer(t)
 	storetest.Run(t, func(t *testing.T) (store.Store, *db.DB) {
-		d := openThrough(t, bouncer, "bouncer", db.PoolerTransaction)
+		d := openThrough(t, bouncer, db.PoolerTransaction)
 		return New(d, func(string, string) {}), d
 	})
 }
 
-// openThrough opens a fresh database through bouncer with pooler.
-func openThrough(t *testing.T, bouncer *dbtest.PgBouncer, name string, pooler db.Pooler) *db.DB {
+// openThrough opens a fresh (migrated) database through bouncer with
+// pooler.
+func openThrough(t *testing.T, bouncer *dbtest.PgBouncer, pooler db.Pooler) *db.DB {
 	t.Helper()
-	d, err := db.OpenWith(context.Background(), "postgres", bouncer.Route(t, dbtest.URL(t, name)), db.Options{Pooler: pooler})
+	d, err := db.OpenWith(context.Background(), "postgres", bouncer.Route(t, dbtest.PreparedURL(t, "postgres")), db.Options{Pooler: pooler})
 	if err != nil {
 		t.Fatalf("open through pgbouncer: %v", err)
 	}
