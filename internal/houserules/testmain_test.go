@@ -14,7 +14,7 @@ import (
 // TestPostgresTestsStartAPrivateServer holds the README's promise that the
 // tests need no PostgreSQL at the default address when the binaries are
 // installed: a package whose tests open a PostgreSQL database through
-// runtime/db/dbtest runs them under dbtest.Main (or dbtest.Run), which
+// runtime/db/dbtest runs them under dbtest.Main (or MainPrepared, or Run), which
 // starts a private cluster when none answers. Tests that open only SQLite
 // (dbtest.Open or dbtest.URL with "sqlite") need none.
 func TestPostgresTestsStartAPrivateServer(t *testing.T) {
@@ -40,7 +40,7 @@ func TestPostgresTestsStartAPrivateServer(t *testing.T) {
 					return true
 				}
 				switch fn {
-				case "Main", "Run":
+				case "Main", "MainPrepared", "Run":
 					startsServer = true
 				case "Open", "URL":
 					usesPostgres = usesPostgres || !sqliteOnly(call)
