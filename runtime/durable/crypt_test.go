@@ -1,0 +1,279 @@
+package durable
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"skydurable/runtime/db"
+	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/durable/keyring"
+	"skydurable/runtime/task"
+)
+
+// secret is the marker every payload of the encryption tests carries; it
+// must appear nowhere in the database.
+const secret = "CARD-4111-MARKER"
+
+// testKey is a keyring entry id:BASE64 whose 32 key bytes are all fill.
+func testKey(id string, fill byte) string {
+	return id + ":" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{fill}, keyring.KeySize))
+}
+
+// vaultChild echoes its input with the marker.
+var vaultChild = Register("vault-child", str, str, func(c *Ctx, in string) task.Task[string] {
+	return task.Succeed(in + "/" + secret + "-child-output")
+})
+
+// vault puts the marker in every kind of payload: its input (from the
+// caller), a step result, an event value, a child's input and output, a
+// signal payload and its output.
+var vault = Register("vault", str, str, func(c *Ctx, in string) task.Task[string] {
+	return task.AndThen(Step(c, str, "charge", task.Succeed(secret+"-step")), func(charged string) task.Task[string] {
+		return task.AndThen(SetEvent(c, str, "token", secret+"-event"), func(struct{}) task.Task[string] {
+			return task.AndThen(StartChild(c, vaultChild, "receipt", secret+"-child-input"), func(struct{}) task.Task[string] {
+				return task.AndThen(AwaitChild(c, vaultChild, "receipt"), func(receipt string) task.Task[string] {
+					return task.Map(AwaitSignal(c, str, "approve"), func(ok string) string {
+						return strings.Join([]string{in, charged, receipt, ok, secret + "-output"}, "|")
+					})
+				})
+			})
+		})
+	})
+})
+
+// runVault runs a vault run "v1" to done with e, and a scheduled input.
+func runVault(t *testing.T, h *harness, e *Engine) {
+	t.Helper()
+	defs := []Workflow{vault.Erase(), vaultChild.Erase()}
+	if err := Start(h.ctx, e, vault, "v1", secret+"-input"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ScheduleRuns(h.ctx, e, vault, "nightly", "@daily", secret+"-schedule-input", ScheduleOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.drain(e, defs...)
+	if err := e.Signal(h.ctx, "v1", "approve", `"`+secret+`-signal"`); err != nil {
+		t.Fatal(err)
+	}
+	h.drain(e, defs...)
+	r, err := e.ReadRun(h.ctx, "v1")
+	if err != nil || r.Status != StatusDone {
+		t.Fatalf("run v1: %+v, %v; want done", r, err)
+	}
+}
+
+// databaseText is every row of every durable table as text (PostgreSQL) or
+// the database's files (SQLite), where the marker must not be.
+func databaseText(t *testing.T, ctx context.Context, d *db.DB, sqlitePath string) string {
+	t.Helper()
+	if d.Dialect() != db.Postgres {
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+		var all []byte
+		files, _ := filepath.Glob(sqlitePath + "*")
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all = append(all, b...)
+		}
+		if len(files) == 0 || len(all) == 0 {
+			t.Fatalf("no database file at %s", sqlitePath)
+		}
+		return string(all)
+	}
+	tables, err := d.QueryMaps(ctx, `SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename LIKE '\_sky\_durable\_%'`)
+	if err != nil || len(tables) < 5 {
+		t.Fatalf("tables: %v, %v", tables, err)
+	}
+	var b strings.Builder
+	for _, tb := range tables {
+		rows, err := d.QueryMaps(ctx, `SELECT t::text AS row FROM `+tb["tablename"]+` t`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			b.WriteString(r["row"] + "\n")
+		}
+	}
+	return b.String()
+}
+
+// openFor opens a fresh database of driver, giving its file path on SQLite.
+func openFor(t *testing.T, driver string) (*db.DB, string) {
+	t.Helper()
+	if driver != "sqlite" {
+		return dbtest.Open(t, driver), ""
+	}
+	path := dbtest.URL(t, "sqlite")
+	d, err := db.Open(context.Background(), "sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	return d, path
+}
+
+func TestEncryptionLeavesNoPlainPayloadInTheDatabase(t *testing.T) {
+	for _, driver := range dbtest.Drivers() {
+		t.Run(driver, func(t *testing.T) {
+			d, path := openFor(t, driver)
+			h := newHarness(t, d)
+			e := h.engine("A", func(o *Options) { o.Keys = testKey("k1", 1) })
+			runVault(t, h, e)
+
+			// With the key, every payload reads back as it was written.
+			r, j, err := e.Describe(h.ctx, "v1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantContains(t, r.Input, secret+"-input")
+			wantContains(t, r.Output, secret+"-input", secret+"-step", secret+"-child-input", secret+"-child-output", secret+"-signal", secret+"-output")
+			if len(j) == 0 || !strings.Contains(j[0].Result, secret+"-step") {
+				t.Errorf("journal read with the key: %+v", j)
+			}
+			got, err := GetEvent(h.ctx, e, "v1", "token", str)
+			if err != nil || got == nil || *got != secret+"-event" {
+				t.Errorf("event read with the key: %v, %v", got, err)
+			}
+			sigs, err := e.Signals(h.ctx, "v1")
+			if err != nil || len(sigs) != 1 || !strings.Contains(sigs[0].Payload, secret) {
+				t.Errorf("signals read with the key: %+v, %v", sigs, err)
+			}
+			scheds, err := e.Schedules(h.ctx)
+			if err != nil || len(scheds) != 1 || !strings.Contains(scheds[0].Input, secret) {
+				t.Errorf("schedules read with the key: %+v, %v", scheds, err)
+			}
+
+			// Without it, the same reads show which key they lack.
+			plain := h.engine("B")
+			r, j, err = plain.Describe(h.ctx, "v1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for what, text := range map[string]string{"input": r.Input, "output": r.Output, "journal": j[0].Result} {
+				if id, sealed := keyring.KeyOf(text); !sealed || id != "k1" {
+					t.Errorf("%s read without the key: %q, want a value sealed with k1", what, text)
+				}
+			}
+			_, err = GetEvent(h.ctx, plain, "v1", "token", str)
+			wantErrContains(t, err, task.Unavailable, `"v1"`, `event "token"`, `"k1"`, "SKY_DURABLE_KEYS")
+
+			text := databaseText(t, h.ctx, d, path)
+			if !strings.Contains(text, "skyenc1:k1:") {
+				t.Fatalf("the database holds no sealed value; the test reads the wrong place")
+			}
+			if i := strings.Index(text, "MARKER"); i >= 0 {
+				t.Fatalf("the marker is in the database in plain text: …%s…", text[max(0, i-80):min(len(text), i+40)])
+			}
+		})
+	}
+}
+
+func TestEncryptionWrongKeyFailsClearlyAndLosesNothing(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		sealer := h.engine("A", func(o *Options) { o.Keys = testKey("k1", 1) })
+		defs := []Workflow{vault.Erase(), vaultChild.Erase()}
+		if err := Start(h.ctx, sealer, vault, "v1", secret+"-input"); err != nil {
+			t.Fatal(err)
+		}
+		// A worker with another key under the same id, and one with none:
+		// each attempt fails with a clear error; the run stays failed, never
+		// dead, however many times they try.
+		for name, keys := range map[string]string{"another k1": testKey("k1", 2), "only k2": testKey("k2", 2), "none": ""} {
+			wrong := h.engine("W", func(o *Options) { o.Keys = keys })
+			for range 8 {
+				h.clock.Advance(time.Hour)
+				h.poll(wrong, defs...)
+			}
+			r, err := sealer.ReadRun(h.ctx, "v1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Status != StatusFailed || !strings.Contains(r.LastError, `key "k1"`) || !strings.Contains(r.LastError, "never made dead") {
+				t.Fatalf("worker keys %s: run %s, last error %q; want failed naming key k1", name, r.Status, r.LastError)
+			}
+			if r.Input != `"`+secret+`-input"` {
+				t.Fatalf("the input was lost: %q", r.Input)
+			}
+		}
+		// The worker with the key finishes it.
+		for range 4 {
+			h.clock.Advance(time.Hour)
+			h.drain(sealer, defs...)
+		}
+		if err := sealer.Signal(h.ctx, "v1", "approve", `"yes"`); err != nil {
+			t.Fatal(err)
+		}
+		h.drain(sealer, defs...)
+		r, err := sealer.ReadRun(h.ctx, "v1")
+		if err != nil || r.Status != StatusDone || !strings.Contains(r.Output, secret+"-input") {
+			t.Fatalf("after the right key: %+v, %v", r, err)
+		}
+	})
+}
+
+func TestEncryptionKeysAreValidated(t *testing.T) {
+	d := dbtest.Open(t, "sqlite")
+	for _, tc := range []struct{ keys, want string }{
+		{"k1", "entry 1 is not id:BASE64"},
+		{"k1:" + base64.StdEncoding.EncodeToString([]byte("short")), `entry 1 (key "k1"): the key is 5 bytes`},
+		{testKey("k1", 1) + "," + testKey("k1", 2), `entry 2: key id "k1" appears twice`},
+		{testKey("k 1", 1), `has ' '`},
+		{"k1:!!!notbase64", `entry 1 (key "k1"): the key is not base64`},
+	} {
+		e := New(d, Options{Keys: tc.keys})
+		err := e.Setup(context.Background())
+		wantErrContains(t, err, task.InvalidInput, tc.want)
+		if err != nil && strings.Contains(err.Error(), base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{1}, 32))) {
+			t.Errorf("the error shows key material: %v", err)
+		}
+		if _, err := e.Poll(context.Background(), []Workflow{vault.Erase()}); err == nil {
+			t.Errorf("keys %q: Poll ran with a keyring that does not parse", tc.keys)
+		}
+	}
+}
+
+func TestEncryptionOldKeysStillOpenAfterRotation(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		old := h.engine("A", func(o *Options) { o.Keys = testKey("k1", 1) })
+		defs := []Workflow{vault.Erase(), vaultChild.Erase()}
+		if err := Start(h.ctx, old, vault, "v1", secret+"-input"); err != nil {
+			t.Fatal(err)
+		}
+		h.drain(old, defs...)
+		// Rotated: k2 seals from now on, k1 still opens.
+		rotated := h.engine("B", func(o *Options) { o.Keys = testKey("k2", 2) + "," + testKey("k1", 1) })
+		if err := rotated.Signal(h.ctx, "v1", "approve", `"yes"`); err != nil {
+			t.Fatal(err)
+		}
+		h.drain(rotated, defs...)
+		r, j, err := h.e.Describe(h.ctx, "v1") // h.e has no key: it sees which key sealed what
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id, _ := keyring.KeyOf(r.Input); id != "k1" {
+			t.Errorf("input sealed with %q, want k1", id)
+		}
+		if id, _ := keyring.KeyOf(r.Output); id != "k2" {
+			t.Errorf("output sealed with %q, want k2", id)
+		}
+		if id, _ := keyring.KeyOf(j[0].Result); id != "k1" {
+			t.Errorf("first journal entry sealed with %q, want k1", id)
+		}
+		out, err := Result(h.ctx, rotated, vault, "v1")
+		if err != nil || out == nil || !strings.Contains(*out, secret+"-input") {
+			t.Fatalf("result with the rotated keyring: %v, %v", out, err)
+		}
+	})
+}
