@@ -156,6 +156,8 @@ type Store interface {
 	BulkStore
 	// Notifier tells of finished runs and due ones (notify.go).
 	Notifier
+	// Resealer rewrites payloads in place (reseal.go).
+	Resealer
 }
 
 // NextClaim is the claim completeAndClaim makes: by workflow names, or by
