@@ -29,7 +29,7 @@ import (
 func init() {
 	register(&command{
 		name:    "durable",
-		usage:   "sky durable ls|show|signal|signals|cancel|retry|release|compact|fork|rewind|diff|export|replay|stats|ui|worker|schedules|schedule",
+		usage:   "sky durable ls|show|signal|signals|cancel|retry|release|compact|rekey|fork|rewind|diff|export|replay|stats|ui|worker|schedules|schedule",
 		summary: "inspect and operate durable runs (sky durable help)",
 		run:     runDurable,
 	})
@@ -49,6 +49,9 @@ const durableUsage = `Usage:
                                               (every matching run, in batches; T is RFC3339,
                                                AGE 2h/7d: --created-before 2h = older than 2h)
   sky durable compact --older-than DURATION   (e.g. 720h, 30d, 90m)
+  sky durable rekey [--batch N] [--after ID] [--dry-run]
+                                              (every payload sealed again with the first key of
+                                               SKY_DURABLE_KEYS; run again to resume)
   sky durable signals --orphans [--limit N] [--json]
                                               (signals sent to run ids no run has, oldest first)
   sky durable fork ID --from STEP [--as NEWID] [--set STEP=JSON]
@@ -95,6 +98,7 @@ var durableOps = map[string]durableOp{
 	"ui":      {0, "", durableUI},
 	"release": {1, "ID", durableRelease},
 	"worker":  {1, "FILE", durableWorker},
+	"rekey":   {0, "", durableRekey},
 	"cancel": {1, "ID", func(ctx context.Context, e *durable.Engine, _ *durableFlags, a []string, out io.Writer) error {
 		if err := e.Cancel(ctx, a[0]); err != nil {
 			return err
@@ -135,6 +139,8 @@ type durableFlags struct {
 	bulk bulkFlags
 	// export, replay: their flags (durable_export.go).
 	gate gateFlags
+	// rekey: its flags (durable_rekey.go).
+	rekey rekeyFlags
 	// warn receives notes that are not errors (stderr).
 	warn io.Writer
 }
@@ -192,6 +198,11 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 		fs.DurationVar(&f.stopTimeout, "stop-timeout", durable.DefaultStopTimeout, "how long runs in flight may go on after SIGTERM")
 	}
 	timeTravelFlags(args[0], fs, &f)
+	if args[0] == "rekey" {
+		fs.IntVar(&f.rekey.batch, "batch", durable.DefaultRekeyBatch, "runs per batch (each one read and one short transaction)")
+		fs.StringVar(&f.rekey.after, "after", "", "resume after this run id (the last one a rekey printed)")
+		fs.BoolVar(&f.rekey.dryRun, "dry-run", false, "count the payloads to seal again, write nothing")
+	}
 	if args[0] == "compact" {
 		fs.StringVar(&f.olderThan, "older-than", "", "compact runs finished longer ago than this (720h, 30d)")
 	}
@@ -259,7 +270,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 		return exitFailure
 	}
 	defer d.Close()
-	e := durable.New(d, durable.Options{WorkerID: "sky-durable-cli"})
+	e := durable.New(d, durable.Options{WorkerID: "sky-durable-cli", Keys: os.Getenv(durable.KeysEnv)})
 	setup := e.Setup
 	if readOnly {
 		setup = e.CheckSchema

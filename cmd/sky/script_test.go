@@ -27,11 +27,12 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-// hermeticScript keeps a script hermetic: no database or debug settings
-// leak in from the environment.
+// hermeticScript keeps a script hermetic: no database, debug or keyring
+// settings leak in from the environment.
 func hermeticScript(env *testscript.Env) error {
 	env.Setenv("DATABASE_URL", "")
 	env.Setenv("SKY_LOG_DEBUG", "")
+	env.Setenv("SKY_DURABLE_KEYS", "")
 	return nil
 }
 

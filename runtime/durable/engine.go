@@ -29,6 +29,9 @@ const DefaultLease = 30 * time.Minute
 // stores: start input, step result, signal payload, output.
 const DefaultMaxPayloadBytes = 1 << 20
 
+// KeysEnv is the environment variable `sky` reads Options.Keys from.
+const KeysEnv = "SKY_DURABLE_KEYS"
+
 // Options configure an Engine. The zero value is usable.
 type Options struct {
 	// Clock is the one clock for due times and leases. nil means the
