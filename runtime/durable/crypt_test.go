@@ -166,6 +166,8 @@ func TestEncryptionLeavesNoPlainPayloadInTheDatabase(t *testing.T) {
 			}
 			_, err = GetEvent(h.ctx, plain, "v1", "token", str)
 			wantErrContains(t, err, task.Unavailable, `"v1"`, `event "token"`, `"k1"`, "SKY_DURABLE_KEYS")
+			_, err = Result(h.ctx, plain, vault, "v1")
+			wantErrContains(t, err, task.Unavailable, `"v1"`, "output", `"k1"`, "SKY_DURABLE_KEYS")
 
 			text := databaseText(t, h.ctx, d, path)
 			if !strings.Contains(text, "skyenc1:k1:") {

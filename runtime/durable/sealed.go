@@ -115,8 +115,18 @@ func (s *sealingStore) openJournal(runID string, j []store.JournalEntry) error {
 	return first
 }
 
-// openClaim opens a claimed run's input and journal (when the claim read
-// it), for its body.
+// stillSealed is the error for the value at (runID, place) that a read
+// left sealed (it did not open), nil for a value the read opened.
+func (s *sealingStore) stillSealed(runID, place, text string) error {
+	if _, sealed := keyring.KeyOf(text); !sealed {
+		return nil
+	}
+	_, err := s.ring.Open(runID, place, text)
+	return unreadable(runID, place, err)
+}
+
+// openClaim opens a claimed run's input for its body (pollOne opens its
+// journal with openJournal, however it was read).
 func (s *sealingStore) openClaim(c *store.Claimed) error {
 	in, err := s.openInput(c.ID, c.Input)
 	if err != nil {
