@@ -408,3 +408,29 @@ func TestEncryptionForkRunsOnItsCopiedPayloads(t *testing.T) {
 		}
 	})
 }
+
+func TestEncryptionUnreadableSignalKeepsTheRunRetryable(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		w := Register("waits", str, str, func(c *Ctx, in string) task.Task[string] {
+			return task.Map(AwaitSignal(c, str, "go"), func(s string) string { return in + s })
+		})
+		// A plain input (started before keys were set), a sealed signal.
+		h.start(w, "w1", "in")
+		sealer := h.engine("S", func(o *Options) { o.Keys = testKey("k1", 1) })
+		if err := sealer.Signal(h.ctx, "w1", "go", `"sealed"`); err != nil {
+			t.Fatal(err)
+		}
+		for range 6 {
+			h.clock.Advance(time.Hour)
+			h.poll(h.e, w.Erase())
+		}
+		r := h.wantStatus("w1", StatusFailed)
+		wantContains(t, r.LastError, `signal "go"`, `"k1"`, "never made dead")
+		h.clock.Advance(time.Hour)
+		h.drain(sealer, w.Erase())
+		if r, err := sealer.ReadRun(h.ctx, "w1"); err != nil || r.Status != StatusDone || r.Output != `"insealed"` {
+			t.Fatalf("with the key: %+v, %v; want done with output \"insealed\"", r, err)
+		}
+	})
+}
