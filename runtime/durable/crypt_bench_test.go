@@ -19,7 +19,7 @@ import (
 // load, and reports the best round's runs per second of each and their
 // ratio (docs/benchmarks.md, "Encryption at rest").
 func BenchmarkEncryptionCost(b *testing.B) {
-	const runs, rounds = 300, 3
+	const runs, rounds = 300, 5
 	payload := strings.Repeat("x", 200)
 	w := Register("bench.crypt", str, str, func(c *Ctx, in string) task.Task[string] {
 		return task.AndThen(Step(c, str, "a", task.Succeed(in)), func(a string) task.Task[string] {

@@ -2,6 +2,7 @@ package durable
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -49,7 +50,7 @@ func scheduleOwner(id string) string { return "schedule\x00" + id }
 // the value was altered or moved. Nothing is changed by it; a run that
 // meets it stays failed and is retried, never made dead by it (see
 // keyFailure).
-var ErrUnreadable = fmt.Errorf("durable: a payload does not decrypt")
+var ErrUnreadable = errors.New("durable: a payload does not decrypt")
 
 // unreadable is the error for the value at (runID, what) that did not open.
 func unreadable(runID, what string, err error) error {
