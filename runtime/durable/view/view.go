@@ -243,7 +243,7 @@ func WakeAt(result string) string {
 		WakeAt int64 `json:"wakeAt"`
 	}
 	if json.Unmarshal([]byte(result), &w) != nil || w.WakeAt == 0 {
-		return result
+		return Payload(result)
 	}
 	return Stamp(time.UnixMilli(w.WakeAt))
 }
