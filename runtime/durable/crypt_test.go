@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -431,6 +432,40 @@ func TestEncryptionUnreadableSignalKeepsTheRunRetryable(t *testing.T) {
 		h.drain(sealer, w.Erase())
 		if r, err := sealer.ReadRun(h.ctx, "w1"); err != nil || r.Status != StatusDone || r.Output != `"insealed"` {
 			t.Fatalf("with the key: %+v, %v; want done with output \"insealed\"", r, err)
+		}
+	})
+}
+
+func TestEncryptionReplayOpensASealedExport(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		sealer := h.engine("A", func(o *Options) { o.Keys = testKey("k1", 1) })
+		if err := Start(h.ctx, sealer, vault, "v1", secret+"-input"); err != nil {
+			t.Fatal(err)
+		}
+		h.drain(sealer, vault.Erase(), vaultChild.Erase())
+		// Exported without the key: every payload in its sealed form.
+		var exported []ExportedRun
+		err := h.e.EachRun(h.ctx, nil, "vault", func(r Run, j []JournalEntry) error {
+			exported = append(exported, Export(r, j))
+			return nil
+		})
+		if err != nil || len(exported) != 1 {
+			t.Fatalf("export: %d runs, %v", len(exported), err)
+		}
+		if _, sealed := keyring.KeyOf(exported[0].Input); !sealed {
+			t.Fatalf("exported input %q is not sealed", exported[0].Input)
+		}
+		r, j, err := exported[0].Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if div := sealer.Replay(h.ctx, vault.Erase(), r, j); div != nil {
+			t.Fatalf("replay with the key: %s", div)
+		}
+		div := h.e.Replay(h.ctx, vault.Erase(), r, j)
+		if div == nil || !errors.Is(div.Err, ErrUnreadable) || !strings.Contains(div.String(), `"k1"`) {
+			t.Fatalf("replay without the key: %v; want an unreadable payload naming k1", div)
 		}
 	})
 }
