@@ -122,6 +122,8 @@ type durableFlags struct {
 	bulk bulkFlags
 	// export, replay: their flags (durable_export.go).
 	gate gateFlags
+	// rekey: its flags (durable_rekey.go).
+	rekey rekeyFlags
 	// stdin is the command's standard input; warn receives notes that are
 	// not errors (stderr).
 	stdin io.Reader
@@ -286,7 +288,7 @@ func runDurableCommand(ctx context.Context, c durableCommand, f *durableFlags, p
 		return exitFailure
 	}
 	defer d.Close()
-	e := durable.New(d, durable.Options{WorkerID: "sky-durable-cli"})
+	e := durable.New(d, durable.Options{WorkerID: "sky-durable-cli", Keys: os.Getenv(durable.KeysEnv)})
 	setup := e.Setup
 	if readOnly {
 		setup = e.CheckSchema

@@ -118,7 +118,7 @@ func replayOffline(ctx context.Context, f *durableFlags, pos []string, s streams
 		return exitFailure
 	}
 	defer d.Close()
-	if err := durableReplay(ctx, durable.New(d, durable.Options{WorkerID: "sky-durable-cli"}), f, pos, s.stdout); err != nil {
+	if err := durableReplay(ctx, durable.New(d, durable.Options{WorkerID: "sky-durable-cli", Keys: os.Getenv(durable.KeysEnv)}), f, pos, s.stdout); err != nil {
 		fmt.Fprintf(s.stderr, "sky durable replay: %v\n", err)
 		return exitFailure
 	}

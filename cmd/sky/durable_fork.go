@@ -136,12 +136,12 @@ func durableDiff(ctx context.Context, e *durable.Engine, f *durableFlags, a []st
 		if en == nil {
 			return "-"
 		}
-		return view.Safe(en.StepID) + " = " + view.Safe(view.Elide(view.OneLine(en.Result), 40))
+		return view.Safe(en.StepID) + " = " + view.Safe(view.Elide(view.OneLine(view.Payload(en.Result)), 40))
 	}
 	for _, en := range d.Entries {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", en.Position+1, en.Kind, cell(en.A), cell(en.B))
 	}
-	fmt.Fprintf(tw, "output\t%s\t%s %s\t%s %s\n", d.Output, d.A.Status, view.Safe(view.Elide(view.OneLine(d.A.Output), 40)), d.B.Status, view.Safe(view.Elide(view.OneLine(d.B.Output), 40)))
+	fmt.Fprintf(tw, "output\t%s\t%s %s\t%s %s\n", d.Output, d.A.Status, view.Safe(view.Elide(view.OneLine(view.Payload(d.A.Output)), 40)), d.B.Status, view.Safe(view.Elide(view.OneLine(view.Payload(d.B.Output)), 40)))
 	tw.Flush()
 	if d.Identical() {
 		fmt.Fprintln(out, "identical")

@@ -241,8 +241,13 @@ func journalJSON(journal []durable.JournalEntry) []entryOut {
 	return out
 }
 
-// raw is JSON text as a RawMessage; empty or invalid text is null.
+// raw is JSON text as a RawMessage; a sealed value is the string
+// "encrypted (key k1)" (view.Payload); empty or invalid text is null.
 func raw(js string) json.RawMessage {
+	if shown := view.Payload(js); shown != js {
+		b, _ := json.Marshal(shown)
+		return b
+	}
 	if js == "" || !json.Valid([]byte(js)) {
 		return json.RawMessage("null")
 	}

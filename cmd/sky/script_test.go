@@ -44,11 +44,12 @@ func scriptCondition(cond string) (bool, error) {
 	return false, fmt.Errorf("unknown condition %q; hint: testscript's own, or bash-completion", cond)
 }
 
-// hermeticScript keeps a script hermetic: no database or debug settings
-// leak in from the environment.
+// hermeticScript keeps a script hermetic: no database, debug or keyring
+// settings leak in from the environment.
 func hermeticScript(env *testscript.Env) error {
 	env.Setenv("DATABASE_URL", "")
 	env.Setenv("SKY_LOG_DEBUG", "")
+	env.Setenv("SKY_DURABLE_KEYS", "")
 	return nil
 }
 

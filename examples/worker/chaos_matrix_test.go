@@ -147,7 +147,7 @@ func runCell(t *testing.T, srv *dbtest.Server, i int, f matrixFault, scale matri
 		rng:  rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 11)),
 		argv: []string{"durable", "worker", "--concurrency", fmt.Sprint(matrixConcurrency), "--stop-timeout", matrixStopTimeout.String(), "src/Jobs.sky"},
 	}}
-	c.admin = durable.New(c.d, durable.Options{WorkerID: "chaos-admin"})
+	c.admin = durable.New(c.d, durable.Options{WorkerID: "chaos-admin", Keys: chaosKeys})
 	if err := c.admin.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -45,6 +45,10 @@ var (
 // runs are claimable again this long after its last renewal.
 const chaosLease = 2 * time.Second
 
+// chaosKeys is the keyring the chaos runs encrypt every payload with
+// (SKY_DURABLE_KEYS): the workers and the admin engine share it.
+const chaosKeys = "chaos1:Y2hhb3MtdGVzdC1rZXktMzItYnl0ZXMtbG9uZyEhISE="
+
 // chaos is the state of one chaos run.
 type chaos struct {
 	t     *testing.T
@@ -67,7 +71,7 @@ func TestChaos(t *testing.T) {
 	c := &chaos{t: t, rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7)),
 		url: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable&connect_timeout=2", srv.Port())}
 	c.d = openURL(t, c.url)
-	c.admin = durable.New(c.d, durable.Options{WorkerID: "chaos-admin"})
+	c.admin = durable.New(c.d, durable.Options{WorkerID: "chaos-admin", Keys: chaosKeys})
 	ctx := context.Background()
 	if err := c.admin.Setup(ctx); err != nil {
 		t.Fatal(err)
@@ -138,7 +142,7 @@ func TestChaos(t *testing.T) {
 
 // worker starts one examples/worker process.
 func (c *chaos) worker() *process {
-	env := []string{"DATABASE_URL=" + c.url, "SKY_DURABLE_LEASE=" + chaosLease.String()}
+	env := []string{"DATABASE_URL=" + c.url, "SKY_DURABLE_LEASE=" + chaosLease.String(), durable.KeysEnv + "=" + chaosKeys}
 	var p *process
 	if c.argv == nil {
 		p = startSky(c.t, "", env)
@@ -299,7 +303,18 @@ func (c *chaos) report(runs, kills int, recoveries []time.Duration, dbRecovery t
 	done := count(t, c.d, `SELECT count(*) FROM _sky_durable_runs WHERE status = 'done'`)
 	doubled := count(t, c.d, `SELECT count(*) FROM (SELECT run_id, step FROM chaos_effects GROUP BY run_id, step HAVING count(*) > 1) d`)
 	rows := count(t, c.d, `SELECT count(*) FROM chaos_effects`)
-	wrong := count(t, c.d, `SELECT count(*) FROM _sky_durable_runs WHERE output IS DISTINCT FROM '"book paid by card"'`)
+	// Every payload is sealed; read with the key, every output is right.
+	plain := count(t, c.d, `SELECT count(*) FROM _sky_durable_runs WHERE input NOT LIKE 'skyenc1:%' OR output NOT LIKE 'skyenc1:%'`)
+	wrong := int64(0)
+	err := c.admin.EachRun(context.Background(), []durable.Status{durable.StatusDone}, "", func(r durable.Run, _ []durable.JournalEntry) error {
+		if r.Output != `"book paid by card"` {
+			wrong++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	notified := map[string]int{}
 	for _, p := range c.procs {
 		out, _ := p.output()
@@ -332,6 +347,9 @@ func (c *chaos) report(runs, kills int, recoveries []time.Duration, dbRecovery t
 	}
 	if wrong != 0 {
 		t.Errorf("%d runs ended with another output than \"book paid by card\"", wrong)
+	}
+	if plain != 0 {
+		t.Errorf("%d runs have an input or output not encrypted (SKY_DURABLE_KEYS is set for every worker)", plain)
 	}
 	if len(notified) != runs {
 		t.Errorf("the plain step printed for %d runs, want %d", len(notified), runs)

@@ -15,6 +15,7 @@ import (
 
 	"skydurable/runtime/codec"
 	"skydurable/runtime/db"
+	"skydurable/runtime/durable/keyring"
 	"skydurable/runtime/durable/store"
 	// Every store compiled in registers itself for store.Open.
 	_ "skydurable/runtime/durable/store/stores"
@@ -27,6 +28,9 @@ const DefaultLease = 30 * time.Minute
 // DefaultMaxPayloadBytes is the documented cap on any JSON the engine
 // stores: start input, step result, signal payload, output.
 const DefaultMaxPayloadBytes = 1 << 20
+
+// KeysEnv is the environment variable `sky` reads Options.Keys from.
+const KeysEnv = "SKY_DURABLE_KEYS"
 
 // Options configure an Engine. The zero value is usable.
 type Options struct {
@@ -84,6 +88,14 @@ type Options struct {
 	// (started, done, failed, dead), durable.step.duration,
 	// durable.claim.duration and durable.due.backlog. Default: none.
 	MeterProvider metric.MeterProvider
+	// Keys, when set, encrypts payloads at rest: a keyring written
+	// "k2:BASE64,k1:BASE64" (SKY_DURABLE_KEYS; runtime/durable/keyring),
+	// whose first key seals every input, output, journal entry, signal
+	// payload, event value and schedule input the engine writes, and whose
+	// every key opens. A keyring that does not parse makes Setup,
+	// CheckSchema, Start and Poll fail with its error. Default: none
+	// (payloads stored as plain JSON).
+	Keys string
 }
 
 // Engine runs durable workflows over one database. It holds no goroutines;
@@ -114,6 +126,11 @@ type Engine struct {
 
 	// retain is the retention work's settings and throttle (retention.go).
 	retain retention
+
+	// sealed is store, sealing payloads with Options.Keys (sealed.go);
+	// keysErr is why Options.Keys does not parse.
+	sealed  *sealingStore
+	keysErr error
 }
 
 // New makes an Engine over d. Call Setup once before use.
@@ -132,6 +149,14 @@ func New(d *db.DB, opts Options) *Engine {
 		onBoundary: opts.OnBoundary,
 		retain:     retention{runs: opts.Retention, orphans: opts.OrphanSignalTTL},
 	}
+	// Without keys the seam still stands: a sealed value met without its
+	// key is then a clear error rather than undecodable JSON.
+	ring, err := keyring.Parse(opts.Keys)
+	if err != nil {
+		e.keysErr = task.Errorf(task.InvalidInput, "durable: %v", err)
+	}
+	e.sealed = &sealingStore{Store: e.store, ring: ring}
+	e.store = e.sealed
 	if e.retain.orphans == 0 {
 		e.retain.orphans = DefaultOrphanSignalTTL
 	}
@@ -177,6 +202,9 @@ func (e *Engine) Setup(ctx context.Context) error {
 	if err := e.db.RefuseInMemory("durable.Setup"); err != nil {
 		return err
 	}
+	if e.keysErr != nil {
+		return e.keysErr
+	}
 	return e.store.Setup(ctx)
 }
 
@@ -188,6 +216,8 @@ func (e *Engine) Setup(ctx context.Context) error {
 func (e *Engine) CheckSchema(ctx context.Context) error {
 	current, latest, err := e.store.SchemaVersion(ctx)
 	switch {
+	case e.keysErr != nil:
+		return e.keysErr
 	case err != nil:
 		return err
 	case current == 0:
@@ -249,6 +279,9 @@ func (e *Engine) StartJSON(ctx context.Context, w Workflow, runID, input string)
 }
 
 func (e *Engine) start(ctx context.Context, workflow string, version int, runID, input string, opts runOptions) error {
+	if e.keysErr != nil {
+		return e.keysErr
+	}
 	if err := checkRunID(runID, workflow); err != nil {
 		return err
 	}

@@ -88,6 +88,9 @@ func (e *Engine) Fork(ctx context.Context, runID, stepID string, opts ForkOption
 			"durable: cannot fork run %q at step %q: its child %q, started before the cut, has not finished; hint: the fork links the finished children it copies, so wait for it to finish, or fork from a step before it started",
 			runID, stepID, child), ErrRefused)
 	}
+	if err := e.resealFork(ctx, newID); err != nil {
+		return newID, fmt.Errorf("durable: run %q was forked as %q, but its copied payloads were not sealed for it: %w; hint: run `sky durable rekey` so its workers can read them", runID, newID, err)
+	}
 	operatorEvent(ctx, store.EventForked, newID, runID)
 	e.log.Info("durable run forked", "run", runID, "step", stepID, "fork", newID, "set", opts.Set != "")
 	return newID, nil

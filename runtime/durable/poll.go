@@ -2,9 +2,11 @@ package durable
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"skydurable/runtime/durable/store"
@@ -51,6 +53,9 @@ func (e *Engine) PollWith(ctx context.Context, defs []Workflow, opts PollOptions
 // because a rate limit held a due one back, how long until that limit's
 // next token: when the worker's poller polls again (worker.go).
 func (e *Engine) pollWait(ctx context.Context, defs []Workflow, opts PollOptions) (didWork bool, wait time.Duration, err error) {
+	if e.keysErr != nil {
+		return false, 0, e.keysErr
+	}
 	if opts.MaxRuns <= 0 {
 		opts.MaxRuns = 1
 	}
@@ -177,6 +182,9 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 	log := e.log.With("run", cl.ID, "workflow", cl.Workflow, "attempt", cl.Attempts, "worker", e.worker)
 	log.Info("durable run claimed", "version", cl.Version)
 
+	if err := e.sealed.openClaim(&cl); err != nil {
+		return true, e.keyFailure(ctx, log, f, cl, reg.newest(cl.Workflow).Retry.WithDefaults(), err, "")
+	}
 	w, known := reg.lookup(cl.Workflow, cl.Version)
 	if !known {
 		// Only FailSafe claims a version it lacks: the attempt fails, and
@@ -186,7 +194,7 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 	}
 	policy := w.Retry.WithDefaults()
 
-	if cl.Attempts > policy.MaxAttempts {
+	if cl.Attempts > policy.MaxAttempts && !strings.HasSuffix(cl.LastError, keyFailureNote) {
 		// Only crashes (or lost leases) get here: a failure that used up the
 		// attempts already made the run dead.
 		msg := fmt.Sprintf("attempt %d exceeds the limit of %d attempts: earlier attempts crashed or lost their lease before finishing", cl.Attempts, policy.MaxAttempts)
@@ -201,6 +209,9 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 		if journal, err = e.store.LoadJournal(ctx, cl.ID); err != nil {
 			return true, err
 		}
+	}
+	if err := e.sealed.openJournal(cl.ID, journal); err != nil {
+		return true, e.keyFailure(ctx, log, f, cl, policy, err, "")
 	}
 	c := newCtx(e, cl, token, journal)
 	c.maxAttempts = policy.MaxAttempts
@@ -289,6 +300,9 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 	if se := task.As(bodyErr); se != nil {
 		msg = se.Error()
 	}
+	if errors.Is(bodyErr, ErrUnreadable) {
+		return true, e.keyFailure(ctx, log, f, cl, policy, bodyErr, c.at())
+	}
 	if IsPermanent(bodyErr) {
 		msg += " (a permanent error: the run is not retried)"
 		return true, e.finish(ctx, log, f, e.store.Fail(ctx, f, storableText(msg), c.at(), 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg, "step", c.at())
@@ -326,6 +340,22 @@ func (e *Engine) failAttempt(ctx context.Context, log *slog.Logger, f store.Fenc
 	}
 	backoff := policy.Backoff(cl.Attempts, e.randFloat())
 	return e.finish(ctx, log, f, e.store.Fail(ctx, f, msg, step, backoff, false, e.now()), slog.LevelWarn,
+		"durable attempt failed", "error", msg, "backoff", backoff, "step", step)
+}
+
+// keyFailureNote ends the error of an attempt that met a payload it could
+// not decrypt; a run whose last error has it is never made dead for the
+// attempts such failures used.
+const keyFailureNote = " (a payload this worker cannot decrypt: the run is retried after backoff, never made dead by it)"
+
+// keyFailure records an attempt that met a payload it could not decrypt
+// (ErrUnreadable): failed, due again after backoff, never dead, since the
+// cause is the worker's keyring, not the run. Once a worker with the key
+// claims it, it runs (its attempts then continue from where they were).
+func (e *Engine) keyFailure(ctx context.Context, log *slog.Logger, f store.Fence, cl store.Claimed, policy RetryPolicy, err error, step string) error {
+	msg := storableText(errText(err) + keyFailureNote)
+	backoff := policy.Backoff(min(cl.Attempts, policy.MaxAttempts), e.randFloat())
+	return e.finish(ctx, log, f, e.store.Fail(ctx, f, msg, step, backoff, false, e.now()), slog.LevelError,
 		"durable attempt failed", "error", msg, "backoff", backoff, "step", step)
 }
 

@@ -65,8 +65,19 @@ func frontierReached(runID, id string) *task.Error {
 // the journal's end stops the body before it reaches the store, and
 // database statements the body makes between steps run in a transaction
 // that is rolled back. It returns nil when the body asked for the journal's
-// entries in order, or the divergence.
+// entries in order, or the divergence. Sealed values (an export made
+// without the key) are opened with e's keyring first; one that does not
+// open is the divergence's Err.
 func (e *Engine) Replay(ctx context.Context, w Workflow, r Run, journal []JournalEntry) *Divergence {
+	in, err := e.sealed.openInput(r.ID, r.Input)
+	if err != nil {
+		return &Divergence{Run: r, Err: unreadable(r.ID, placeInput, err)}
+	}
+	r.Input = in
+	journal = append([]JournalEntry(nil), journal...)
+	if err := e.sealed.openJournal(r.ID, journal); err != nil {
+		return &Divergence{Run: r, Err: err}
+	}
 	return e.replayer().replay(ctx, w, r, journal)
 }
 

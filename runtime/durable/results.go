@@ -34,6 +34,9 @@ func Result[I, O any](ctx context.Context, e *Engine, def Def[I, O], runID strin
 	}
 	switch r.Status {
 	case StatusDone:
+		if err := e.sealed.stillSealed(runID, placeOutput, r.Output); err != nil {
+			return nil, err
+		}
 		out, err := def.out.Decode(r.Output)
 		if err != nil {
 			return nil, task.Errorf(task.Decode, "durable: the output %s of run %q does not decode: %s; hint: the workflow's output codec changed since it finished", codec.Preview(r.Output), runID, errText(err))

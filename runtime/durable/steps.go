@@ -327,15 +327,15 @@ func AwaitSignalFor[A any](c *Ctx, cd codec.Codec[A], name string, timeoutMs int
 func consume[A any](ctx context.Context, c *Ctx, cd codec.Codec[A], name, id string) (A, bool, error) {
 	var a A
 	e := c.entry(id, KindSignal, "")
-	found, err := c.e.store.ConsumeSignal(ctx, c.f, name, e, func(payload string) error {
+	found, err := c.e.store.ConsumeSignal(ctx, c.f, name, e, func(payload string) (string, error) {
 		var err error
 		if a, err = cd.Decode(payload); err != nil {
-			return task.Errorf(task.Decode,
+			return "", task.Errorf(task.Decode,
 				"durable run %q: the payload of signal %q does not decode: %s; hint: correct the payload with `sky durable signal --replace %s %s JSON` (a repeated signal is ignored: the first one sent wins)",
 				c.f.RunID, name, errText(err), c.f.RunID, name)
 		}
 		e.Result = payload
-		return c.cross(BeforeCommit, e, false)
+		return payload, c.cross(BeforeCommit, e, false)
 	}, c.e.now())
 	if err = c.fenced(err); err != nil || !found {
 		return a, false, err

@@ -113,13 +113,16 @@ func (b *binding) engineFor(d *db.DB) *durable.Engine {
 // reclaimed after the whole lease); and
 // SKY_DURABLE_MAX_PAYLOAD_BYTES, the cap on every stored JSON text (1 MiB by
 // default); SKY_DURABLE_RETENTION and SKY_DURABLE_ORPHAN_SIGNAL_TTL (ages
-// such as 30d: Options.Retention, Options.OrphanSignalTTL). A malformed value is reported on warn and the default kept.
+// such as 30d: Options.Retention, Options.OrphanSignalTTL). A malformed value is reported on warn and the default kept,
+// except SKY_DURABLE_KEYS (Options.Keys, the keyring that encrypts payloads
+// at rest): a keyring that does not parse stops the engine at its first use
+// (Setup), so a typo never makes a worker write plain text.
 func OptionsFromEnv(getenv func(string) string) durable.Options {
 	return optionsFromEnv(getenv, os.Stderr)
 }
 
 func optionsFromEnv(getenv func(string) string, warn io.Writer) durable.Options {
-	opts := durable.Options{Logger: LoggerFromEnv(getenv)}
+	opts := durable.Options{Logger: LoggerFromEnv(getenv), Keys: getenv(durable.KeysEnv)}
 	if v := getenv("SKY_DURABLE_LEASE"); v != "" {
 		lease, err := time.ParseDuration(v)
 		if err != nil || lease <= 0 {

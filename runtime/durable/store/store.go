@@ -39,8 +39,9 @@ type Store interface {
 	AppendEntry(ctx context.Context, q *db.DB, f Fence, e JournalEntry, now time.Time) error
 	// ConsumeSignal, in one transaction, finds the undelivered signal
 	// name, lets accept decode its payload (an accept error aborts and
-	// changes nothing), marks it delivered and journals e with the payload.
-	ConsumeSignal(ctx context.Context, f Fence, name string, e JournalEntry, accept func(payload string) error, now time.Time) (found bool, err error)
+	// changes nothing), marks it delivered and journals e with the text
+	// accept returns (the payload, or its form sealed for the journal).
+	ConsumeSignal(ctx context.Context, f Fence, name string, e JournalEntry, accept func(payload string) (journal string, err error), now time.Time) (found bool, err error)
 	// Suspend releases the lease and parks the run until wakeAt (zero =
 	// never) or until signal name arrives (when name is not empty). An
 	// undelivered signal of that name makes the run due at once.
@@ -155,6 +156,8 @@ type Store interface {
 	BulkStore
 	// Notifier tells of finished runs and due ones (notify.go).
 	Notifier
+	// Resealer rewrites payloads in place (reseal.go).
+	Resealer
 }
 
 // NextClaim is the claim completeAndClaim makes: by workflow names, or by

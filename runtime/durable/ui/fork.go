@@ -98,7 +98,10 @@ type value struct {
 	Short, Full string
 }
 
-func valueOf(s string) value { return value{Short: view.Elide(view.OneLine(s), 80), Full: s} }
+func valueOf(s string) value {
+	s = view.Payload(s)
+	return value{Short: view.Elide(view.OneLine(s), 80), Full: s}
+}
 
 // Elided reports whether Short leaves part of the value out.
 func (v value) Elided() bool { return v.Short != v.Full }

@@ -4,8 +4,12 @@
 // (`sky durable ls/show`) and the dashboard (runtime/durable/ui) share it, so
 // both say the same thing about the same run.
 //
-// It may import runtime/durable/store and the standard library, never the
-// engine, so the CLI and the dashboard share it without pulling in more.
+// A payload sealed with a key the reader lacks (runtime/durable/keyring)
+// reads "encrypted (key k1)" (Payload, Pretty).
+//
+// It may import runtime/durable/store, runtime/durable/keyring and the
+// standard library, never the engine, so the CLI and the dashboard share it
+// without pulling in more.
 package view
 
 import (
@@ -15,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"skydurable/runtime/durable/keyring"
 	"skydurable/runtime/durable/store"
 )
 
@@ -238,13 +243,26 @@ func WakeAt(result string) string {
 		WakeAt int64 `json:"wakeAt"`
 	}
 	if json.Unmarshal([]byte(result), &w) != nil || w.WakeAt == 0 {
-		return result
+		return Payload(result)
 	}
 	return Stamp(time.UnixMilli(w.WakeAt))
 }
 
-// Pretty indents JSON and keeps at most maxLines lines of it.
+// Payload is a stored payload as a reader shows it: js itself, or
+// "encrypted (key k1)" for a value sealed with a key the reader lacks.
+func Payload(js string) string {
+	if id, sealed := keyring.KeyOf(js); sealed {
+		return keyring.Describe(id)
+	}
+	return js
+}
+
+// Pretty indents JSON and keeps at most maxLines lines of it; a sealed value
+// reads as Payload says.
 func Pretty(js string, maxLines int) string {
+	if _, sealed := keyring.KeyOf(js); sealed {
+		return Payload(js)
+	}
 	var buf bytes.Buffer
 	if json.Indent(&buf, []byte(js), "", "  ") != nil {
 		return Elide(js, 200)

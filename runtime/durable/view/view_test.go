@@ -75,3 +75,19 @@ func TestSignalStateOf(t *testing.T) {
 		}
 	}
 }
+
+// TestSealedPayloadsNameTheirKey: a value sealed with a key the reader
+// lacks reads "encrypted (key k1)" wherever a payload is shown.
+func TestSealedPayloadsNameTheirKey(t *testing.T) {
+	sealed := "skyenc1:k1:bm90IHJlYWxseSBjaXBoZXJ0ZXh0"
+	for name, got := range map[string]string{
+		"Payload": Payload(sealed), "Pretty": Pretty(sealed, 10), "WakeAt": WakeAt(sealed),
+	} {
+		if got != "encrypted (key k1)" {
+			t.Errorf("%s(sealed) = %q, want \"encrypted (key k1)\"", name, got)
+		}
+	}
+	if got := Payload(`{"a":1}`); got != `{"a":1}` {
+		t.Errorf("Payload(plain) = %q, want it as it is", got)
+	}
+}

@@ -308,6 +308,14 @@ func checkEveryConstantSent(t *testing.T, log *statementLog) {
 // finds them in the source: a new one must be added here); a variable
 // holding several texts lists each.
 var sqlConstants = map[string][]string{
+	"pgRunsAfter":                {pgRunsAfter},
+	"pgPayloads":                 {pgPayloads},
+	"pgSwapInput":                {pgSwapInput},
+	"pgSwapOutput":               {pgSwapOutput},
+	"pgSwapJournal":              {pgSwapJournal},
+	"pgSwapSignal":               {pgSwapSignal},
+	"pgSwapEvent":                {pgSwapEvent},
+	"pgSwapSchedule":             {pgSwapSchedule},
 	"pgCutChildren":              {pgCutChildren},
 	"pgClaimHistory":             {pgClaimHistory},
 	"pgDoneHistory":              {pgDoneHistory},

@@ -465,7 +465,7 @@ const pgReadSignal = `SELECT payload FROM _sky_durable_signals WHERE run_id = ? 
 
 const pgMarkDelivered = `UPDATE _sky_durable_signals SET delivered = TRUE WHERE run_id = ? AND name = ?`
 
-func (s *Store) ConsumeSignal(ctx context.Context, f store.Fence, name string, e store.JournalEntry, accept func(string) error, now time.Time) (bool, error) {
+func (s *Store) ConsumeSignal(ctx context.Context, f store.Fence, name string, e store.JournalEntry, accept func(string) (string, error), now time.Time) (bool, error) {
 	found := false
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		// Lock the run first: the signal row cannot then change under us.
@@ -481,10 +481,9 @@ func (s *Store) ConsumeSignal(ctx context.Context, f store.Fence, name string, e
 		if err != nil {
 			return err
 		}
-		if err := accept(payload); err != nil {
+		if e.Result, err = accept(payload); err != nil {
 			return err
 		}
-		e.Result = payload
 		if err := s.appendOne(ctx, tx, f, e, now); err != nil {
 			return err
 		}

@@ -316,7 +316,7 @@ func (s *Store) AppendEntry(ctx context.Context, q *db.DB, f store.Fence, e stor
 	return store.LeaseChecked(n, err)
 }
 
-func (s *Store) ConsumeSignal(ctx context.Context, f store.Fence, name string, e store.JournalEntry, accept func(string) error, now time.Time) (bool, error) {
+func (s *Store) ConsumeSignal(ctx context.Context, f store.Fence, name string, e store.JournalEntry, accept func(string) (string, error), now time.Time) (bool, error) {
 	found := false
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		var payload string
@@ -328,10 +328,9 @@ func (s *Store) ConsumeSignal(ctx context.Context, f store.Fence, name string, e
 		if err != nil {
 			return err
 		}
-		if err := accept(payload); err != nil {
+		if e.Result, err = accept(payload); err != nil {
 			return err
 		}
-		e.Result = payload
 		if err := s.AppendEntry(ctx, tx, f, e, now); err != nil {
 			return err
 		}

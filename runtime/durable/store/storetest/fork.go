@@ -32,7 +32,7 @@ func (f *fixture) history() store.Cut {
 	signal := func(seq int, name string) {
 		at = at.Add(time.Second)
 		found, err := f.s.ConsumeSignal(f.ctx, fence, name, store.JournalEntry{Seq: seq, StepID: "signal:" + name, Kind: store.KindSignal, Result: `"` + name + `"`, CreatedAt: at},
-			func(string) error { return nil }, at)
+			func(p string) (string, error) { return p, nil }, at)
 		if err != nil || !found {
 			f.t.Fatalf("ConsumeSignal(%s) = %v, %v", name, found, err)
 		}

@@ -29,7 +29,7 @@ func (f *fixture) consume(id, token, name string, seq int, at time.Time) string 
 	f.t.Helper()
 	var seen string
 	found, err := f.s.ConsumeSignal(f.ctx, store.Fence{RunID: id, Token: token}, name,
-		store.JournalEntry{Seq: seq, StepID: name, Kind: store.KindSignal}, func(p string) error { seen = p; return nil }, at)
+		store.JournalEntry{Seq: seq, StepID: name, Kind: store.KindSignal}, func(p string) (string, error) { seen = p; return p, nil }, at)
 	f.ok("ConsumeSignal", err)
 	if !found {
 		return ""
