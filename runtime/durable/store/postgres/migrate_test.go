@@ -80,6 +80,7 @@ func TestMigrations(t *testing.T) {
 		{From: 11, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0011 added the turns table and the signals' time index
 		{From: 12, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0012 added the fork columns
 		{From: 13, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0013 added the history
+		{From: 14, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0014 added the key queue
 	})
 }
 

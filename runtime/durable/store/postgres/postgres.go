@@ -706,6 +706,12 @@ func (s *Store) ReadRun(ctx context.Context, runID string) (store.Run, error) {
 
 func (s *Store) ListRuns(ctx context.Context, f store.ListFilter) ([]store.Run, error) {
 	sql, args := store.ListSQL(pgRunColumns, f, listDialect)
+	if f.Search != "" {
+		if err := store.CheckSearch(f.Search); err != nil {
+			return nil, err
+		}
+		sql, args = store.SearchSQL(pgRunColumns, f, searchDialect)
+	}
 	s.hook("list", sql)
 	return store.ScanRuns(ctx, s.d, sql, args, pgRunScanner)
 }
@@ -769,6 +775,26 @@ var listDialect = store.ListDialect{
 	IndexedBy: func(string) string { return "" },
 	Time:      func(t time.Time) any { return t },
 	IDIn:      func(sub string) string { return "= ANY (ARRAY(" + sub + "))" },
+}
+
+// pgSearchMatch is a search's condition (store.SearchSQL) on both parts of
+// the table: on the finished runs, the planner answers it from the trigram
+// index _sky_durable_runs_search (migration 0015), a BitmapOr of its four
+// columns; on the unfinished runs, it tests the rows the status index
+// walk reads. Its four parameters are the same LIKE pattern.
+const pgSearchMatch = `(id ILIKE ? OR input ILIKE ? OR output ILIKE ? OR last_error ILIKE ?)`
+
+// searchDialect is store.SearchSQL's view of PostgreSQL.
+var searchDialect = store.SearchDialect{
+	ListDialect: listDialect,
+	Finished:    pgSearch,
+	Live:        pgSearch,
+}
+
+// pgSearch is pgSearchMatch for text, with its arguments.
+func pgSearch(text string) (string, []any) {
+	p := store.LikePattern(text)
+	return pgSearchMatch, []any{p, p, p, p}
 }
 
 // pgCancelSets are the columns a cancel sets (CancelRun, BulkAct).

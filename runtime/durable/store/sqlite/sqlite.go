@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"skydurable/runtime/db"
@@ -519,12 +520,39 @@ func (s *Store) ReadRun(ctx context.Context, runID string) (store.Run, error) {
 	return runs[0], nil
 }
 
+// listDialect is store.ListSQL's view of SQLite.
+var listDialect = store.ListDialect{
+	IndexedBy: func(index string) string { return " INDEXED BY " + index },
+	Time:      func(t time.Time) any { return ms(t) },
+	IDIn:      func(sub string) string { return "IN (" + sub + ")" },
+}
+
+// searchDialect is store.SearchSQL's view of SQLite: the finished runs
+// from the trigram FTS5 table (migration 0013), matched as one quoted
+// phrase (a substring: consecutive trigrams), case-insensitive; the
+// unfinished ones tested row by row with LIKE, case-insensitive for ASCII.
+var searchDialect = store.SearchDialect{
+	ListDialect: listDialect,
+	Finished: func(text string) (string, []any) {
+		return `id IN (SELECT d.run_id FROM _sky_durable_search_docs d WHERE d.doc IN
+  (SELECT rowid FROM _sky_durable_search WHERE _sky_durable_search MATCH ?))`,
+			[]any{`"` + strings.ReplaceAll(text, `"`, `""`) + `"`}
+	},
+	Live: func(text string) (string, []any) {
+		p := store.LikePattern(text)
+		return `(id LIKE ? ESCAPE '\' OR input LIKE ? ESCAPE '\' OR output LIKE ? ESCAPE '\' OR last_error LIKE ? ESCAPE '\')`,
+			[]any{p, p, p, p}
+	},
+}
+
 func (s *Store) ListRuns(ctx context.Context, f store.ListFilter) ([]store.Run, error) {
-	sql, args := store.ListSQL(sqliteRunColumns, f, store.ListDialect{
-		IndexedBy: func(index string) string { return " INDEXED BY " + index },
-		Time:      func(t time.Time) any { return ms(t) },
-		IDIn:      func(sub string) string { return "IN (" + sub + ")" },
-	})
+	sql, args := store.ListSQL(sqliteRunColumns, f, listDialect)
+	if f.Search != "" {
+		if err := store.CheckSearch(f.Search); err != nil {
+			return nil, err
+		}
+		sql, args = store.SearchSQL(sqliteRunColumns, f, searchDialect)
+	}
 	s.hook("list", sql)
 	return store.ScanRuns(ctx, s.d, sql, args, sqliteRunScanner)
 }

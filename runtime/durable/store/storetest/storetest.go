@@ -13,8 +13,8 @@
 //		})
 //	}
 //
-// It may import runtime/durable/store, runtime/db, go-cmp and the standard
-// library; never a store package (each store's tests call it) nor the engine.
+// It may import runtime/durable/store, runtime/db, runtime/task, go-cmp and
+// the standard library; never a store package (each store's tests call it) nor the engine.
 package storetest
 
 import (

@@ -1,0 +1,16 @@
+-- 0015 search: `sky durable ls --search` and the dashboard's search box find
+-- runs by a case-insensitive substring of their id, input, output or last
+-- error (store.SearchSQL).
+--
+-- A trigram GIN index (pg_trgm, a trusted extension since PostgreSQL 13:
+-- the role that owns the schema may create it) answers ILIKE '%text%'. It
+-- is partial: it holds the finished runs only (done, dead, cancelled,
+-- timed_out), which are not updated again, so a run gains its entries once,
+-- when it ends. A running run's row is rewritten at every step (the lease
+-- renewal moves wake_at, so the update is not HOT) and gains an entry in
+-- every index whose predicate it meets: none here, so a step costs what it
+-- did. The unfinished runs are searched row by row (store.SearchSQL).
+CREATE EXTENSION IF NOT EXISTS pg_trgm;
+CREATE INDEX _sky_durable_runs_search ON _sky_durable_runs
+  USING gin (id gin_trgm_ops, input gin_trgm_ops, output gin_trgm_ops, last_error gin_trgm_ops)
+  WHERE status IN ('done','dead','cancelled','timed_out');

@@ -1,0 +1,114 @@
+package store
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"skydurable/runtime/task"
+)
+
+// MinSearch is the shortest search text (ListFilter.Search), in characters:
+// both stores index the finished runs by trigrams, and a shorter text has
+// none to look up.
+const MinSearch = 3
+
+// CheckSearch refuses a search text either store could not answer the same
+// way: shorter than MinSearch characters, not UTF-8, or holding a NUL (which
+// no PostgreSQL text can). Both stores call it before they search, so they
+// accept and refuse the same texts.
+func CheckSearch(text string) error {
+	switch {
+	case !utf8.ValidString(text):
+		return task.Errorf(task.InvalidInput, "durable: the search text %q is not UTF-8; hint: search for text as it appears in a run's id, input, output or error", text)
+	case strings.ContainsRune(text, 0):
+		return task.Errorf(task.InvalidInput, "durable: the search text %q holds a NUL character, which no run's text can; hint: leave it out", text)
+	case utf8.RuneCountInString(text) < MinSearch:
+		return task.Errorf(task.InvalidInput,
+			"durable: the search text %q is shorter than %d characters; hint: search for at least %d characters, or list runs by id prefix", text, MinSearch, MinSearch)
+	}
+	return nil
+}
+
+// LikePattern is the LIKE pattern that matches any text containing text:
+// its %, _ and \ escaped with \ (the statement names \ as the escape
+// character where the dialect needs it).
+func LikePattern(text string) string {
+	return "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(text) + "%"
+}
+
+// SearchDialect is what SearchSQL needs of a store's SQL, beyond the
+// listing's.
+type SearchDialect struct {
+	ListDialect
+	// Finished is the condition that keeps the finished runs (status in
+	// SQLUnclaimable) whose id, input, output or last error contains text,
+	// case-insensitively, read from the store's search index; with its
+	// arguments.
+	Finished func(text string) (string, []any)
+	// Live is the same condition tested on each row it is given: the
+	// unfinished runs, which no search index holds (their rows change with
+	// every step, and an index entry per step is what the search must not
+	// cost).
+	Live func(text string) (string, []any)
+}
+
+// SearchSQL builds the search query for f (f.Search set, CheckSearch
+// passed), newest first (created_at, id), given the run columns and the
+// dialect. It is the union of one branch per part of the table, each
+// reading its newest f.Limit matches:
+//
+//   - the finished runs (done, dead, cancelled, timed_out) from the store's
+//     search index, which holds only them: a finished run is not updated
+//     again, so the index costs one entry per run, written when it ends;
+//   - the unfinished runs of each claimable status, walked newest first on
+//     the (status, created_at, id) index and tested row by row: they are
+//     few next to the finished ones (retention and compaction keep the
+//     table to its finished runs), and an index over them would gain an
+//     entry at every step.
+//
+// f.Status keeps one branch; f.Workflow, f.Parent, f.IDPrefix and the page
+// cursor f.Before filter every branch's matches.
+func SearchSQL(columns string, f ListFilter, d SearchDialect) (string, []any) {
+	const order = " ORDER BY created_at DESC, id DESC LIMIT ?"
+	extra, extraArgs := pageConditions(f, d.Time)
+	if f.Workflow != "" {
+		extra += " AND workflow = ?"
+		extraArgs = append(extraArgs, f.Workflow)
+	}
+	if f.Parent != "" {
+		extra += " AND parent_id = ?"
+		extraArgs = append(extraArgs, f.Parent)
+	}
+	var branches []string
+	var args []any
+	branch := func(from, where string, whereArgs []any) {
+		branches = append(branches, fmt.Sprintf("SELECT id FROM (SELECT id FROM _sky_durable_runs%s WHERE %s%s%s) s%d",
+			from, where, extra, order, len(branches)))
+		args = append(append(append(args, whereArgs...), extraArgs...), f.Limit)
+	}
+	claimable := From(OpClaim)
+	if f.Status == "" || !slices.Contains(claimable, f.Status) {
+		cond, condArgs := d.Finished(f.Search)
+		where := "status IN (" + SQLUnclaimable + ")"
+		if f.Status != "" {
+			// The literal comes from AllStatuses, never from f: a status
+			// that is none of them matches nothing.
+			lit := "NULL"
+			if i := slices.Index(AllStatuses, f.Status); i >= 0 {
+				lit = "'" + string(AllStatuses[i]) + "'"
+			}
+			where += " AND status = " + lit
+		}
+		branch("", where+" AND "+cond, condArgs)
+	}
+	for _, st := range claimable {
+		if f.Status == "" || f.Status == st {
+			cond, condArgs := d.Live(f.Search)
+			branch(d.IndexedBy("_sky_durable_runs_status_list"), "status = '"+string(st)+"' AND "+cond, condArgs)
+		}
+	}
+	return "SELECT " + columns + " FROM _sky_durable_runs WHERE id " + d.IDIn(strings.Join(branches, " UNION ALL ")) + order,
+		append(args, f.Limit)
+}
