@@ -36,7 +36,9 @@ func init() {
 }
 
 const durableUsage = `Usage:
-  sky durable ls [--status S] [--workflow W] [--parent ID] [--limit N] [--before ID] [--json]
+  sky durable ls [--status S] [--workflow W] [--parent ID] [--search TEXT] [--limit N] [--before ID] [--json]
+                                              (--search: TEXT in the id, input, output or last error,
+                                               any case; 3 characters or more)
   sky durable show ID [--json]
   sky durable signal [--replace] ID NAME JSON   (--replace: correct a payload not yet consumed)
   sky durable signal [--replace] ID NAME --file payload.json
@@ -118,6 +120,7 @@ type durableFlags struct {
 	parent    string
 	limit     int
 	before    string
+	search    string
 	json      bool
 	olderThan string
 	orphans   bool
@@ -162,6 +165,7 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 		fs.IntVar(&f.limit, "limit", defaultLsLimit, "at most this many runs, newest first (1 or more)")
 		fs.StringVar(&f.before, "before", "", "only runs listed after the run with this id (the next page)")
 		fs.StringVar(&f.parent, "parent", "", "only the children of this run (Durable.startChild, Durable.all)")
+		fs.StringVar(&f.search, "search", "", "only runs whose id, input, output or last error contains this text, any case (3 characters or more)")
 	}
 	if args[0] == "signal" {
 		fs.BoolVar(&f.replace, "replace", false, "replace the payload of a signal the run has not consumed yet (a repeat without it is ignored)")

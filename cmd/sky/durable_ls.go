@@ -31,7 +31,7 @@ func checkLsLimit(op string, limit int) error {
 // was cut; then it says so on stderr (stdout stays a table, or JSON) and
 // names the flag that reads the next page.
 func durableLs(ctx context.Context, e *durable.Engine, f *durableFlags, _ []string, out io.Writer) error {
-	filter := durable.ListFilter{Status: durable.Status(f.status), Workflow: f.workflow, Parent: f.parent, Limit: f.limit + 1}
+	filter := durable.ListFilter{Status: durable.Status(f.status), Workflow: f.workflow, Parent: f.parent, Search: f.search, Limit: f.limit + 1}
 	if f.before != "" {
 		r, err := e.ReadRun(ctx, f.before)
 		if err != nil {

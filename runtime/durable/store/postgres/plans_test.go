@@ -79,6 +79,14 @@ var wholeTable = map[string]string{
 		"counts every run; compaction bounds it (docs/scaling.md)",
 }
 
+// wantIndex names, for a statement holding a SQL fragment, the index its
+// plan must read at 100,000 rows: a search reads the finished runs from the
+// trigram index (walking another index with the filter would read every
+// finished run for a rare text).
+var wantIndex = map[string]string{
+	`status IN (` + store.SQLUnclaimable + `) AND ` + pgSearchMatch: "_sky_durable_runs_search",
+}
+
 // planExempt are statements whose plan is not the engine's concern: the
 // schema's set-up (migrations, their bookkeeping) and session settings.
 func planExempt(sql string) bool {
@@ -137,6 +145,11 @@ func checkStatementPlans(t *testing.T, log *statementLog) {
 				checked++
 				if m := badPlan.FindString(plan); m != "" && (m == "JIT:" || st.seqScans && wholeTable[sql] == "") {
 					t.Errorf("%s, %s: the plan shows %q:\n%s\n%s", st.name, mode, m, sql, plan)
+				}
+				for part, index := range wantIndex {
+					if st.seqScans && strings.Contains(sql, part) && !strings.Contains(plan, index) {
+						t.Errorf("%s, %s: the plan does not read %s:\n%s\n%s", st.name, mode, index, sql, plan)
+					}
 				}
 			}
 		}
@@ -433,4 +446,5 @@ var sqlConstants = map[string][]string{
 	"pgTimeOutRuns":              {pgTimeOutRuns},
 	"pgWake":                     {pgWake},
 	"pgWakeForSignal":            {pgWakeForSignal},
+	"pgSearchMatch":              {pgSearchMatch},
 }
