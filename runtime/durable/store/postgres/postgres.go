@@ -457,27 +457,27 @@ func (s *Store) appendOne(ctx context.Context, q *db.DB, f store.Fence, e store.
 
 const pgLockRun = `SELECT id FROM _sky_durable_runs WHERE id = ? AND lease_token = ? FOR UPDATE`
 
-const pgReadSignal = `SELECT payload FROM _sky_durable_signals WHERE run_id = ? AND name = ? AND delivered = FALSE`
+const pgReadSignal = `SELECT payload, COALESCE(trace_context, '') FROM _sky_durable_signals WHERE run_id = ? AND name = ? AND delivered = FALSE`
 
 const pgMarkDelivered = `UPDATE _sky_durable_signals SET delivered = TRUE WHERE run_id = ? AND name = ?`
 
-func (s *Store) ConsumeSignal(ctx context.Context, f store.Fence, name string, e store.JournalEntry, accept func(string) error, now time.Time) (bool, error) {
+func (s *Store) ConsumeSignal(ctx context.Context, f store.Fence, name string, e store.JournalEntry, accept func(payload, traceContext string) error, now time.Time) (bool, error) {
 	found := false
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		// Lock the run first: the signal row cannot then change under us.
 		if err := s.lockRun(ctx, tx, f); err != nil {
 			return err
 		}
-		var payload string
+		var payload, traceContext string
 		s.hook("signal", pgReadSignal)
-		err := tx.QueryRow(ctx, pgReadSignal, f.RunID, name).Scan(&payload)
+		err := tx.QueryRow(ctx, pgReadSignal, f.RunID, name).Scan(&payload, &traceContext)
 		if store.IsNoRows(err) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		if err := accept(payload); err != nil {
+		if err := accept(payload, traceContext); err != nil {
 			return err
 		}
 		e.Result = payload
@@ -637,8 +637,8 @@ const pgLockAnyRun = `SELECT id FROM _sky_durable_runs WHERE id = ? FOR UPDATE`
 // name): a repeat changes nothing, delivered or not, and so does a signal to
 // a finished run.
 const pgPutSignal = pgClock + `
-INSERT INTO _sky_durable_signals (run_id, name, payload, delivered, created_at)
-SELECT ?, ?, ?, FALSE, clock.now FROM clock
+INSERT INTO _sky_durable_signals (run_id, name, payload, trace_context, delivered, created_at)
+SELECT ?, ?, ?, NULLIF(CAST(? AS TEXT), ''), FALSE, clock.now FROM clock
  WHERE NOT EXISTS (SELECT 1 FROM _sky_durable_runs f WHERE f.id = ? AND f.status IN (` + store.SQLTerminal + `))
 ON CONFLICT (run_id, name) DO NOTHING`
 
@@ -653,14 +653,14 @@ UPDATE _sky_durable_runs r
  WHERE r.id = ? AND r.status IN (` + store.SQLFree + `)
    AND (r.waiting_signal = CAST(? AS TEXT) OR r.wake_at <= clock.now)`
 
-func (s *Store) PutSignal(ctx context.Context, runID, name, payload string, now time.Time) (bool, error) {
-	return s.putSignal(ctx, pgPutSignal, "", runID, name, payload, now)
+func (s *Store) PutSignal(ctx context.Context, runID, name, payload, traceContext string, now time.Time) (bool, error) {
+	return s.putSignal(ctx, pgPutSignal, "", runID, name, payload, traceContext, now)
 }
 
 // putSignal stores a signal with sql (pgPutSignal, pgReplaceSignal: clock,
-// run id, name, payload, run id) and wakes the run when it stored one,
-// recording event (when not "") in the run's history.
-func (s *Store) putSignal(ctx context.Context, sql string, event store.EventKind, runID, name, payload string, now time.Time) (bool, error) {
+// run id, name, payload, trace context, run id) and wakes the run when it
+// stored one, recording event (when not "") in the run's history.
+func (s *Store) putSignal(ctx context.Context, sql string, event store.EventKind, runID, name, payload, traceContext string, now time.Time) (bool, error) {
 	stored := false
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		// Lock the run row (if it exists) so a concurrent suspend either
@@ -671,7 +671,7 @@ func (s *Store) putSignal(ctx context.Context, sql string, event store.EventKind
 			return err
 		}
 		rs.Close()
-		n, err := s.exec(ctx, tx, "signal", sql, clockArg(now), runID, name, payload, runID)
+		n, err := s.exec(ctx, tx, "signal", sql, clockArg(now), runID, name, payload, traceContext, runID)
 		if err != nil || n == 0 {
 			return err
 		}

@@ -1,4 +1,4 @@
--- 0015 search: `sky durable ls --search` and the dashboard's search box find
+-- 0015 search and signal trace: `sky durable ls --search` and the dashboard's search box find
 -- runs by a case-insensitive substring of their id, input, output or last
 -- error (store.SearchSQL).
 --
@@ -14,3 +14,9 @@ CREATE EXTENSION IF NOT EXISTS pg_trgm;
 CREATE INDEX _sky_durable_runs_search ON _sky_durable_runs
   USING gin (id gin_trgm_ops, input gin_trgm_ops, output gin_trgm_ops, last_error gin_trgm_ops)
   WHERE status IN ('done','dead','cancelled','timed_out');
+
+-- The W3C trace context of the span that sent a signal (NULL: none, or
+-- telemetry off), written by the signal's own INSERT and read by the
+-- statement that consumes it: the attempt that consumes the signal links to
+-- the sender's trace (docs/ui.md, "One trace from the webhook to the run").
+ALTER TABLE _sky_durable_signals ADD COLUMN trace_context TEXT;

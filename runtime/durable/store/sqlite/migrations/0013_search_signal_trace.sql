@@ -1,4 +1,4 @@
--- 0013 search: `sky durable ls --search` and the dashboard's search box find
+-- 0013 search and signal trace: `sky durable ls --search` and the dashboard's search box find
 -- runs by a case-insensitive substring of their id, input, output or last
 -- error (store.SearchSQL; PostgreSQL's migration 0015 does the same with a
 -- trigram GIN index).
@@ -56,3 +56,8 @@ BEGIN
   DELETE FROM _sky_durable_search WHERE rowid = (SELECT doc FROM _sky_durable_search_docs WHERE run_id = OLD.id);
   DELETE FROM _sky_durable_search_docs WHERE run_id = OLD.id;
 END;
+
+-- The W3C trace context of the span that sent a signal (NULL: none, or
+-- telemetry off), written by the signal's own INSERT and read by the
+-- statement that consumes it (PostgreSQL's migration 0015 adds the same).
+ALTER TABLE _sky_durable_signals ADD COLUMN trace_context TEXT;
