@@ -4,7 +4,9 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
+	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -73,7 +75,19 @@ func (s *Store) Setup(ctx context.Context) error {
 		return migrationsErr
 	}
 	_, err := s.migrator().Up(ctx, s.d, 0)
-	return err
+	return extensionHint(err)
+}
+
+// extensionHint says how to install pg_trgm when a set-up failed on it:
+// migration 0015 creates it for the search index, and a role that may not
+// create objects in the database cannot.
+func extensionHint(err error) error {
+	if err == nil || !strings.Contains(err.Error(), "pg_trgm") {
+		return err
+	}
+	return fmt.Errorf("%w; hint: the run search index (migration 0015) needs the PostgreSQL extension pg_trgm, "+
+		"which this role cannot create: a superuser or the database's owner runs CREATE EXTENSION pg_trgm; in this database once, "+
+		"then set-up succeeds (a server without the extension needs its contrib package, e.g. postgresql-contrib)", err)
 }
 
 func (s *Store) SchemaVersion(ctx context.Context) (int, int, error) {

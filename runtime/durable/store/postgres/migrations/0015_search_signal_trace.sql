@@ -18,5 +18,5 @@ CREATE INDEX _sky_durable_runs_search ON _sky_durable_runs
 -- The W3C trace context of the span that sent a signal (NULL: none, or
 -- telemetry off), written by the signal's own INSERT and read by the
 -- statement that consumes it: the attempt that consumes the signal links to
--- the sender's trace (docs/ui.md, "One trace from the webhook to the run").
+-- the sender's trace (docs/ui.md, OpenTelemetry: "Signals link to their sender").
 ALTER TABLE _sky_durable_signals ADD COLUMN trace_context TEXT;
