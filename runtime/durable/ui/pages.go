@@ -49,7 +49,7 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 
 // listQuery is the runs list's filters, as the URL carries them: Prefix
 // (q) an id prefix, Search (search) a text of the id, input, output or last
-// error (durable.ListFilter.Search).
+// error (the engine's search, what sky durable ls --search finds).
 type listQuery struct {
 	Status, Workflow, Prefix, Parent, Search string
 	Before                                   *durable.Cursor
