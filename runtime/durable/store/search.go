@@ -26,7 +26,7 @@ func CheckSearch(text string) error {
 		return task.Errorf(task.InvalidInput, "durable: the search text %q holds a NUL character, which no run's text can; hint: leave it out", text)
 	case utf8.RuneCountInString(text) < MinSearch:
 		return task.Errorf(task.InvalidInput,
-			"durable: the search text %q is shorter than %d characters; hint: search for at least %d characters, or list runs by id prefix", text, MinSearch, MinSearch)
+			"durable: the search text %q is shorter than %d characters; hint: give at least %d characters of the id, input, output or error", text, MinSearch, MinSearch)
 	}
 	return nil
 }
