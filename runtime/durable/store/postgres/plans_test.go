@@ -80,11 +80,13 @@ var wholeTable = map[string]string{
 }
 
 // wantIndex names, for a statement holding a SQL fragment, the index its
-// plan must read at 100,000 rows: a search reads the finished runs from the
-// trigram index (walking another index with the filter would read every
-// finished run for a rare text).
+// plan must read at 100,000 rows: a search with no other filter reads the
+// finished runs from the trigram index (walking another index, testing each
+// run, would read every finished run for a rare text). With a status,
+// workflow or page filter as well, the planner may read that filter's index
+// instead when it deems it the more selective; no plan may read the table.
 var wantIndex = map[string]string{
-	`status IN (` + store.SQLUnclaimable + `) AND ` + pgSearchMatch: "_sky_durable_runs_search",
+	`status NOT IN (` + store.SQLClaimable + `) AND ` + pgSearchMatch + `) SELECT`: "_sky_durable_runs_search",
 }
 
 // planExempt are statements whose plan is not the engine's concern: the

@@ -794,7 +794,7 @@ var listDialect = store.ListDialect{
 // pgSearchMatch is a search's condition (store.SearchSQL) on both parts of
 // the table: on the finished runs, the planner answers it from the trigram
 // index _sky_durable_runs_search (migration 0015), a BitmapOr of its four
-// columns; on the unfinished runs, it tests the rows the status index
+// columns (plans_test.go's wantIndex pins it); on the unfinished runs, it tests the rows the status index
 // walk reads. Its four parameters are the same LIKE pattern.
 const pgSearchMatch = `(id ILIKE ? OR input ILIKE ? OR output ILIKE ? OR last_error ILIKE ?)`
 
