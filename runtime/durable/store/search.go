@@ -38,6 +38,10 @@ func LikePattern(text string) string {
 	return "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(text) + "%"
 }
 
+// SearchRecent is how many of the newest finished runs a search tests row
+// by row before it reads the search index (SearchSQL).
+const SearchRecent = 1000
+
 // SearchDialect is what SearchSQL needs of a store's SQL, beyond the
 // listing's.
 type SearchDialect struct {
@@ -62,14 +66,21 @@ type SearchDialect struct {
 //   - the finished runs (done, dead, cancelled, timed_out) from the store's
 //     search index, which holds only them: a finished run is not updated
 //     again, so the index costs one entry per run, written when it ends.
-//     Their matches are gathered in a MATERIALIZED CTE and sorted there: a
-//     plan that walked the listing index newest first, testing each run,
-//     looked cheaper to PostgreSQL's generic plan (it cannot see the text's
-//     rarity) and read every finished run for a rare text. The condition
-//     names the statuses as NOT IN the claimable ones, the words of the
-//     PostgreSQL index's predicate, which the finished-runs index of the
-//     stats (IN the finished ones) does not match, so the search index is
-//     the only index that answers it (TestStoreConformance's plan check);
+//     First the newest SearchRecent finished runs are tested row by row
+//     (recent): when f.Limit of them match, those are the newest matches,
+//     and the index is not read (a text most runs hold would otherwise
+//     gather every finished run from the index, to sort them); else the
+//     index's matches are gathered (finished). Both are MATERIALIZED CTEs,
+//     and the index read is gated by the count of recent matches (a
+//     one-time filter: skipped, not run, when enough matched). A plan that
+//     walked the listing index newest first, testing each run, looked
+//     cheaper to PostgreSQL's generic plan (it cannot see the text's
+//     rarity) and read every finished run for a rare text; the CTE leaves
+//     it no order to walk. The condition names the statuses as NOT IN the
+//     claimable ones, the words of the PostgreSQL index's predicate, which
+//     the finished-runs index of the stats (IN the finished ones) does not
+//     match, so the search index is the only index that answers it
+//     (TestStoreConformance's plan check);
 //   - the unfinished runs of each claimable status, walked newest first on
 //     the (status, created_at, id) index and tested row by row: they are
 //     few next to the finished ones (retention and compaction keep the
@@ -110,9 +121,15 @@ func SearchSQL(columns string, f ListFilter, d SearchDialect) (string, []any) {
 			}
 			where += " AND status = " + lit
 		}
-		with = "WITH finished AS MATERIALIZED (SELECT id, created_at FROM _sky_durable_runs WHERE " + where + " AND " + cond + extra + ") "
+		live, liveArgs := d.Live(f.Search)
+		const hits = "(SELECT COUNT(*) FROM recent WHERE hit)"
+		with = "WITH recent AS MATERIALIZED (SELECT id, created_at, " + live + " AS hit FROM (SELECT id, created_at, input, output, last_error" +
+			" FROM _sky_durable_runs WHERE " + where + extra + order + ") w), " +
+			"finished AS MATERIALIZED (SELECT id, created_at FROM recent WHERE hit AND " + hits + " >= ?" +
+			" UNION ALL SELECT id, created_at FROM _sky_durable_runs WHERE " + where + " AND " + cond + extra + " AND " + hits + " < ?) "
 		branches = append(branches, "SELECT id FROM (SELECT id FROM finished"+order+") s0")
-		args = append(append(append(args, condArgs...), extraArgs...), f.Limit)
+		args = append(append(append(args, liveArgs...), extraArgs...), SearchRecent, f.Limit)
+		args = append(append(append(args, condArgs...), extraArgs...), f.Limit, f.Limit)
 	}
 	for _, st := range claimable {
 		if f.Status == "" || f.Status == st {
