@@ -48,9 +48,12 @@ type SearchDialect struct {
 	ListDialect
 	// Finished is the condition that keeps the finished runs (status in
 	// SQLUnclaimable) whose id, input, output or last error contains text,
-	// case-insensitively, read from the store's search index; with its
-	// arguments.
-	Finished func(text string) (string, []any)
+	// case-insensitively, read from the store's search index, with its
+	// arguments. It reads the index only when gate (a SQL condition with one
+	// parameter, which SearchSQL passes first) holds, testing it before it
+	// reads a row: the condition's text holds gate before its own
+	// parameters.
+	Finished func(text, gate string) (string, []any)
 	// Live is the same condition tested on each row it is given: the
 	// unfinished runs, which no search index holds (their rows change with
 	// every step, and an index entry per step is what the search must not
@@ -110,7 +113,6 @@ func SearchSQL(columns string, f ListFilter, d SearchDialect) (string, []any) {
 	}
 	claimable := From(OpClaim)
 	if f.Status == "" || !slices.Contains(claimable, f.Status) {
-		cond, condArgs := d.Finished(f.Search)
 		where := "status NOT IN (" + SQLClaimable + ")"
 		if f.Status != "" {
 			// The literal comes from AllStatuses, never from f: a status
@@ -123,13 +125,14 @@ func SearchSQL(columns string, f ListFilter, d SearchDialect) (string, []any) {
 		}
 		live, liveArgs := d.Live(f.Search)
 		const hits = "(SELECT COUNT(*) FROM recent WHERE hit)"
+		cond, condArgs := d.Finished(f.Search, hits+" < ?")
 		with = "WITH recent AS MATERIALIZED (SELECT id, created_at, " + live + " AS hit FROM (SELECT id, created_at, input, output, last_error" +
-			" FROM _sky_durable_runs WHERE " + where + extra + order + ") w), " +
+			" FROM _sky_durable_runs" + d.IndexedBy("_sky_durable_runs_list") + " WHERE " + where + extra + order + ") w), " +
 			"finished AS MATERIALIZED (SELECT id, created_at FROM recent WHERE hit AND " + hits + " >= ?" +
-			" UNION ALL SELECT id, created_at FROM _sky_durable_runs WHERE " + where + " AND " + cond + extra + " AND " + hits + " < ?) "
+			" UNION ALL SELECT id, created_at FROM _sky_durable_runs WHERE " + where + " AND " + cond + extra + ") "
 		branches = append(branches, "SELECT id FROM (SELECT id FROM finished"+order+") s0")
-		args = append(append(append(args, liveArgs...), extraArgs...), SearchRecent, f.Limit)
-		args = append(append(append(args, condArgs...), extraArgs...), f.Limit, f.Limit)
+		args = append(append(append(args, liveArgs...), extraArgs...), SearchRecent, f.Limit, f.Limit)
+		args = append(append(append(args, condArgs...), extraArgs...), f.Limit)
 	}
 	for _, st := range claimable {
 		if f.Status == "" || f.Status == st {

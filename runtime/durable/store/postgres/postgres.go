@@ -801,8 +801,12 @@ const pgSearchMatch = `(id ILIKE ? OR input ILIKE ? OR output ILIKE ? OR last_er
 // searchDialect is store.SearchSQL's view of PostgreSQL.
 var searchDialect = store.SearchDialect{
 	ListDialect: listDialect,
-	Finished:    pgSearch,
-	Live:        pgSearch,
+	// The gate is a one-time filter of the index scan: not run when false.
+	Finished: func(text, gate string) (string, []any) {
+		cond, args := pgSearch(text)
+		return gate + " AND " + cond, args
+	},
+	Live: pgSearch,
 }
 
 // pgSearch is pgSearchMatch for text, with its arguments.

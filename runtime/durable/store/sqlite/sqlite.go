@@ -533,8 +533,10 @@ var listDialect = store.ListDialect{
 // unfinished ones tested row by row with LIKE, case-insensitive for ASCII.
 var searchDialect = store.SearchDialect{
 	ListDialect: listDialect,
-	Finished: func(text string) (string, []any) {
-		return `id IN (SELECT d.run_id FROM _sky_durable_search_docs d WHERE d.doc IN
+	// The gate is the outer loop of the index read (CROSS JOIN keeps it
+	// outer): no row, no read.
+	Finished: func(text, gate string) (string, []any) {
+		return `id IN (SELECT d.run_id FROM (SELECT 1 WHERE ` + gate + `) g CROSS JOIN _sky_durable_search_docs d WHERE d.doc IN
   (SELECT rowid FROM _sky_durable_search WHERE _sky_durable_search MATCH ?))`,
 			[]any{`"` + strings.ReplaceAll(text, `"`, `""`) + `"`}
 	},
