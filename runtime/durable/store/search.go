@@ -57,7 +57,7 @@ type SearchDialect struct {
 	// Live is the same condition tested on each row it is given: the
 	// unfinished runs, which no search index holds (their rows change with
 	// every step, and an index entry per step is what the search must not
-	// cost).
+	// cost), and the newest SearchRecent finished runs.
 	Live func(text string) (string, []any)
 }
 
@@ -74,8 +74,8 @@ type SearchDialect struct {
 //     and the index is not read (a text most runs hold would otherwise
 //     gather every finished run from the index, to sort them); else the
 //     index's matches are gathered (finished). Both are MATERIALIZED CTEs,
-//     and the index read is gated by the count of recent matches (a
-//     one-time filter: skipped, not run, when enough matched). A plan that
+//     and the index read is gated by the count of recent matches (the gate
+//     of Finished: not read at all when enough matched). A plan that
 //     walked the listing index newest first, testing each run, looked
 //     cheaper to PostgreSQL's generic plan (it cannot see the text's
 //     rarity) and read every finished run for a rare text; the CTE leaves
