@@ -114,7 +114,10 @@ func SearchSQL(columns string, f ListFilter, d SearchDialect) (string, []any) {
 	claimable := From(OpClaim)
 	if f.Status == "" || !slices.Contains(claimable, f.Status) {
 		where := "status NOT IN (" + SQLClaimable + ")"
+		// The walk of the newest runs: in one status, on its index.
+		walk := "_sky_durable_runs_list"
 		if f.Status != "" {
+			walk = "_sky_durable_runs_status_list"
 			// The literal comes from AllStatuses, never from f: a status
 			// that is none of them matches nothing.
 			lit := "NULL"
@@ -127,7 +130,7 @@ func SearchSQL(columns string, f ListFilter, d SearchDialect) (string, []any) {
 		const hits = "(SELECT COUNT(*) FROM recent WHERE hit)"
 		cond, condArgs := d.Finished(f.Search, hits+" < ?")
 		with = "WITH recent AS MATERIALIZED (SELECT id, created_at, " + live + " AS hit FROM (SELECT id, created_at, input, output, last_error" +
-			" FROM _sky_durable_runs" + d.IndexedBy("_sky_durable_runs_list") + " WHERE " + where + extra + order + ") w), " +
+			" FROM _sky_durable_runs" + d.IndexedBy(walk) + " WHERE " + where + extra + order + ") w), " +
 			"finished AS MATERIALIZED (SELECT id, created_at FROM recent WHERE hit AND " + hits + " >= ?" +
 			" UNION ALL SELECT id, created_at FROM _sky_durable_runs WHERE " + where + " AND " + cond + extra + ") "
 		branches = append(branches, "SELECT id FROM (SELECT id FROM finished"+order+") s0")
