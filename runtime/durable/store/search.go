@@ -70,7 +70,9 @@ type SearchDialect struct {
 //     search index, which holds only them: a finished run is not updated
 //     again, so the index costs one entry per run, written when it ends.
 //     First the newest SearchRecent finished runs are tested row by row
-//     (recent): when f.Limit of them match, those are the newest matches,
+//     (recent; the page cursor bounds the walk, the other filters are
+//     tested on its rows): when f.Limit of them match, those are the
+//     newest matches,
 //     and the index is not read (a text most runs hold would otherwise
 //     gather every finished run from the index, to sort them); else the
 //     index's matches are gathered (finished). Both are MATERIALIZED CTEs,
@@ -94,15 +96,19 @@ type SearchDialect struct {
 // cursor f.Before filter every branch's matches.
 func SearchSQL(columns string, f ListFilter, d SearchDialect) (string, []any) {
 	const order = " ORDER BY created_at DESC, id DESC LIMIT ?"
-	extra, extraArgs := pageConditions(f, d.Time)
+	// The page cursor bounds every walk; the other filters are tested on
+	// the rows read.
+	cursor, cursorArgs := pageConditions(ListFilter{Before: f.Before}, d.Time)
+	filters, filterArgs := pageConditions(ListFilter{IDPrefix: f.IDPrefix}, d.Time)
 	if f.Workflow != "" {
-		extra += " AND workflow = ?"
-		extraArgs = append(extraArgs, f.Workflow)
+		filters += " AND workflow = ?"
+		filterArgs = append(filterArgs, f.Workflow)
 	}
 	if f.Parent != "" {
-		extra += " AND parent_id = ?"
-		extraArgs = append(extraArgs, f.Parent)
+		filters += " AND parent_id = ?"
+		filterArgs = append(filterArgs, f.Parent)
 	}
+	extra, extraArgs := cursor+filters, append(slices.Clone(cursorArgs), filterArgs...)
 	var with string
 	var branches []string
 	var args []any
@@ -129,12 +135,16 @@ func SearchSQL(columns string, f ListFilter, d SearchDialect) (string, []any) {
 		live, liveArgs := d.Live(f.Search)
 		const hits = "(SELECT COUNT(*) FROM recent WHERE hit)"
 		cond, condArgs := d.Finished(f.Search, hits+" < ?")
-		with = "WITH recent AS MATERIALIZED (SELECT id, created_at, " + live + " AS hit FROM (SELECT id, created_at, input, output, last_error" +
-			" FROM _sky_durable_runs" + d.IndexedBy(walk) + " WHERE " + where + extra + order + ") w), " +
+		// The walk reads SearchRecent rows at most: the filters are tested
+		// on what it read, not in it (a rare workflow or prefix would
+		// otherwise walk the whole table, or plan a sequential scan).
+		with = "WITH recent AS MATERIALIZED (SELECT id, created_at, (TRUE" + filters + ") AND " + live + " AS hit" +
+			" FROM (SELECT id, created_at, input, output, last_error, workflow, parent_id" +
+			" FROM _sky_durable_runs" + d.IndexedBy(walk) + " WHERE " + where + cursor + order + ") w), " +
 			"finished AS MATERIALIZED (SELECT id, created_at FROM recent WHERE hit AND " + hits + " >= ?" +
 			" UNION ALL SELECT id, created_at FROM _sky_durable_runs WHERE " + where + " AND " + cond + extra + ") "
 		branches = append(branches, "SELECT id FROM (SELECT id FROM finished"+order+") s0")
-		args = append(append(append(args, liveArgs...), extraArgs...), SearchRecent, f.Limit, f.Limit)
+		args = append(append(append(append(args, filterArgs...), liveArgs...), cursorArgs...), SearchRecent, f.Limit, f.Limit)
 		args = append(append(append(args, condArgs...), extraArgs...), f.Limit)
 	}
 	for _, st := range claimable {

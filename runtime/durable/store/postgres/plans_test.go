@@ -86,7 +86,7 @@ var wholeTable = map[string]string{
 // workflow or page filter as well, the planner may read that filter's index
 // instead when it deems it the more selective; no plan may read the table.
 var wantIndex = map[string]string{
-	pgSearchMatch + `) SELECT`: "_sky_durable_runs_search",
+	`NOT IN (` + store.SQLClaimable + `) AND (SELECT COUNT(*) FROM recent WHERE hit) < ? AND ` + pgSearchMatch + `) SELECT`: "_sky_durable_runs_search",
 }
 
 // planExempt are statements whose plan is not the engine's concern: the
