@@ -105,6 +105,7 @@ type durableFlags struct {
 	parent    string
 	limit     int
 	before    string
+	search    string
 	json      bool
 	olderThan string
 	orphans   bool

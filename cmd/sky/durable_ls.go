@@ -14,14 +14,17 @@ import (
 
 func init() {
 	registerDurable(durableCommand{
-		use:      "ls [--status S] [--workflow W] [--parent ID] [--limit N] [--before ID] [--json]",
+		use:      "ls [--status S] [--workflow W] [--parent ID] [--search TEXT] [--limit N] [--before ID] [--json]",
 		readOnly: true,
 		short:    "list the newest runs, filtered in the database",
 		long: `List the newest runs, newest first, filtered in the database. When there are more than --limit,
-a note on stderr names the --before flag that reads the next page (stdout stays a table, or JSON).`,
+a note on stderr names the --before flag that reads the next page (stdout stays a table, or JSON).
+--search TEXT keeps the runs whose id, input, output or last error contains TEXT, any case
+(3 characters or more; an encrypted payload matches nothing).`,
 		example: `  sky durable ls
   sky durable ls --status failed --workflow checkout
   sky durable ls --parent order-42 --json
+  sky durable ls --search card_declined --status dead
   sky durable ls --limit 20 --before order-17      # the next page`,
 		flags: func(fs *pflag.FlagSet, f *durableFlags) {
 			fs.StringVar(&f.status, "status", "", "only runs in this status (running, waiting, done, failed, dead, cancelled, timed_out)")
@@ -29,6 +32,7 @@ a note on stderr names the --before flag that reads the next page (stdout stays 
 			fs.IntVar(&f.limit, "limit", defaultLsLimit, "at most this many runs, newest first (1 or more)")
 			fs.StringVar(&f.before, "before", "", "only runs listed after the run with this id (the next page)")
 			fs.StringVar(&f.parent, "parent", "", "only the children of this run (Durable.startChild, Durable.all)")
+			fs.StringVar(&f.search, "search", "", "only runs whose id, input, output or last error contains this text, any case (3 characters or more)")
 			durableJSONFlag(fs, f)
 		},
 		check: func(f *durableFlags, _ []string) error {
@@ -64,7 +68,7 @@ func checkLsLimit(limit int) error {
 // was cut; then it says so on stderr (stdout stays a table, or JSON) and
 // names the flag that reads the next page.
 func durableLs(ctx context.Context, e *durable.Engine, f *durableFlags, _ []string, out io.Writer) error {
-	filter := durable.ListFilter{Status: durable.Status(f.status), Workflow: f.workflow, Parent: f.parent, Limit: f.limit + 1}
+	filter := durable.ListFilter{Status: durable.Status(f.status), Workflow: f.workflow, Parent: f.parent, Search: f.search, Limit: f.limit + 1}
 	if f.before != "" {
 		r, err := e.ReadRun(ctx, f.before)
 		if err != nil {

@@ -165,13 +165,13 @@ func (s *sealingStore) AppendEntry(ctx context.Context, q *db.DB, f store.Fence,
 	return s.Store.AppendEntry(ctx, q, f, *s.sealEntry(f.RunID, &e), now)
 }
 
-func (s *sealingStore) ConsumeSignal(ctx context.Context, f store.Fence, name string, e store.JournalEntry, accept func(string) (string, error), now time.Time) (bool, error) {
-	return s.Store.ConsumeSignal(ctx, f, name, e, func(payload string) (string, error) {
+func (s *sealingStore) ConsumeSignal(ctx context.Context, f store.Fence, name string, e store.JournalEntry, accept func(payload, traceContext string) (string, error), now time.Time) (bool, error) {
+	return s.Store.ConsumeSignal(ctx, f, name, e, func(payload, traceContext string) (string, error) {
 		plain, err := s.ring.Open(f.RunID, placeSignal(name), payload)
 		if err != nil {
 			return "", unreadable(f.RunID, fmt.Sprintf("signal %q", name), err)
 		}
-		journal, err := accept(plain)
+		journal, err := accept(plain, traceContext)
 		if err != nil {
 			return "", err
 		}
@@ -187,8 +187,8 @@ func (s *sealingStore) CompleteAndClaim(ctx context.Context, f store.Fence, last
 	return s.Store.CompleteAndClaim(ctx, f, s.sealEntry(f.RunID, last), s.ring.Seal(f.RunID, placeOutput, output), now, next)
 }
 
-func (s *sealingStore) PutSignal(ctx context.Context, runID, name, payload string, now time.Time) (bool, error) {
-	return s.Store.PutSignal(ctx, runID, name, s.ring.Seal(runID, placeSignal(name), payload), now)
+func (s *sealingStore) PutSignal(ctx context.Context, runID, name, payload, traceContext string, now time.Time) (bool, error) {
+	return s.Store.PutSignal(ctx, runID, name, s.ring.Seal(runID, placeSignal(name), payload), traceContext, now)
 }
 
 func (s *sealingStore) ReplaceSignal(ctx context.Context, runID, name, payload string, now time.Time) (bool, error) {

@@ -56,7 +56,7 @@ func (e *Engine) putSignal(ctx context.Context, runID, name, payload string) (bo
 	if err := e.checkJSON(fmt.Sprintf("the payload of signal %q to run %q", name, runID), payload); err != nil {
 		return false, err
 	}
-	stored, err := e.store.PutSignal(ctx, runID, name, payload, e.now())
+	stored, err := e.store.PutSignal(ctx, runID, name, payload, e.tel.signalSpan(ctx, runID, name), e.now())
 	if err != nil {
 		return false, err
 	}

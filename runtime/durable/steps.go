@@ -326,8 +326,10 @@ func AwaitSignalFor[A any](c *Ctx, cd codec.Codec[A], name string, timeoutMs int
 // before it is marked delivered and journalled.
 func consume[A any](ctx context.Context, c *Ctx, cd codec.Codec[A], name, id string) (A, bool, error) {
 	var a A
+	var sender string
 	e := c.entry(id, KindSignal, "")
-	found, err := c.e.store.ConsumeSignal(ctx, c.f, name, e, func(payload string) (string, error) {
+	found, err := c.e.store.ConsumeSignal(ctx, c.f, name, e, func(payload, traceContext string) (string, error) {
+		sender = traceContext
 		var err error
 		if a, err = cd.Decode(payload); err != nil {
 			return "", task.Errorf(task.Decode,
@@ -340,6 +342,7 @@ func consume[A any](ctx context.Context, c *Ctx, cd codec.Codec[A], name, id str
 	if err = c.fenced(err); err != nil || !found {
 		return a, false, err
 	}
+	c.e.tel.linkSignal(ctx, name, sender)
 	c.advance(e)
 	return a, true, c.cross(AfterCommit, e, false)
 }

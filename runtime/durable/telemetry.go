@@ -18,7 +18,9 @@ import (
 // This file is the engine's OpenTelemetry: a span per run attempt, parented
 // on the span that started the run (its trace context is stored with the
 // run, so the trace survives crashes and restarts), a child span per fresh
-// step, and the counters and histograms below. Everything goes through the
+// step, a link from the attempt that consumes a signal to the span that
+// sent it (its trace context is stored with the signal), and the counters
+// and histograms below. Everything goes through the
 // providers in Options; with none the engine uses no-op ones and stores no
 // trace context.
 
@@ -33,6 +35,7 @@ const (
 	attrAttempt  = attribute.Key("durable.attempt")
 	attrOutcome  = attribute.Key("durable.outcome")
 	attrVersion  = attribute.Key("durable.version")
+	attrSignal   = attribute.Key("durable.signal")
 )
 
 type telemetry struct {
@@ -84,9 +87,43 @@ func (t *telemetry) startSpan(ctx context.Context, workflow, runID string, versi
 	ctx, span := t.tracer.Start(ctx, "durable start "+workflow, trace.WithAttributes(
 		attrWorkflow.String(workflow), attrRun.String(runID), attrVersion.Int(version)))
 	defer span.End()
+	return t.traceparent(ctx)
+}
+
+// traceparent is the W3C trace context of ctx's span.
+func (t *telemetry) traceparent(ctx context.Context) string {
 	carrier := propagation.MapCarrier{}
 	t.prop.Inject(ctx, carrier)
 	return carrier["traceparent"]
+}
+
+// signalSpan returns the trace context to store with a signal sent to
+// runID: the traceparent of a "durable signal NAME" span, child of ctx's
+// span. A sender outside any trace (ctx has no span) stores none, and
+// starts no trace of its own.
+func (t *telemetry) signalSpan(ctx context.Context, runID, name string) string {
+	if !t.tracing || !trace.SpanContextFromContext(ctx).IsValid() {
+		return ""
+	}
+	ctx, span := t.tracer.Start(ctx, "durable signal "+name, trace.WithSpanKind(trace.SpanKindProducer),
+		trace.WithAttributes(attrRun.String(runID), attrSignal.String(name)))
+	defer span.End()
+	return t.traceparent(ctx)
+}
+
+// linkSignal links the attempt span in ctx to the span that sent the
+// signal name it consumed (traceContext, as signalSpan stored it), so the
+// trace of the request that sent a signal leads to the run it woke, and the
+// run's trace back to that request.
+func (t *telemetry) linkSignal(ctx context.Context, name, traceContext string) {
+	a, ok := ctx.Value(attemptKey{}).(*attempt)
+	if !t.tracing || traceContext == "" || !ok {
+		return
+	}
+	sc := trace.SpanContextFromContext(t.prop.Extract(context.Background(), propagation.MapCarrier{"traceparent": traceContext}))
+	if sc.IsValid() {
+		a.span.AddLink(trace.Link{SpanContext: sc, Attributes: []attribute.KeyValue{attrSignal.String(name)}})
+	}
 }
 
 // attempt is the span of one claimed attempt; its outcome is set where the

@@ -19,13 +19,14 @@ import (
 
 // TestTracingAddsNoStatement: with tracing on, a run costs the statements
 // it costs with tracing off (the claim reads the stored trace context with
-// the run), and its attempt still joins the start's trace.
+// the run; a signal's INSERT writes its sender's, and the statement that
+// consumes it reads it), and its attempt still joins the start's trace.
 func TestTracingAddsNoStatement(t *testing.T) {
 	dbtest.ForEachDriver(t, func(t *testing.T, _ string, d *db.DB) {
 		ctx := context.Background()
 		w := durable.Register("three", codec.String, codec.String, func(c *durable.Ctx, in string) task.Task[string] {
 			return task.AndThen(durable.Step(c, codec.String, "a", task.Succeed(in)), func(string) task.Task[string] {
-				return task.AndThen(durable.Step(c, codec.String, "b", task.Succeed(in)), func(string) task.Task[string] {
+				return task.AndThen(durable.AwaitSignal(c, codec.String, "go"), func(string) task.Task[string] {
 					return durable.Step(c, codec.String, "c", task.Succeed(in))
 				})
 			})
@@ -45,15 +46,25 @@ func TestTracingAddsNoStatement(t *testing.T) {
 			if err := durable.Start(ctx, e, w, runID, "x"); err != nil {
 				t.Fatal(err)
 			}
-			for {
-				worked, err := e.Poll(ctx, []durable.Workflow{w.Erase()})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !worked {
-					break
+			drain := func() {
+				for {
+					worked, err := e.Poll(ctx, []durable.Workflow{w.Erase()})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !worked {
+						return
+					}
 				}
 			}
+			drain()
+			// Sent from a request's span, as a webhook does.
+			reqCtx, req := tp.Tracer("webhook").Start(ctx, "POST /hooks/:id")
+			if err := e.Signal(reqCtx, runID, "go", `"!"`); err != nil {
+				t.Fatal(err)
+			}
+			req.End()
+			drain()
 			mu.Lock()
 			defer mu.Unlock()
 			return seen

@@ -164,6 +164,11 @@ type ListFilter struct {
 	Limit int
 	// IDPrefix keeps only runs whose id starts with it (case-sensitive).
 	IDPrefix string
+	// Search, when set, keeps only runs whose id, input, output or last
+	// error contains it, ignoring case (ASCII letters on every store),
+	// on the stores' search index (SearchSQL). It needs MinSearch
+	// characters (CheckSearch); the other fields narrow its matches.
+	Search string
 	// Parent keeps only the children of this run (on the parent index).
 	Parent string
 	// Before, when set, keeps only runs listed after it: older, or as old

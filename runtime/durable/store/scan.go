@@ -82,16 +82,7 @@ func ListSQL(columns string, f ListFilter, d ListDialect) (string, []any) {
 	const order = " ORDER BY created_at DESC, id DESC LIMIT ?"
 	from := " FROM _sky_durable_runs"
 	// extra are the page and prefix conditions, the same in every branch.
-	var extra string
-	var extraArgs []any
-	if f.Before != nil {
-		extra += " AND (created_at, id) < (?, ?)"
-		extraArgs = append(extraArgs, timeArg(f.Before.CreatedAt), f.Before.ID)
-	}
-	if f.IDPrefix != "" {
-		extra += " AND substr(id, 1, ?) = ?"
-		extraArgs = append(extraArgs, utf8.RuneCountInString(f.IDPrefix), f.IDPrefix)
-	}
+	extra, extraArgs := pageConditions(f, timeArg)
 	with := func(args ...any) []any { return append(append(args, extraArgs...), f.Limit) }
 	switch {
 	case f.Parent != "":
@@ -129,4 +120,21 @@ func listChildrenSQL(columns string, f ListFilter, indexedBy func(string) string
 	}
 	return "SELECT " + columns + " FROM _sky_durable_runs" + indexedBy("_sky_durable_runs_parent") + where + extra +
 		" ORDER BY created_at DESC, id DESC LIMIT ?", with(args...)
+}
+
+// pageConditions are the conditions of f's page cursor and id prefix, each
+// starting " AND ", with their arguments: the same in every branch of a
+// listing (ListSQL) or a search (SearchSQL).
+func pageConditions(f ListFilter, timeArg func(time.Time) any) (string, []any) {
+	var extra string
+	var args []any
+	if f.Before != nil {
+		extra += " AND (created_at, id) < (?, ?)"
+		args = append(args, timeArg(f.Before.CreatedAt), f.Before.ID)
+	}
+	if f.IDPrefix != "" {
+		extra += " AND substr(id, 1, ?) = ?"
+		args = append(args, utf8.RuneCountInString(f.IDPrefix), f.IDPrefix)
+	}
+	return extra, args
 }

@@ -41,7 +41,9 @@ type Store interface {
 	// name, lets accept decode its payload (an accept error aborts and
 	// changes nothing), marks it delivered and journals e with the text
 	// accept returns (the payload, or its form sealed for the journal).
-	ConsumeSignal(ctx context.Context, f Fence, name string, e JournalEntry, accept func(payload string) (journal string, err error), now time.Time) (found bool, err error)
+	// accept also gets the trace context PutSignal stored with it ("" for
+	// none).
+	ConsumeSignal(ctx context.Context, f Fence, name string, e JournalEntry, accept func(payload, traceContext string) (journal string, err error), now time.Time) (found bool, err error)
 	// Suspend releases the lease and parks the run until wakeAt (zero =
 	// never) or until signal name arrives (when name is not empty). An
 	// undelivered signal of that name makes the run due at once.
@@ -86,10 +88,13 @@ type Store interface {
 	// PutSignal stores a signal and wakes the run if it waits for it. A
 	// signal is one-shot per (run, name): when one of that name was stored
 	// before, delivered or not, or the run is finished (done, cancelled,
-	// timed_out), it changes nothing and stored is false.
-	PutSignal(ctx context.Context, runID, name, payload string, now time.Time) (stored bool, err error)
+	// timed_out), it changes nothing and stored is false. traceContext is
+	// the W3C traceparent of the sender's span ("" for none), stored in the
+	// same INSERT and handed to the attempt that consumes the signal.
+	PutSignal(ctx context.Context, runID, name, payload, traceContext string, now time.Time) (stored bool, err error)
 	// ReplaceSignal is the operator's correction: it replaces the payload
-	// of an undelivered signal (storing it when there is none) and wakes
+	// of an undelivered signal (storing it when there is none; the
+	// sender's trace context goes with the payload it replaced) and wakes
 	// the run if it waits for it; replaced is false, and nothing changes,
 	// when the run already consumed that signal.
 	ReplaceSignal(ctx context.Context, runID, name, payload string, now time.Time) (replaced bool, err error)

@@ -103,7 +103,7 @@ func text(t *testing.T, ctx context.Context, sel string) string {
 }
 
 // TestBrowser drives the dashboard in headless Chromium: the overview, a
-// filtered list, a run, and a retry of a dead run through its confirmation.
+// filtered list, a search from the header's box, a run, and a retry of a dead run through its confirmation.
 func TestBrowser(t *testing.T) {
 	dbtest.ForEachDriver(t, func(t *testing.T, _ string, d *db.DB) {
 		ctx := browser(t)
@@ -130,6 +130,22 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("filtered list at %s (%v) shows %q, want only broken-1", location, err, list)
 		}
 		shot.take(ctx, "2-runs-dead")
+
+		// The search box in the header: a dead run by its error's text.
+		do(t, ctx,
+			chromedp.Navigate(f.srv.URL+"/"),
+			chromedp.WaitVisible(chromedp.CSS("#nav-search")),
+			chromedp.SendKeys(chromedp.CSS("#nav-search"), "PROVIDER down\r"),
+			chromedp.WaitVisible(chromedp.CSS(`#runs a[href="/runs/broken-1"]`)),
+		)
+		location, err = chromedp.Run(ctx, chromedp.Location())
+		if list := text(t, ctx, "#runs tbody"); err != nil || !strings.Contains(location, "search=PROVIDER+down") || strings.Contains(list, "order-") {
+			t.Errorf("search at %s (%v) shows %q, want only broken-1", location, err, list)
+		}
+		if v, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS("#search"))); err != nil || v != "PROVIDER down" {
+			t.Errorf("the list's search field holds %q (%v), want the text searched", v, err)
+		}
+		shot.take(ctx, "2b-runs-search")
 
 		do(t, ctx, chromedp.Click(chromedp.CSS(`#runs a[href="/runs/broken-1"]`)), chromedp.WaitVisible(chromedp.CSS("#run-status")))
 		if status := text(t, ctx, "#run-status"); status != "dead" {

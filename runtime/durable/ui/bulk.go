@@ -30,10 +30,10 @@ type bulkLink struct {
 
 // bulkLinks are the buttons of the bulk actions the list's filters allow:
 // none without a status, workflow or parent filter, or with an id prefix
-// (a bulk action cannot filter by it); with a status, the actions that
-// take runs in it.
+// or a search (a bulk action cannot filter by them); with a status, the
+// actions that take runs in it.
 func bulkLinks(q listQuery) []bulkLink {
-	if q.Status == "" && q.Workflow == "" && q.Parent == "" || q.Prefix != "" {
+	if q.Status == "" && q.Workflow == "" && q.Parent == "" || q.Prefix != "" || q.Search != "" {
 		return nil
 	}
 	var out []bulkLink

@@ -47,15 +47,17 @@ func (s *Server) overview(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// listQuery is the runs list's filters, as the URL carries them.
+// listQuery is the runs list's filters, as the URL carries them: Prefix
+// (q) an id prefix, Search (search) a text of the id, input, output or last
+// error (the engine's search, what sky durable ls --search finds).
 type listQuery struct {
-	Status, Workflow, Prefix, Parent string
-	Before                           *durable.Cursor
+	Status, Workflow, Prefix, Parent, Search string
+	Before                                   *durable.Cursor
 }
 
 func (q listQuery) values() url.Values {
 	v := url.Values{}
-	for k, s := range map[string]string{"status": q.Status, "workflow": q.Workflow, "q": q.Prefix, "parent": q.Parent} {
+	for k, s := range map[string]string{"status": q.Status, "workflow": q.Workflow, "q": q.Prefix, "parent": q.Parent, "search": q.Search} {
 		if s != "" {
 			v.Set(k, s)
 		}
@@ -81,7 +83,7 @@ func decodeCursor(text string) (*durable.Cursor, error) {
 func (s *Server) runs(w http.ResponseWriter, r *http.Request) {
 	form := r.URL.Query()
 	q := listQuery{Status: form.Get("status"), Workflow: strings.TrimSpace(form.Get("workflow")), Prefix: strings.TrimSpace(form.Get("q")),
-		Parent: strings.TrimSpace(form.Get("parent"))}
+		Parent: strings.TrimSpace(form.Get("parent")), Search: strings.TrimSpace(form.Get("search"))}
 	if b := form.Get("before"); b != "" {
 		var err error
 		if q.Before, err = decodeCursor(b); err != nil {
@@ -91,7 +93,7 @@ func (s *Server) runs(w http.ResponseWriter, r *http.Request) {
 	}
 	// One more than a page tells whether there is a next one.
 	runs, err := s.e.ListRuns(r.Context(), durable.ListFilter{Status: durable.Status(q.Status), Workflow: q.Workflow,
-		IDPrefix: q.Prefix, Parent: q.Parent, Before: q.Before, Limit: PageSize + 1})
+		IDPrefix: q.Prefix, Parent: q.Parent, Search: q.Search, Before: q.Before, Limit: PageSize + 1})
 	if err != nil {
 		s.fail(w, err)
 		return

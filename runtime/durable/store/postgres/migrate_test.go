@@ -2,8 +2,11 @@ package postgres
 
 import (
 	"context"
+	"fmt"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"skydurable/runtime/db"
 	"skydurable/runtime/db/dbtest"
@@ -80,6 +83,7 @@ func TestMigrations(t *testing.T) {
 		{From: 11, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0011 added the turns table and the signals' time index
 		{From: 12, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0012 added the fork columns
 		{From: 13, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0013 added the history
+		{From: 14, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0014 added the key queue
 	})
 }
 
@@ -88,4 +92,62 @@ func TestMigrations(t *testing.T) {
 func TestSetupOnACurrentSchemaSendsOneStatement(t *testing.T) {
 	d := dbtest.Open(t, "postgres")
 	storetest.CheckSetupOnACurrentSchema(t, func(hook store.StatementHook) store.Store { return New(d, hook) })
+}
+
+// TestSetupNamesTheMissingExtension: a role that may not create pg_trgm
+// (no CREATE on the database) gets a set-up error naming the extension and
+// how to install it, and nothing is migrated; once a superuser created it,
+// the same role's set-up succeeds and searches.
+func TestSetupNamesTheMissingExtension(t *testing.T) {
+	ctx := context.Background()
+	admin := dbtest.Open(t, "postgres")
+	role := fmt.Sprintf("sky_t_trgm_%d", time.Now().UnixNano())
+	if _, err := admin.ExecRaw(ctx, "CREATE ROLE "+role+"; GRANT CREATE ON SCHEMA public TO "+role); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// The database is dropped first (its cleanup was registered
+		// before this one); then the role owns nothing.
+		_, _ = admin.ExecRaw(context.Background(), "REASSIGN OWNED BY "+role+" TO CURRENT_USER; DROP OWNED BY "+role+"; DROP ROLE "+role)
+	})
+	var dbName string
+	if err := admin.QueryRow(ctx, "SELECT current_database()").Scan(&dbName); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(dbtest.ServerURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + dbName
+	// The session acts as the role (SET ROLE at connection start).
+	if u.RawQuery != "" {
+		u.RawQuery += "&"
+	}
+	u.RawQuery += "options=-c%20role%3D" + role
+	d, err := db.Open(ctx, "postgres", u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	s := New(d, func(string, string) {})
+	if _, err := s.migrator().Up(ctx, d, 14); err != nil {
+		t.Fatalf("migrating to 14 as %s: %v", role, err)
+	}
+	err = s.Setup(ctx)
+	if err == nil || !strings.Contains(err.Error(), `extension "pg_trgm"`) || !strings.Contains(err.Error(), "hint: ") ||
+		!strings.Contains(err.Error(), "CREATE EXTENSION pg_trgm") {
+		t.Fatalf("Setup as a role that cannot create pg_trgm = %v; want the extension named, with the hint", err)
+	}
+	if current, _, err := s.SchemaVersion(ctx); err != nil || current != 14 {
+		t.Errorf("after the refused set-up the schema is at %d (%v), want 14", current, err)
+	}
+	if _, err := admin.ExecRaw(ctx, "CREATE EXTENSION pg_trgm"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Setup(ctx); err != nil {
+		t.Fatalf("Setup once pg_trgm exists: %v", err)
+	}
+	if runs, err := s.ListRuns(ctx, store.ListFilter{Search: "anything", Limit: 1}); err != nil || len(runs) != 0 {
+		t.Errorf("search after the set-up = %v, %v", runs, err)
+	}
 }

@@ -79,6 +79,16 @@ var wholeTable = map[string]string{
 		"counts every run; compaction bounds it (docs/scaling.md)",
 }
 
+// wantIndex names, for a statement holding a SQL fragment, the index its
+// plan must read at 100,000 rows: a search with no other filter reads the
+// finished runs from the trigram index (walking another index, testing each
+// run, would read every finished run for a rare text). With a status,
+// workflow or page filter as well, the planner may read that filter's index
+// instead when it deems it the more selective; no plan may read the table.
+var wantIndex = map[string]string{
+	`NOT IN (` + store.SQLClaimable + `) AND (SELECT COUNT(*) FROM recent WHERE hit) < ? AND ` + pgSearchMatch + `) SELECT`: "_sky_durable_runs_search",
+}
+
 // planExempt are statements whose plan is not the engine's concern: the
 // schema's set-up (migrations, their bookkeeping) and session settings.
 func planExempt(sql string) bool {
@@ -137,6 +147,11 @@ func checkStatementPlans(t *testing.T, log *statementLog) {
 				checked++
 				if m := badPlan.FindString(plan); m != "" && (m == "JIT:" || st.seqScans && wholeTable[sql] == "") {
 					t.Errorf("%s, %s: the plan shows %q:\n%s\n%s", st.name, mode, m, sql, plan)
+				}
+				for part, index := range wantIndex {
+					if st.seqScans && strings.Contains(sql, part) && !strings.Contains(plan, index) {
+						t.Errorf("%s, %s: the plan does not read %s:\n%s\n%s", st.name, mode, index, sql, plan)
+					}
 				}
 			}
 		}
@@ -441,4 +456,5 @@ var sqlConstants = map[string][]string{
 	"pgTimeOutRuns":              {pgTimeOutRuns},
 	"pgWake":                     {pgWake},
 	"pgWakeForSignal":            {pgWakeForSignal},
+	"pgSearchMatch":              {pgSearchMatch},
 }

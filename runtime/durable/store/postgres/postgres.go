@@ -4,7 +4,9 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
+	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -77,7 +79,19 @@ func (s *Store) Setup(ctx context.Context) error {
 		return migrationsErr
 	}
 	_, err := s.migrator().Up(ctx, s.d, 0)
-	return err
+	return extensionHint(err)
+}
+
+// extensionHint says how to install pg_trgm when a set-up failed on it:
+// migration 0015 creates it for the search index, and a role that may not
+// create objects in the database cannot.
+func extensionHint(err error) error {
+	if err == nil || !strings.Contains(err.Error(), "pg_trgm") {
+		return err
+	}
+	return fmt.Errorf("%w; hint: the run search index (migration 0015) needs the PostgreSQL extension pg_trgm, "+
+		"which this role cannot create: a superuser or the database's owner runs CREATE EXTENSION pg_trgm; in this database once, "+
+		"then set-up succeeds (a server without the extension needs its contrib package, e.g. postgresql-contrib)", err)
 }
 
 func (s *Store) SchemaVersion(ctx context.Context) (int, int, error) {
@@ -461,27 +475,27 @@ func (s *Store) appendOne(ctx context.Context, q *db.DB, f store.Fence, e store.
 
 const pgLockRun = `SELECT id FROM _sky_durable_runs WHERE id = ? AND lease_token = ? FOR UPDATE`
 
-const pgReadSignal = `SELECT payload FROM _sky_durable_signals WHERE run_id = ? AND name = ? AND delivered = FALSE`
+const pgReadSignal = `SELECT payload, COALESCE(trace_context, '') FROM _sky_durable_signals WHERE run_id = ? AND name = ? AND delivered = FALSE`
 
 const pgMarkDelivered = `UPDATE _sky_durable_signals SET delivered = TRUE WHERE run_id = ? AND name = ?`
 
-func (s *Store) ConsumeSignal(ctx context.Context, f store.Fence, name string, e store.JournalEntry, accept func(string) (string, error), now time.Time) (bool, error) {
+func (s *Store) ConsumeSignal(ctx context.Context, f store.Fence, name string, e store.JournalEntry, accept func(payload, traceContext string) (string, error), now time.Time) (bool, error) {
 	found := false
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		// Lock the run first: the signal row cannot then change under us.
 		if err := s.lockRun(ctx, tx, f); err != nil {
 			return err
 		}
-		var payload string
+		var payload, traceContext string
 		s.hook("signal", pgReadSignal)
-		err := tx.QueryRow(ctx, pgReadSignal, f.RunID, name).Scan(&payload)
+		err := tx.QueryRow(ctx, pgReadSignal, f.RunID, name).Scan(&payload, &traceContext)
 		if store.IsNoRows(err) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		if e.Result, err = accept(payload); err != nil {
+		if e.Result, err = accept(payload, traceContext); err != nil {
 			return err
 		}
 		if err := s.appendOne(ctx, tx, f, e, now); err != nil {
@@ -640,8 +654,8 @@ const pgLockAnyRun = `SELECT id FROM _sky_durable_runs WHERE id = ? FOR UPDATE`
 // name): a repeat changes nothing, delivered or not, and so does a signal to
 // a finished run.
 const pgPutSignal = pgClock + `
-INSERT INTO _sky_durable_signals (run_id, name, payload, delivered, created_at)
-SELECT ?, ?, ?, FALSE, clock.now FROM clock
+INSERT INTO _sky_durable_signals (run_id, name, payload, trace_context, delivered, created_at)
+SELECT ?, ?, ?, NULLIF(CAST(? AS TEXT), ''), FALSE, clock.now FROM clock
  WHERE NOT EXISTS (SELECT 1 FROM _sky_durable_runs f WHERE f.id = ? AND f.status IN (` + store.SQLTerminal + `))
 ON CONFLICT (run_id, name) DO NOTHING`
 
@@ -656,14 +670,14 @@ UPDATE _sky_durable_runs r
  WHERE r.id = ? AND r.status IN (` + store.SQLFree + `)
    AND (r.waiting_signal = CAST(? AS TEXT) OR r.wake_at <= clock.now)`
 
-func (s *Store) PutSignal(ctx context.Context, runID, name, payload string, now time.Time) (bool, error) {
-	return s.putSignal(ctx, pgPutSignal, "", runID, name, payload, now)
+func (s *Store) PutSignal(ctx context.Context, runID, name, payload, traceContext string, now time.Time) (bool, error) {
+	return s.putSignal(ctx, pgPutSignal, "", runID, name, payload, traceContext, now)
 }
 
 // putSignal stores a signal with sql (pgPutSignal, pgReplaceSignal: clock,
-// run id, name, payload, run id) and wakes the run when it stored one,
-// recording event (when not "") in the run's history.
-func (s *Store) putSignal(ctx context.Context, sql string, event store.EventKind, runID, name, payload string, now time.Time) (bool, error) {
+// run id, name, payload, trace context, run id) and wakes the run when it
+// stored one, recording event (when not "") in the run's history.
+func (s *Store) putSignal(ctx context.Context, sql string, event store.EventKind, runID, name, payload, traceContext string, now time.Time) (bool, error) {
 	stored := false
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		// Lock the run row (if it exists) so a concurrent suspend either
@@ -674,7 +688,7 @@ func (s *Store) putSignal(ctx context.Context, sql string, event store.EventKind
 			return err
 		}
 		rs.Close()
-		n, err := s.exec(ctx, tx, "signal", sql, clockArg(now), runID, name, payload, runID)
+		n, err := s.exec(ctx, tx, "signal", sql, clockArg(now), runID, name, payload, traceContext, runID)
 		if err != nil || n == 0 {
 			return err
 		}
@@ -709,6 +723,12 @@ func (s *Store) ReadRun(ctx context.Context, runID string) (store.Run, error) {
 
 func (s *Store) ListRuns(ctx context.Context, f store.ListFilter) ([]store.Run, error) {
 	sql, args := store.ListSQL(pgRunColumns, f, listDialect)
+	if f.Search != "" {
+		if err := store.CheckSearch(f.Search); err != nil {
+			return nil, err
+		}
+		sql, args = store.SearchSQL(pgRunColumns, f, searchDialect)
+	}
 	s.hook("list", sql)
 	return store.ScanRuns(ctx, s.d, sql, args, pgRunScanner)
 }
@@ -772,6 +792,30 @@ var listDialect = store.ListDialect{
 	IndexedBy: func(string) string { return "" },
 	Time:      func(t time.Time) any { return t },
 	IDIn:      func(sub string) string { return "= ANY (ARRAY(" + sub + "))" },
+}
+
+// pgSearchMatch is a search's condition (store.SearchSQL) on both parts of
+// the table: on the finished runs, the planner answers it from the trigram
+// index _sky_durable_runs_search (migration 0015), a BitmapOr of its four
+// columns (plans_test.go's wantIndex pins it); on the unfinished runs, it tests the rows the status index
+// walk reads. Its four parameters are the same LIKE pattern.
+const pgSearchMatch = `(id ILIKE ? OR input ILIKE ? OR output ILIKE ? OR last_error ILIKE ?)`
+
+// searchDialect is store.SearchSQL's view of PostgreSQL.
+var searchDialect = store.SearchDialect{
+	ListDialect: listDialect,
+	// The gate is a one-time filter of the index scan: not run when false.
+	Finished: func(text, gate string) (string, []any) {
+		cond, args := pgSearch(text)
+		return gate + " AND " + cond, args
+	},
+	Live: pgSearch,
+}
+
+// pgSearch is pgSearchMatch for text, with its arguments.
+func pgSearch(text string) (string, []any) {
+	p := store.LikePattern(text)
+	return pgSearchMatch, []any{p, p, p, p}
 }
 
 // pgCancelSets are the columns a cancel sets (CancelRun, BulkAct).

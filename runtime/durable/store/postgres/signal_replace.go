@@ -12,12 +12,13 @@ import (
 // is. The last parameter (the run id again) keeps the parameters of
 // pgPutSignal.
 const pgReplaceSignal = pgClock + `
-INSERT INTO _sky_durable_signals (run_id, name, payload, delivered, created_at)
-SELECT ?, ?, ?, FALSE, clock.now FROM clock
+INSERT INTO _sky_durable_signals (run_id, name, payload, trace_context, delivered, created_at)
+SELECT ?, ?, ?, NULLIF(CAST(? AS TEXT), ''), FALSE, clock.now FROM clock
  WHERE CAST(? AS TEXT) IS NOT NULL
-ON CONFLICT (run_id, name) DO UPDATE SET payload = EXCLUDED.payload, created_at = EXCLUDED.created_at
+ON CONFLICT (run_id, name) DO UPDATE SET payload = EXCLUDED.payload, trace_context = EXCLUDED.trace_context,
+  created_at = EXCLUDED.created_at
  WHERE _sky_durable_signals.delivered = FALSE`
 
 func (s *Store) ReplaceSignal(ctx context.Context, runID, name, payload string, now time.Time) (bool, error) {
-	return s.putSignal(ctx, pgReplaceSignal, store.EventSignalReplaced, runID, name, payload, now)
+	return s.putSignal(ctx, pgReplaceSignal, store.EventSignalReplaced, runID, name, payload, "", now)
 }

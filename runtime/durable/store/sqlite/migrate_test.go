@@ -68,6 +68,7 @@ func TestMigrations(t *testing.T) {
 		{From: 9, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations},  // 0009 added the turns table and the signals' time index
 		{From: 10, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0010 added the fork columns
 		{From: 11, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0011 added the history
+		{From: 12, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0012 added the key queue
 	})
 }
 

@@ -12,12 +12,13 @@ import (
 // is. The last parameter (the run id again) keeps the parameters of
 // sqlitePutSignal.
 const sqliteReplaceSignal = `
-INSERT INTO _sky_durable_signals (run_id, name, payload, delivered, created_at)
-SELECT ?, ?, ?, FALSE, ?
+INSERT INTO _sky_durable_signals (run_id, name, payload, trace_context, delivered, created_at)
+SELECT ?, ?, ?, NULLIF(?, ''), FALSE, ?
  WHERE ? IS NOT NULL
-ON CONFLICT (run_id, name) DO UPDATE SET payload = excluded.payload, created_at = excluded.created_at
+ON CONFLICT (run_id, name) DO UPDATE SET payload = excluded.payload, trace_context = excluded.trace_context,
+  created_at = excluded.created_at
  WHERE _sky_durable_signals.delivered = FALSE`
 
 func (s *Store) ReplaceSignal(ctx context.Context, runID, name, payload string, now time.Time) (bool, error) {
-	return s.putSignal(ctx, sqliteReplaceSignal, store.EventSignalReplaced, runID, name, payload, now)
+	return s.putSignal(ctx, sqliteReplaceSignal, store.EventSignalReplaced, runID, name, payload, "", now)
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"skydurable/runtime/db"
@@ -146,7 +147,7 @@ const sqliteRunWorkflow = `SELECT workflow FROM _sky_durable_runs WHERE id = ?`
 
 const sqliteLoadJournal = `SELECT seq, step_id, kind, result, created_at FROM _sky_durable_journal WHERE run_id = ? ORDER BY seq`
 
-const sqliteReadSignal = `SELECT payload FROM _sky_durable_signals WHERE run_id = ? AND name = ? AND delivered = FALSE`
+const sqliteReadSignal = `SELECT payload, COALESCE(trace_context, '') FROM _sky_durable_signals WHERE run_id = ? AND name = ? AND delivered = FALSE`
 
 const sqliteMarkDelivered = `UPDATE _sky_durable_signals SET delivered = TRUE WHERE run_id = ? AND name = ?`
 
@@ -316,19 +317,19 @@ func (s *Store) AppendEntry(ctx context.Context, q *db.DB, f store.Fence, e stor
 	return store.LeaseChecked(n, err)
 }
 
-func (s *Store) ConsumeSignal(ctx context.Context, f store.Fence, name string, e store.JournalEntry, accept func(string) (string, error), now time.Time) (bool, error) {
+func (s *Store) ConsumeSignal(ctx context.Context, f store.Fence, name string, e store.JournalEntry, accept func(payload, traceContext string) (string, error), now time.Time) (bool, error) {
 	found := false
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
-		var payload string
+		var payload, traceContext string
 		s.hook("signal", sqliteReadSignal)
-		err := tx.QueryRow(ctx, sqliteReadSignal, f.RunID, name).Scan(&payload)
+		err := tx.QueryRow(ctx, sqliteReadSignal, f.RunID, name).Scan(&payload, &traceContext)
 		if store.IsNoRows(err) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		if e.Result, err = accept(payload); err != nil {
+		if e.Result, err = accept(payload, traceContext); err != nil {
 			return err
 		}
 		if err := s.AppendEntry(ctx, tx, f, e, now); err != nil {
@@ -454,8 +455,8 @@ func (s *Store) Release(ctx context.Context, f store.Fence, now time.Time) error
 // and name): a repeat changes nothing, delivered or not, and so does a
 // signal to a finished run.
 const sqlitePutSignal = `
-INSERT INTO _sky_durable_signals (run_id, name, payload, delivered, created_at)
-SELECT ?, ?, ?, FALSE, ?
+INSERT INTO _sky_durable_signals (run_id, name, payload, trace_context, delivered, created_at)
+SELECT ?, ?, ?, NULLIF(?, ''), FALSE, ?
  WHERE NOT EXISTS (SELECT 1 FROM _sky_durable_runs WHERE id = ? AND status IN (` + store.SQLTerminal + `))
 ON CONFLICT (run_id, name) DO NOTHING`
 
@@ -463,17 +464,17 @@ const sqliteWakeForSignal = `
 UPDATE _sky_durable_runs SET wake_at = ?, updated_at = ?
  WHERE id = ? AND status = ` + store.SQLWaiting + ` AND waiting_signal = ?`
 
-func (s *Store) PutSignal(ctx context.Context, runID, name, payload string, now time.Time) (bool, error) {
-	return s.putSignal(ctx, sqlitePutSignal, "", runID, name, payload, now)
+func (s *Store) PutSignal(ctx context.Context, runID, name, payload, traceContext string, now time.Time) (bool, error) {
+	return s.putSignal(ctx, sqlitePutSignal, "", runID, name, payload, traceContext, now)
 }
 
 // putSignal stores a signal with sql (sqlitePutSignal, sqliteReplaceSignal:
-// run id, name, payload, time, run id) and wakes the run when it stored one,
-// recording event (when not "") in the run's history.
-func (s *Store) putSignal(ctx context.Context, sql string, event store.EventKind, runID, name, payload string, now time.Time) (bool, error) {
+// run id, name, payload, trace context, time, run id) and wakes the run when
+// it stored one, recording event (when not "") in the run's history.
+func (s *Store) putSignal(ctx context.Context, sql string, event store.EventKind, runID, name, payload, traceContext string, now time.Time) (bool, error) {
 	stored := false
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
-		n, err := s.exec(ctx, tx, "signal", sql, runID, name, payload, ms(now), runID)
+		n, err := s.exec(ctx, tx, "signal", sql, runID, name, payload, traceContext, ms(now), runID)
 		if err != nil || n == 0 {
 			return err
 		}
@@ -518,12 +519,41 @@ func (s *Store) ReadRun(ctx context.Context, runID string) (store.Run, error) {
 	return runs[0], nil
 }
 
+// listDialect is store.ListSQL's view of SQLite.
+var listDialect = store.ListDialect{
+	IndexedBy: func(index string) string { return " INDEXED BY " + index },
+	Time:      func(t time.Time) any { return ms(t) },
+	IDIn:      func(sub string) string { return "IN (" + sub + ")" },
+}
+
+// searchDialect is store.SearchSQL's view of SQLite: the finished runs
+// from the trigram FTS5 table (migration 0013), matched as one quoted
+// phrase (a substring: consecutive trigrams), case-insensitive; the
+// unfinished ones tested row by row with LIKE, case-insensitive for ASCII.
+var searchDialect = store.SearchDialect{
+	ListDialect: listDialect,
+	// The gate is the outer loop of the index read (CROSS JOIN keeps it
+	// outer): no row, no read.
+	Finished: func(text, gate string) (string, []any) {
+		return `id IN (SELECT d.run_id FROM (SELECT 1 WHERE ` + gate + `) g CROSS JOIN _sky_durable_search_docs d WHERE d.doc IN
+  (SELECT rowid FROM _sky_durable_search WHERE _sky_durable_search MATCH ?))`,
+			[]any{`"` + strings.ReplaceAll(text, `"`, `""`) + `"`}
+	},
+	Live: func(text string) (string, []any) {
+		p := store.LikePattern(text)
+		return `(id LIKE ? ESCAPE '\' OR input LIKE ? ESCAPE '\' OR output LIKE ? ESCAPE '\' OR last_error LIKE ? ESCAPE '\')`,
+			[]any{p, p, p, p}
+	},
+}
+
 func (s *Store) ListRuns(ctx context.Context, f store.ListFilter) ([]store.Run, error) {
-	sql, args := store.ListSQL(sqliteRunColumns, f, store.ListDialect{
-		IndexedBy: func(index string) string { return " INDEXED BY " + index },
-		Time:      func(t time.Time) any { return ms(t) },
-		IDIn:      func(sub string) string { return "IN (" + sub + ")" },
-	})
+	sql, args := store.ListSQL(sqliteRunColumns, f, listDialect)
+	if f.Search != "" {
+		if err := store.CheckSearch(f.Search); err != nil {
+			return nil, err
+		}
+		sql, args = store.SearchSQL(sqliteRunColumns, f, searchDialect)
+	}
 	s.hook("list", sql)
 	return store.ScanRuns(ctx, s.d, sql, args, sqliteRunScanner)
 }

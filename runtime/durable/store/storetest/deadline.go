@@ -108,7 +108,7 @@ var deadlineCases = []storeCase{
 			f.t.Errorf("a timed-out run still waits for %q", r.WaitingSignal)
 		}
 		// A late signal is ignored and wakes nothing.
-		if stored, err := f.s.PutSignal(f.ctx, "r", "go", `1`, T0.Add(2*time.Hour)); err != nil || stored {
+		if stored, err := f.s.PutSignal(f.ctx, "r", "go", `1`, "", T0.Add(2*time.Hour)); err != nil || stored {
 			f.t.Errorf("PutSignal to a timed-out run = %v, %v; want ignored", stored, err)
 		}
 		f.claim(T0.Add(2*time.Hour), "B", "")

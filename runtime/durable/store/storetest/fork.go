@@ -19,7 +19,7 @@ func (f *fixture) history() store.Cut {
 	f.t.Helper()
 	f.insert("r", "w", 1, T0)
 	for _, s := range []string{"go", "late", "unused"} {
-		_, err := f.s.PutSignal(f.ctx, "r", s, `"`+s+`"`, T0)
+		_, err := f.s.PutSignal(f.ctx, "r", s, `"`+s+`"`, "", T0)
 		f.ok("PutSignal", err)
 	}
 	f.claim(T0, "A", "r")
@@ -32,7 +32,7 @@ func (f *fixture) history() store.Cut {
 	signal := func(seq int, name string) {
 		at = at.Add(time.Second)
 		found, err := f.s.ConsumeSignal(f.ctx, fence, name, store.JournalEntry{Seq: seq, StepID: "signal:" + name, Kind: store.KindSignal, Result: `"` + name + `"`, CreatedAt: at},
-			func(p string) (string, error) { return p, nil }, at)
+			func(p, _ string) (string, error) { return p, nil }, at)
 		if err != nil || !found {
 			f.t.Fatalf("ConsumeSignal(%s) = %v, %v", name, found, err)
 		}

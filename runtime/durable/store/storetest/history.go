@@ -18,7 +18,7 @@ func init() {
 			f.insert("r", "w", 1, T0)
 			f.claim(at(1), "A", "r") // the first claim of a run: not recorded
 			f.ok("Suspend", f.s.Suspend(f.ctx, store.Fence{RunID: "r", Token: "A"}, time.Time{}, "go", at(2)))
-			if ok, err := f.s.PutSignal(f.ctx, "r", "go", `1`, at(3)); err != nil || !ok {
+			if ok, err := f.s.PutSignal(f.ctx, "r", "go", `1`, "", at(3)); err != nil || !ok {
 				f.t.Fatalf("PutSignal = %v, %v", ok, err)
 			}
 			f.claim(at(4), "B", "r")

@@ -190,9 +190,10 @@ func CheckSetupOnACurrentSchema(t *testing.T, open func(hook store.StatementHook
 }
 
 // CheckLatestMigrations is the Check every store's MigrationSteps share:
-// what the newest migrations (0004 deadline, 0006 flow) are particular
+// what the newest migrations (0004 deadline, 0006 flow, search) are particular
 // about, which must hold whatever version a database came from.
 func CheckLatestMigrations(t *testing.T, s store.Store, d *db.DB) {
 	CheckDeadlineMigration(t, s, d)
 	CheckFlowMigrated(t, s, d)
+	CheckSearchMigrated(t, s, d)
 }

@@ -104,7 +104,7 @@ var notifyCases = []storeCase{
 		// A claim sends no hint; the next one is the signal's wake-up.
 		f.claim(T0, "A", "started")
 		f.ok("Suspend", f.s.Suspend(f.ctx, store.Fence{RunID: "started", Token: "A"}, time.Time{}, "go", T0))
-		if _, err := f.s.PutSignal(f.ctx, "started", "go", `{}`, T0); err != nil {
+		if _, err := f.s.PutSignal(f.ctx, "started", "go", `{}`, "", T0); err != nil {
 			f.t.Fatal(err)
 		}
 		if got := f.next(h, "the signalled run"); got != "started" {

@@ -19,7 +19,7 @@ var resealCases = []storeCase{
 			f.insert(id, "w", 1, T0)
 		}
 		fence := store.Fence{RunID: "a", Token: "A"}
-		f.ok("PutSignal", errOf(f.s.PutSignal(f.ctx, "a", "go", `"signal"`, T0)))
+		f.ok("PutSignal", errOf(f.s.PutSignal(f.ctx, "a", "go", `"signal"`, "", T0)))
 		f.claim(T0, "A", "a")
 		f.ok("AppendEntry", f.s.AppendEntry(f.ctx, f.d, fence, store.JournalEntry{Seq: 1, StepID: "s1", Kind: store.KindStep, Result: `"step"`}, T0))
 		f.ok("PutEvent", f.s.PutEvent(f.ctx, f.d, "a", "k", `"event"`, T0))

@@ -48,7 +48,7 @@ var retentionCases = []storeCase{
 		f.insert("r", "w", 1, T0)
 		put := func(run, name string, at time.Time) {
 			f.t.Helper()
-			stored, err := f.s.PutSignal(f.ctx, run, name, `"x"`, at)
+			stored, err := f.s.PutSignal(f.ctx, run, name, `"x"`, "", at)
 			f.ok("PutSignal", err)
 			if !stored {
 				f.t.Fatalf("PutSignal(%s, %s) was not stored", run, name)

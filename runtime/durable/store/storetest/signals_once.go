@@ -29,7 +29,7 @@ func (f *fixture) consume(id, token, name string, seq int, at time.Time) string 
 	f.t.Helper()
 	var seen string
 	found, err := f.s.ConsumeSignal(f.ctx, store.Fence{RunID: id, Token: token}, name,
-		store.JournalEntry{Seq: seq, StepID: name, Kind: store.KindSignal}, func(p string) (string, error) { seen = p; return p, nil }, at)
+		store.JournalEntry{Seq: seq, StepID: name, Kind: store.KindSignal}, func(p, _ string) (string, error) { seen = p; return p, nil }, at)
 	f.ok("ConsumeSignal", err)
 	if !found {
 		return ""
@@ -45,10 +45,10 @@ var oneShotSignalCases = []storeCase{
 		f.claim(T0, "A", "r")
 		f.ok("Suspend", f.s.Suspend(f.ctx, store.Fence{RunID: "r", Token: "A"}, time.Time{}, "go", T0))
 		t1 := T0.Add(time.Second)
-		if stored, err := f.s.PutSignal(f.ctx, "r", "go", `"first"`, t1); err != nil || !stored {
+		if stored, err := f.s.PutSignal(f.ctx, "r", "go", `"first"`, "", t1); err != nil || !stored {
 			f.t.Fatalf("first PutSignal = %v, %v; want stored", stored, err)
 		}
-		if stored, err := f.s.PutSignal(f.ctx, "r", "go", `"second"`, t1.Add(time.Second)); err != nil || stored {
+		if stored, err := f.s.PutSignal(f.ctx, "r", "go", `"second"`, "", t1.Add(time.Second)); err != nil || stored {
 			f.t.Fatalf("repeated PutSignal = %v, %v; want ignored (not stored), no error", stored, err)
 		}
 		want := map[string]store.SignalInfo{"go": {Name: "go", Payload: `"first"`}}
@@ -62,14 +62,14 @@ var oneShotSignalCases = []storeCase{
 	}},
 	{"SignalRepeatAfterConsumptionIsIgnored", func(f *fixture) {
 		f.insert("r", "w", 1, T0)
-		f.ok("PutSignal", errOf(f.s.PutSignal(f.ctx, "r", "go", `1`, T0)))
+		f.ok("PutSignal", errOf(f.s.PutSignal(f.ctx, "r", "go", `1`, "", T0)))
 		f.claim(T0, "A", "r")
 		if got := f.consume("r", "A", "go", 1, T0); got != `1` {
 			f.t.Fatalf("consumed %q, want 1", got)
 		}
 		f.ok("Suspend", f.s.Suspend(f.ctx, store.Fence{RunID: "r", Token: "A"}, time.Time{}, "go", T0))
 		t1 := T0.Add(time.Second)
-		if stored, err := f.s.PutSignal(f.ctx, "r", "go", `2`, t1); err != nil || stored {
+		if stored, err := f.s.PutSignal(f.ctx, "r", "go", `2`, "", t1); err != nil || stored {
 			f.t.Fatalf("PutSignal after consumption = %v, %v; want ignored, no error", stored, err)
 		}
 		want := map[string]store.SignalInfo{"go": {Name: "go", Payload: `1`, Delivered: true}}
@@ -83,7 +83,7 @@ var oneShotSignalCases = []storeCase{
 		f.insert("r", "w", 1, T0)
 		f.claim(T0, "A", "r")
 		f.ok("Complete", f.s.Complete(f.ctx, store.Fence{RunID: "r", Token: "A"}, nil, `"out"`, T0))
-		if stored, err := f.s.PutSignal(f.ctx, "r", "go", `1`, T0); err != nil || stored {
+		if stored, err := f.s.PutSignal(f.ctx, "r", "go", `1`, "", T0); err != nil || stored {
 			f.t.Fatalf("PutSignal to a done run = %v, %v; want ignored, no error", stored, err)
 		}
 		if box := f.mailbox("r"); len(box) != 0 {
@@ -94,7 +94,7 @@ var oneShotSignalCases = []storeCase{
 		f.insert("r", "w", 1, T0)
 		f.claim(T0, "A", "r")
 		f.ok("Suspend", f.s.Suspend(f.ctx, store.Fence{RunID: "r", Token: "A"}, time.Time{}, "go", T0))
-		f.ok("PutSignal", errOf(f.s.PutSignal(f.ctx, "r", "go", `"wrong"`, T0)))
+		f.ok("PutSignal", errOf(f.s.PutSignal(f.ctx, "r", "go", `"wrong"`, "", T0)))
 		t1 := T0.Add(time.Second)
 		if replaced, err := f.s.ReplaceSignal(f.ctx, "r", "go", `"right"`, t1); err != nil || !replaced {
 			f.t.Fatalf("ReplaceSignal = %v, %v; want replaced", replaced, err)
@@ -113,7 +113,7 @@ var oneShotSignalCases = []storeCase{
 	}},
 	{"ReplaceSignalAfterConsumptionIsRefused", func(f *fixture) {
 		f.insert("r", "w", 1, T0)
-		f.ok("PutSignal", errOf(f.s.PutSignal(f.ctx, "r", "go", `1`, T0)))
+		f.ok("PutSignal", errOf(f.s.PutSignal(f.ctx, "r", "go", `1`, "", T0)))
 		f.claim(T0, "A", "r")
 		if got := f.consume("r", "A", "go", 1, T0); got != `1` {
 			f.t.Fatalf("consumed %q, want 1", got)

@@ -13,8 +13,8 @@
 //		})
 //	}
 //
-// It may import runtime/durable/store, runtime/db, go-cmp and the standard
-// library; never a store package (each store's tests call it) nor the engine.
+// It may import runtime/durable/store, runtime/db, runtime/task, go-cmp and
+// the standard library; never a store package (each store's tests call it) nor the engine.
 package storetest
 
 import (
@@ -253,7 +253,7 @@ var cases = []storeCase{
 		f.wantLeaseLost("Complete", f.s.Complete(f.ctx, bad, nil, `"out"`, t1))
 		f.wantLeaseLost("Fail", f.s.Fail(f.ctx, bad, "boom", "", time.Minute, false, t1))
 		f.wantLeaseLost("Release", f.s.Release(f.ctx, bad, t1))
-		if _, err := f.s.ConsumeSignal(f.ctx, bad, "go", store.JournalEntry{Seq: 1, StepID: "go", Kind: store.KindSignal}, func(p string) (string, error) { return p, nil }, t1); err != nil && !errors.Is(err, store.ErrLeaseLost) {
+		if _, err := f.s.ConsumeSignal(f.ctx, bad, "go", store.JournalEntry{Seq: 1, StepID: "go", Kind: store.KindSignal}, func(p, _ string) (string, error) { return p, nil }, t1); err != nil && !errors.Is(err, store.ErrLeaseLost) {
 			f.t.Errorf("ConsumeSignal with a stolen token = %v", err)
 		}
 		r := f.run("r")
@@ -283,19 +283,19 @@ var cases = []storeCase{
 			f.t.Fatalf("parked run: due %v, waiting for %q; want never due, waiting for go", r.WakeAt, r.WaitingSignal)
 		}
 		f.claim(T0.Add(1000*time.Hour), "B", "")
-		if stored, err := f.s.PutSignal(f.ctx, "r", "other", `1`, T0.Add(time.Second)); err != nil || !stored {
+		if stored, err := f.s.PutSignal(f.ctx, "r", "other", `1`, "", T0.Add(time.Second)); err != nil || !stored {
 			f.t.Fatalf("PutSignal(other) = %v, %v", stored, err)
 		}
 		f.claim(T0.Add(time.Second), "B", "")
 		t1 := T0.Add(2 * time.Second)
-		if stored, err := f.s.PutSignal(f.ctx, "r", "go", `{"ok":true}`, t1); err != nil || !stored {
+		if stored, err := f.s.PutSignal(f.ctx, "r", "go", `{"ok":true}`, "", t1); err != nil || !stored {
 			f.t.Fatalf("PutSignal(go) = %v, %v", stored, err)
 		}
 		f.step(store.OpWake, "r", store.StatusWaiting, store.StatusWaiting)
 		f.claim(t1, "B", "r")
 		entry := store.JournalEntry{Seq: 1, StepID: "go", Kind: store.KindSignal}
 		var seen string
-		found, err := f.s.ConsumeSignal(f.ctx, store.Fence{RunID: "r", Token: "B"}, "go", entry, func(p string) (string, error) { seen = p; return p, nil }, t1)
+		found, err := f.s.ConsumeSignal(f.ctx, store.Fence{RunID: "r", Token: "B"}, "go", entry, func(p, _ string) (string, error) { seen = p; return p, nil }, t1)
 		if err != nil || !found || seen != `{"ok":true}` {
 			f.t.Fatalf("ConsumeSignal = %v, %v, payload %q", found, err, seen)
 		}
@@ -303,7 +303,7 @@ var cases = []storeCase{
 		if len(j) != 1 || j[0].Kind != store.KindSignal || j[0].Result != `{"ok":true}` {
 			f.t.Errorf("journal after consuming: %+v, want the signal's payload", j)
 		}
-		found, err = f.s.ConsumeSignal(f.ctx, store.Fence{RunID: "r", Token: "B"}, "go", store.JournalEntry{Seq: 2, StepID: "go2", Kind: store.KindSignal}, func(p string) (string, error) { return p, nil }, t1)
+		found, err = f.s.ConsumeSignal(f.ctx, store.Fence{RunID: "r", Token: "B"}, "go", store.JournalEntry{Seq: 2, StepID: "go2", Kind: store.KindSignal}, func(p, _ string) (string, error) { return p, nil }, t1)
 		if err != nil || found {
 			f.t.Errorf("second ConsumeSignal = %v, %v; want nothing found", found, err)
 		}
@@ -318,7 +318,7 @@ var cases = []storeCase{
 		}
 	}},
 	{"SignalBeforeTheRunStartsIsKept", func(f *fixture) {
-		if stored, err := f.s.PutSignal(f.ctx, "r", "go", `"early"`, T0); err != nil || !stored {
+		if stored, err := f.s.PutSignal(f.ctx, "r", "go", `"early"`, "", T0); err != nil || !stored {
 			f.t.Fatalf("PutSignal before the run exists = %v, %v", stored, err)
 		}
 		f.insert("r", "w", 1, T0.Add(time.Second))
@@ -327,19 +327,19 @@ var cases = []storeCase{
 		f.ok("Suspend", f.s.Suspend(f.ctx, store.Fence{RunID: "r", Token: "A"}, time.Time{}, "go", t1))
 		f.claim(t1, "B", "r")
 		var seen string
-		found, err := f.s.ConsumeSignal(f.ctx, store.Fence{RunID: "r", Token: "B"}, "go", store.JournalEntry{Seq: 1, StepID: "go", Kind: store.KindSignal}, func(p string) (string, error) { seen = p; return p, nil }, t1)
+		found, err := f.s.ConsumeSignal(f.ctx, store.Fence{RunID: "r", Token: "B"}, "go", store.JournalEntry{Seq: 1, StepID: "go", Kind: store.KindSignal}, func(p, _ string) (string, error) { seen = p; return p, nil }, t1)
 		if err != nil || !found || seen != `"early"` {
 			f.t.Errorf("ConsumeSignal of the early signal = %v, %v, %q", found, err, seen)
 		}
 	}},
 	{"RefusedSignalPayloadChangesNothing", func(f *fixture) {
 		f.insert("r", "w", 1, T0)
-		if _, err := f.s.PutSignal(f.ctx, "r", "go", `"bad"`, T0); err != nil {
+		if _, err := f.s.PutSignal(f.ctx, "r", "go", `"bad"`, "", T0); err != nil {
 			f.t.Fatal(err)
 		}
 		f.claim(T0, "A", "r")
 		refused := errors.New("does not decode")
-		_, err := f.s.ConsumeSignal(f.ctx, store.Fence{RunID: "r", Token: "A"}, "go", store.JournalEntry{Seq: 1, StepID: "go", Kind: store.KindSignal}, func(string) (string, error) { return "", refused }, T0)
+		_, err := f.s.ConsumeSignal(f.ctx, store.Fence{RunID: "r", Token: "A"}, "go", store.JournalEntry{Seq: 1, StepID: "go", Kind: store.KindSignal}, func(string, string) (string, error) { return "", refused }, T0)
 		if !errors.Is(err, refused) {
 			f.t.Errorf("ConsumeSignal with a refusing accept = %v, want its error", err)
 		}
