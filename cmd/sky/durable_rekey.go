@@ -22,8 +22,8 @@ each), a line of progress per batch. Payloads sealed with an older key of the ri
 are sealed with the first; an interrupted rekey resumes where it stopped when run again (or at once
 with --after the last run id it printed). Exit 1 when a payload could not be read (its key is not
 in the ring): it is left as it is and named.`,
-		example: `  SKY_DURABLE_KEYS=k2:NEWKEY,k1:OLDKEY sky durable rekey --dry-run
-  SKY_DURABLE_KEYS=k2:NEWKEY,k1:OLDKEY sky durable rekey --batch 500`,
+		example: `  sky durable rekey --dry-run      # SKY_DURABLE_KEYS=k2:NEW,k1:OLD: count what k1 or plain text holds
+  sky durable rekey --batch 500    # seal it all again with k2, 500 runs a transaction`,
 		flags: func(fs *pflag.FlagSet, f *durableFlags) {
 			fs.IntVar(&f.rekey.batch, "batch", durable.DefaultRekeyBatch, "runs per batch (each one read and one short transaction)")
 			fs.StringVar(&f.rekey.after, "after", "", "resume after this run id (the last one a rekey printed)")

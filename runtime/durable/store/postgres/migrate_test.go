@@ -100,7 +100,7 @@ func TestSetupOnACurrentSchemaSendsOneStatement(t *testing.T) {
 // the same role's set-up succeeds and searches.
 func TestSetupNamesTheMissingExtension(t *testing.T) {
 	ctx := context.Background()
-	admin := dbtest.Open(t, "postgres")
+	admin := dbtest.OpenEmpty(t, "postgres")
 	role := fmt.Sprintf("sky_t_trgm_%d", time.Now().UnixNano())
 	if _, err := admin.ExecRaw(ctx, "CREATE ROLE "+role+"; GRANT CREATE ON SCHEMA public TO "+role); err != nil {
 		t.Fatal(err)
