@@ -218,37 +218,21 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 	stopBeat := e.beat(ctx, c)
 	out, bodyErr := runBody(ctx, c, w, cl.Input)
 	stopBeat()
-	suspended, lost := c.state()
-	if broken := c.brokenErr(); bodyErr == nil && broken != nil {
-		bodyErr = broken // the body went on past a step it could not journal
-	}
-	if failed := c.retryErr(); failed != nil {
-		bodyErr = failed // a step failed and is retried, whatever the body made of it
-	}
-	if misuse := c.misuseErr(); misuse != nil {
-		bodyErr = misuse // permanent, whatever the body made of it
-	}
-	halt := c.haltErr(bodyErr)
-	switch {
-	case c.crashedErr() != nil:
+	end := c.end(out, bodyErr)
+	switch end.outcome {
+	case attemptCrashed:
 		log.Warn("durable worker stopped at an injected crash point; the run stays claimed until its lease runs out", "step", c.at())
 		return true, nil
-	case lost:
+	case attemptLeaseLost:
 		att.outcome = "lease_lost"
 		spanEvent(ctx, eventLeaseLost, e.worker, "", c.at())
 		e.deadlines.leaseLost()
 		log.Warn("durable lease lost: another worker owns the run now, or it was cancelled or timed out; stopping", "step", c.at())
 		return true, nil
-	case halt != nil:
-		// The program asked to stop: released below, as by a stopping worker.
-	case suspended:
+	case attemptSuspended:
 		att.outcome = "suspended"
 		return true, nil
-	case bodyErr == nil:
-		if err := c.checkSize("the output", out); err != nil {
-			bodyErr = err
-			break
-		}
+	case attemptDone:
 		// The last step's pending entry is written with the outcome.
 		last := c.takePending()
 		if ch.on {
@@ -263,8 +247,8 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 		}
 		return true, e.finish(ctx, log, f, err, slog.LevelInfo, "durable run done", "step", c.at())
 	}
-	// The attempt failed after a step whose entry is still pending: write
-	// it first (also when the worker is shutting down), so the retry
+	// attemptFailed or attemptHalted. An attempt that failed after a step
+	// whose entry is still pending writes it first (also when the worker is shutting down), so the retry
 	// replays the step instead of running it again. A pending final
 	// failure is dropped instead: the body did not go on past it.
 	c.dropFailure()
@@ -276,7 +260,8 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 		}
 		log.Warn("durable step result not journalled; the step runs again on retry", "step", c.at(), "error", errText(err))
 	}
-	if ctx.Err() != nil || halt != nil {
+	halted := end.outcome == attemptHalted
+	if ctx.Err() != nil || halted {
 		// The worker is shutting down (or the program is stopping); the
 		// run is not at fault. Give it back, due at once, so a peer resumes
 		// it now rather than when the lease expires (which is what happens
@@ -291,11 +276,12 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 		case !IsLeaseLost(err):
 			log.Warn("durable run not released; it is resumed when its lease expires", "step", c.at(), "error", errText(err))
 		}
-		if halt != nil {
-			return true, halt
+		if halted {
+			return true, end.err
 		}
 		return true, task.As(ctx.Err())
 	}
+	bodyErr = end.err
 	msg := errText(bodyErr)
 	if se := task.As(bodyErr); se != nil {
 		msg = se.Error()
