@@ -71,6 +71,36 @@ type ResealStatements struct {
 	Swap map[PayloadPlace]string
 }
 
+// NewResealStatements builds the statements, the same on every dialect but
+// for how a column is tested against a list argument: in(column) is the
+// dialect's "column is in the JSON array ?" (PostgreSQL: = ANY of the array
+// the JSON holds; SQLite: IN json_each). Each reads and writes on primary
+// keys; a swap is guarded by the text it replaces.
+func NewResealStatements(in func(column string) string) ResealStatements {
+	return ResealStatements{
+		RunsAfter: `SELECT id FROM _sky_durable_runs WHERE id > ? ORDER BY id LIMIT ?`,
+		Payloads: `
+SELECT 'input', r.id, '', r.input, COALESCE(r.forked_from, '') FROM _sky_durable_runs r WHERE ` + in("r.id") + `
+UNION ALL
+SELECT 'output', r.id, '', r.output, COALESCE(r.forked_from, '') FROM _sky_durable_runs r WHERE ` + in("r.id") + ` AND r.output IS NOT NULL
+UNION ALL
+SELECT 'journal', j.run_id, j.step_id, j.result, '' FROM _sky_durable_journal j WHERE ` + in("j.run_id") + `
+UNION ALL
+SELECT 'signal', s.run_id, s.name, s.payload, '' FROM _sky_durable_signals s WHERE ` + in("s.run_id") + `
+UNION ALL
+SELECT 'event', e.run_id, e.key, e.value, '' FROM _sky_durable_events e WHERE ` + in("e.run_id"),
+		ListArgs: 5,
+		Swap: map[PayloadPlace]string{
+			PlaceInput:    `UPDATE _sky_durable_runs SET input = ? WHERE id = ? AND input = ?`,
+			PlaceOutput:   `UPDATE _sky_durable_runs SET output = ? WHERE id = ? AND output = ?`,
+			PlaceJournal:  `UPDATE _sky_durable_journal SET result = ? WHERE run_id = ? AND step_id = ? AND result = ?`,
+			PlaceSignal:   `UPDATE _sky_durable_signals SET payload = ? WHERE run_id = ? AND name = ? AND payload = ?`,
+			PlaceEvent:    `UPDATE _sky_durable_events SET value = ? WHERE run_id = ? AND key = ? AND value = ?`,
+			PlaceSchedule: `UPDATE _sky_durable_schedules SET input = ? WHERE id = ? AND input = ?`,
+		},
+	}
+}
+
 // ListRunsAfter is Resealer.RunsAfter over q.
 func (rs ResealStatements) ListRunsAfter(ctx context.Context, q *db.DB, hook StatementHook, after string, limit int) ([]string, error) {
 	hook("reseal", rs.RunsAfter)

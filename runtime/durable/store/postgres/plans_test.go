@@ -323,14 +323,8 @@ func checkEveryConstantSent(t *testing.T, log *statementLog) {
 // finds them in the source: a new one must be added here); a variable
 // holding several texts lists each.
 var sqlConstants = map[string][]string{
-	"pgRunsAfter":                {pgRunsAfter},
-	"pgPayloads":                 {pgPayloads},
-	"pgSwapInput":                {pgSwapInput},
-	"pgSwapOutput":               {pgSwapOutput},
-	"pgSwapJournal":              {pgSwapJournal},
-	"pgSwapSignal":               {pgSwapSignal},
-	"pgSwapEvent":                {pgSwapEvent},
-	"pgSwapSchedule":             {pgSwapSchedule},
+	"pgResealSQL": {pgResealSQL.RunsAfter, pgResealSQL.Payloads, pgResealSQL.Swap[store.PlaceInput], pgResealSQL.Swap[store.PlaceOutput],
+		pgResealSQL.Swap[store.PlaceJournal], pgResealSQL.Swap[store.PlaceSignal], pgResealSQL.Swap[store.PlaceEvent], pgResealSQL.Swap[store.PlaceSchedule]},
 	"pgCutChildren":              {pgCutChildren},
 	"pgClaimHistory":             {pgClaimHistory},
 	"pgDoneHistory":              {pgDoneHistory},
