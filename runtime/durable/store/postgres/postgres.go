@@ -480,34 +480,8 @@ const pgReadSignal = `SELECT payload, COALESCE(trace_context, '') FROM _sky_dura
 const pgMarkDelivered = `UPDATE _sky_durable_signals SET delivered = TRUE WHERE run_id = ? AND name = ?`
 
 func (s *Store) ConsumeSignal(ctx context.Context, f store.Fence, name string, e store.JournalEntry, accept func(payload, traceContext string) (string, error), now time.Time) (bool, error) {
-	found := false
-	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
-		// Lock the run first: the signal row cannot then change under us.
-		if err := s.lockRun(ctx, tx, f); err != nil {
-			return err
-		}
-		var payload, traceContext string
-		s.hook("signal", pgReadSignal)
-		err := tx.QueryRow(ctx, pgReadSignal, f.RunID, name).Scan(&payload, &traceContext)
-		if store.IsNoRows(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if e.Result, err = accept(payload, traceContext); err != nil {
-			return err
-		}
-		if err := s.appendOne(ctx, tx, f, e, now); err != nil {
-			return err
-		}
-		if _, err := s.exec(ctx, tx, "signal", pgMarkDelivered, f.RunID, name); err != nil {
-			return err
-		}
-		found = true
-		return nil
-	})
-	return found, err
+	return store.ConsumeSQL{DB: s.d, Hook: s.hook, Lock: s.lockRun, Append: s.appendOne, Read: pgReadSignal, Mark: pgMarkDelivered}.
+		ConsumeSignal(ctx, f, name, e, accept, now)
 }
 
 func (s *Store) lockRun(ctx context.Context, tx *db.DB, f store.Fence) error {

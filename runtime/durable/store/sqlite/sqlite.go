@@ -318,30 +318,8 @@ func (s *Store) AppendEntry(ctx context.Context, q *db.DB, f store.Fence, e stor
 }
 
 func (s *Store) ConsumeSignal(ctx context.Context, f store.Fence, name string, e store.JournalEntry, accept func(payload, traceContext string) (string, error), now time.Time) (bool, error) {
-	found := false
-	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
-		var payload, traceContext string
-		s.hook("signal", sqliteReadSignal)
-		err := tx.QueryRow(ctx, sqliteReadSignal, f.RunID, name).Scan(&payload, &traceContext)
-		if store.IsNoRows(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if e.Result, err = accept(payload, traceContext); err != nil {
-			return err
-		}
-		if err := s.AppendEntry(ctx, tx, f, e, now); err != nil {
-			return err
-		}
-		if _, err := s.exec(ctx, tx, "signal", sqliteMarkDelivered, f.RunID, name); err != nil {
-			return err
-		}
-		found = true
-		return nil
-	})
-	return found, err
+	return store.ConsumeSQL{DB: s.d, Hook: s.hook, Lock: nil, Append: s.AppendEntry, Read: sqliteReadSignal, Mark: sqliteMarkDelivered}.
+		ConsumeSignal(ctx, f, name, e, accept, now)
 }
 
 // sqliteSuspend records the suspension (what it waits for, and the time,
