@@ -21,8 +21,10 @@ func TestHeartbeatKeepsALongStep(t *testing.T) {
 		h := newHarness(t, d)
 		// A beat long enough that a loaded machine (CI's 2 cores busy with
 		// other packages' tests) still renews in time: at 200ms a peer
-		// stole the run under load average 8.
-		const beat = time.Second
+		// stole the run under load average 8, at 1s once under load 17
+		// (the peer's tight poll loop shares the process). The step lasts
+		// two beats, so without renewals the lease would run out halfway.
+		const beat = 1500 * time.Millisecond
 		real := func(name string) *Engine {
 			return h.engine(name, func(o *Options) { o.Clock, o.Heartbeat = nil, beat })
 		}
@@ -31,7 +33,7 @@ func TestHeartbeatKeepsALongStep(t *testing.T) {
 		stolen, peerPolls := 0, 0
 		def := Register("long-step", str, str, func(c *Ctx, in string) task.Task[string] {
 			return Step(c, str, "work", task.From(func(context.Context) (string, error) {
-				for began := time.Now(); time.Since(began) < 3*beat; peerPolls++ {
+				for began := time.Now(); time.Since(began) < 2*beat; peerPolls++ {
 					worked, err := b.Poll(h.ctx, []Workflow{wf}) // not ctx: its statements would join the step's transaction
 					if err != nil {
 						return "", err
