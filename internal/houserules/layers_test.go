@@ -2,6 +2,8 @@ package houserules
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -155,4 +157,26 @@ func (lr layerRule) breaches(p goPackage, pkgs map[string]goPackage) []breach {
 	}
 	slices.SortFunc(out, func(a, b breach) int { return strings.Compare(a.imp, b.imp) })
 	return out
+}
+
+// TestEngineAsksNoDialect: what differs between databases is the store's
+// to know (store.Store answers it, DatabaseClock say), so no file of the
+// engine's package asks a database which dialect it speaks. (The test
+// kit, runtime/durable/durabletest, reads the user's own tables and may.)
+func TestEngineAsksNoDialect(t *testing.T) {
+	r := loadRepo(t)
+	for _, p := range r.packages {
+		if rel(p.ImportPath) != "runtime/durable" {
+			continue
+		}
+		for _, name := range p.GoFiles {
+			src, err := os.ReadFile(filepath.Join(p.Dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(src), ".Dialect()") {
+				t.Errorf("%s/%s asks a database its dialect; hint: ask the store (store.Store) instead", rel(p.ImportPath), name)
+			}
+		}
+	}
 }

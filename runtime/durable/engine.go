@@ -160,7 +160,7 @@ func New(d *db.DB, opts Options) *Engine {
 	if e.retain.orphans == 0 {
 		e.retain.orphans = DefaultOrphanSignalTTL
 	}
-	if e.clock == nil && d.Dialect() != db.Postgres {
+	if e.clock == nil && !e.store.DatabaseClock() {
 		e.clock = time.Now
 	}
 	if e.lease <= 0 {

@@ -22,6 +22,10 @@ type Store interface {
 	// SchemaVersion reads the database's schema version (0: no tables
 	// this store made) and the newest this code knows, writing nothing.
 	SchemaVersion(ctx context.Context) (current, latest int, err error)
+	// DatabaseClock says a zero now makes every statement read the
+	// database's clock, shared by all workers (PostgreSQL); otherwise the
+	// engine must pass the time (SQLite: the local clock).
+	DatabaseClock() bool
 	// InsertRun inserts a new run; when the id exists it changes nothing
 	// and reports the existing run's workflow name.
 	InsertRun(ctx context.Context, r NewRun, now time.Time) (inserted bool, existingWorkflow string, err error)

@@ -103,6 +103,10 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, int, error) {
 	return current, m.Latest(), err
 }
 
+// DatabaseClock is true: a zero now is the database's clock_timestamp()
+// (pgClock).
+func (s *Store) DatabaseClock() bool { return true }
+
 // pgClock is the CTE every statement starts with.
 const pgClock = `WITH ` + pgClockCTE
 

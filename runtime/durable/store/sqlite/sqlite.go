@@ -104,6 +104,9 @@ const sqliteHasTable = `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' 
 
 func ms(t time.Time) int64 { return t.UnixMilli() }
 
+// DatabaseClock is false: every statement takes the time it is given.
+func (s *Store) DatabaseClock() bool { return false }
+
 func (s *Store) exec(ctx context.Context, q *db.DB, op, sql string, args ...any) (int64, error) {
 	s.hook(op, sql)
 	return q.Exec(ctx, sql, args...)
