@@ -76,7 +76,9 @@ func (lx *lexer) charLit(t token) token {
 // simpleEscapes maps the character after a backslash to what it stands for.
 var simpleEscapes = map[rune]rune{'n': '\n', 't': '\t', 'r': '\r', '\\': '\\', '"': '"', '\'': '\''}
 
-// escape scans a backslash escape: \n \t \r \\ \" \' \u{HEX}.
+// escape scans a backslash escape: \n \t \r \\ \" \' \u{HEX}, and real Sky's
+// \xHH for an ASCII character (00 to 7F; beyond, Go's byte meaning and a
+// code point would differ, so \u{HEX} is asked for).
 func (lx *lexer) escape() (rune, bool) {
 	start := lx.pos()
 	lx.advance() // backslash
@@ -105,11 +107,22 @@ func (lx *lexer) escape() (rune, bool) {
 		}
 		return rune(v), true
 	}
+	if c == 'x' && isHex(lx.peekAt(1)) && isHex(lx.peekAt(2)) {
+		lx.advance()
+		hex := string([]rune{lx.advance(), lx.advance()})
+		v, _ := strconv.ParseUint(hex, 16, 8)
+		if v > 0x7F {
+			lx.errorAt(start, lx.pos(), fmt.Sprintf("\\x%s is not an ASCII character", hex),
+				fmt.Sprintf("\\xHH escapes go up to \\x7F; write the character as \\u{%s}", strings.ToUpper(hex)))
+			return 0, false
+		}
+		return rune(v), true
+	}
 	if c != -1 && c != '\n' {
 		lx.advance()
 	}
 	lx.errorAt(start, lx.pos(), "unknown escape sequence in a string",
-		"the escapes are \\n \\t \\r \\\\ \\\" \\' and \\u{HEX}")
+		"the escapes are \\n \\t \\r \\\\ \\\" \\' \\xHH and \\u{HEX}")
 	return 0, false
 }
 

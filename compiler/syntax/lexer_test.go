@@ -80,7 +80,7 @@ func TestLexerLayoutFacts(t *testing.T) {
 }
 
 func TestLexerLiterals(t *testing.T) {
-	_, toks := lexAll(t, `0x1f 007 1.25e2 'x' '\'' "a\u{41}\\"`)
+	_, toks := lexAll(t, `0x1f 007 1.25e2 'x' '\'' "a\u{41}\\" "q\x01\x7e" '\x41'`)
 	if toks[0].intVal != 31 || toks[1].intVal != 7 || toks[2].floatVal != 125 {
 		t.Errorf("numbers = %d %d %g", toks[0].intVal, toks[1].intVal, toks[2].floatVal)
 	}
@@ -89,6 +89,9 @@ func TestLexerLiterals(t *testing.T) {
 	}
 	if toks[5].strVal != `aA\` {
 		t.Errorf("string = %q", toks[5].strVal)
+	}
+	if toks[6].strVal != "q\x01~" || toks[7].charVal != 'A' {
+		t.Errorf("\\xHH escapes = %q %q", toks[6].strVal, toks[7].charVal)
 	}
 }
 

@@ -27,11 +27,23 @@ func (p *parser) parseLambda() Expr {
 func (p *parser) parseIf() Expr {
 	start := p.next()
 	cond := p.parseExpr()
-	p.expect(tThen, "`then`", "")
+	p.expectIfKeyword(tThen, "`then`", "")
 	then := p.parseExpr()
-	p.expect(tElse, "`else`", "every `if` needs an `else` branch")
+	p.expectIfKeyword(tElse, "`else`", "every `if` needs an `else` branch")
 	els := p.parseExpr()
 	return &If{Span: Span{start.pos, p.prevEnd()}, Cond: cond, Then: then, Else: els}
+}
+
+// expectIfKeyword consumes an `if`'s `then` or `else`. Besides the usual
+// layout, real Sky accepts the keyword in the column of the let binding or
+// case branch the `if` belongs to (`x = if c then` / `    a` / `else` /
+// `    b`): neither keyword can begin a binding or a branch, so such a line can
+// only continue the `if`.
+func (p *parser) expectIfKeyword(k tokenKind, what, hint string) token {
+	if p.tok.kind == k && p.tok.first && p.indent > 1 && p.tok.pos.Col == p.indent {
+		return p.next()
+	}
+	return p.expect(k, what, hint)
 }
 
 // parseCase parses `case e of` and its aligned branches.

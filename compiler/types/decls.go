@@ -294,6 +294,9 @@ func (c *checker) lookupType(t *syntax.TypeCon) *TypeInfo {
 		if ti := c.mainType(t.Name); ti != nil {
 			return ti
 		}
+		if ti := c.importedType(t.Name); ti != nil {
+			return ti
+		}
 		c.unknownType(t)
 		return nil
 	}
@@ -333,6 +336,31 @@ func (c *checker) mainType(name string) *TypeInfo {
 		}
 	}
 	return nil
+}
+
+// importedType is real Sky's bare name for a type of an imported module that
+// is neither exposed nor the module's main type: after `import
+// Sky.Core.Json.Decode as Decode`, `Decoder` means `Decode.Decoder`. It is
+// the very last fallback and holds only when exactly one explicitly imported
+// module exports a type of that name; two leave the name unknown.
+func (c *checker) importedType(name string) *TypeInfo {
+	var found *TypeInfo
+	for _, q := range c.sc.sortedQuals() {
+		if c.sc.defaultQual[q] {
+			continue
+		}
+		for _, dm := range c.sc.quals[q] {
+			ti := dm.expTypes[name]
+			if ti == nil || ti == found {
+				continue
+			}
+			if found != nil {
+				return nil
+			}
+			found = ti
+		}
+	}
+	return found
 }
 
 func (c *checker) unknownType(t *syntax.TypeCon) {

@@ -57,9 +57,12 @@ func LoadProgram(path, root string, stdlib map[string]string) (*Program, error) 
 // DefaultRoots are where user modules are looked up when no source root is
 // configured: the entry file's directory, a `src` directory beside it, and
 // a `src` directory beside that directory (so `tests/UserTest.sky` finds the
-// project's modules under src/). An entry file that is already in a `src`
-// directory is not looked for in src/src. The evaluator's loader uses the
-// same list.
+// project's modules under src/). An entry file below a `tests` directory
+// (`tests/Lang/PatternTest.sky`, module Lang.PatternTest) also finds the
+// modules of that tests tree (`Lang.Shapes` in tests/Lang/Shapes.sky) and
+// the src/ beside it, as real Sky's test suites expect. An entry file that
+// is already in a `src` directory is not looked for in src/src. The
+// evaluator's loader uses the same list.
 func DefaultRoots(entry string) []string {
 	dir := filepath.Dir(entry)
 	roots := []string{dir}
@@ -67,7 +70,14 @@ func DefaultRoots(entry string) []string {
 	if filepath.Base(filepath.Clean(dir)) != "src" {
 		extra = append(extra, filepath.Join(dir, "src"))
 	}
-	for _, r := range append(extra, filepath.Join(dir, "..", "src")) {
+	extra = append(extra, filepath.Join(dir, "..", "src"))
+	for d := filepath.Clean(dir); filepath.Dir(d) != d; d = filepath.Dir(d) {
+		if filepath.Base(d) == "tests" {
+			extra = append(extra, d, filepath.Join(d, "..", "src"))
+			break
+		}
+	}
+	for _, r := range extra {
 		if !slices.Contains(roots, filepath.Clean(r)) {
 			roots = append(roots, filepath.Clean(r))
 		}

@@ -79,6 +79,21 @@ func TestLoadProgramSrcBesideEntry(t *testing.T) {
 	}
 }
 
+func TestLoadProgramNestedTestFindsTestsAndSrc(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"tests/Lang/ShapeTest.sky": "module Lang.ShapeTest exposing (v)\n\nimport Lang.Shapes\nimport Lib.User\n\n\nv : String\nv =\n    Shapes.label ++ User.name\n",
+		"tests/Lang/Shapes.sky":    "module Lang.Shapes exposing (label)\n\n\nlabel : String\nlabel =\n    \"shape\"\n",
+		"src/Lib/User.sky":         userModule,
+	})
+	errs, err := types.CheckFile(filepath.Join(dir, "tests/Lang/ShapeTest.sky"), corpusStdlib(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(errs) > 0 {
+		t.Fatal(diag.Render(errs))
+	}
+}
+
 func TestCheckFileMissingModuleAndSyntaxError(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		"Main.sky":  "import Lib.Gone\n\n\nmain =\n    Gone.x\n",

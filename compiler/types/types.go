@@ -31,7 +31,8 @@ const (
 	NoConstraint Constraint = iota
 	// Number: Int or Float.
 	Number
-	// Comparable: Int, Float, Char, String, and lists and tuples of comparables.
+	// Comparable: Int, Float, Char, String, Bool (real Sky orders False before
+	// True; Elm does not), and lists and tuples of comparables.
 	Comparable
 	// Appendable: String or List a.
 	Appendable

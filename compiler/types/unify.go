@@ -300,7 +300,7 @@ func (u *unifier) satisfies(k Constraint, t Type) bool {
 	case Number:
 		return isCon(t, "Int") || isCon(t, "Float")
 	case Comparable:
-		if isCon(t, "Int") || isCon(t, "Float") || isCon(t, "Char") || isCon(t, "String") {
+		if isCon(t, "Int") || isCon(t, "Float") || isCon(t, "Char") || isCon(t, "String") || isCon(t, "Bool") {
 			return true
 		}
 		if isCon(t, "List") {

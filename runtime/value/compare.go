@@ -126,9 +126,10 @@ func equalSlices(x, y []Value) (bool, error) {
 	return true, nil
 }
 
-// Compare orders two comparable values (Elm's `comparable`): Int, Float,
-// Char, String, and lists and tuples of comparables. It returns -1, 0 or 1;
-// an Int and a Float compare numerically. Other kinds are an error.
+// Compare orders two comparable values (Elm's `comparable`, with real Sky's
+// Bool): Int, Float, Char, String, Bool (False before True), and lists and
+// tuples of comparables. It returns -1, 0 or 1; an Int and a Float compare
+// numerically. Other kinds are an error.
 func Compare(a, b Value) (int, error) {
 	switch x := a.(type) {
 	case int64:
@@ -153,6 +154,10 @@ func Compare(a, b Value) (int, error) {
 		if y, ok := b.(rune); ok {
 			return cmp3(x < y, x > y), nil
 		}
+	case bool:
+		if y, ok := b.(bool); ok {
+			return cmp3(!x && y, x && !y), nil
+		}
 	case *List:
 		if y, ok := b.(*List); ok {
 			for x != nil && y != nil {
@@ -176,17 +181,17 @@ func Compare(a, b Value) (int, error) {
 		}
 	}
 	if !isComparable(a) {
-		return 0, fmt.Errorf("cannot order %s: a %s is not comparable (only Int, Float, Char, String, and lists and tuples of them are)", Show(a), KindName(a))
+		return 0, fmt.Errorf("cannot order %s: a %s is not comparable (only Int, Float, Char, String, Bool, and lists and tuples of them are)", Show(a), KindName(a))
 	}
 	if !isComparable(b) {
-		return 0, fmt.Errorf("cannot order %s: a %s is not comparable (only Int, Float, Char, String, and lists and tuples of them are)", Show(b), KindName(b))
+		return 0, fmt.Errorf("cannot order %s: a %s is not comparable (only Int, Float, Char, String, Bool, and lists and tuples of them are)", Show(b), KindName(b))
 	}
 	return 0, fmt.Errorf("cannot order %s (%s) against %s (%s): they are different types", Show(a), KindName(a), Show(b), KindName(b))
 }
 
 func isComparable(v Value) bool {
 	switch v.(type) {
-	case int64, float64, string, rune, *List, Tuple:
+	case int64, float64, string, rune, bool, *List, Tuple:
 		return true
 	}
 	return false

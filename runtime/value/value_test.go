@@ -98,6 +98,10 @@ func TestCompare(t *testing.T) {
 		{'a', 'a', 0},
 		{FromSlice([]Value{int64(1)}), FromSlice([]Value{int64(1), int64(0)}), -1},
 		{Tuple{int64(1), "b"}, Tuple{int64(1), "a"}, 1},
+		{false, true, -1},
+		{true, false, 1},
+		{true, true, 0},
+		{Tuple{false, "b"}, Tuple{true, "a"}, -1},
 	}
 	for _, c := range cases {
 		got, err := Compare(c.a, c.b)

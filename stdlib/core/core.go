@@ -110,7 +110,7 @@ func KernelsWith(env Env) map[string]value.Kernel {
 	out := map[string]value.Kernel{}
 	for _, group := range [][]value.Kernel{
 		basicsKernels(), errorKernels(), taskKernels(), maybeKernels(),
-		listKernels(), stringKernels(), stringParityKernels(), stringTextKernels(), dictKernels(),
+		listKernels(), stringKernels(), stringParityKernels(), stringTextKernels(), stringBytesKernels(), dictKernels(),
 		timeKernels(env), uuidKernels(env), charKernels(), debugKernels(env),
 		systemKernels(env.Process), mathKernels(), cryptoKernels(env), secretKernels(env), encodingKernels(),
 	} {

@@ -63,6 +63,22 @@ func timeKernels(env Env) []value.Kernel {
 			}
 			return value.Ok(t.UnixMilli()), nil
 		}},
+		{Name: "Time_parse", Arity: 2, Fn: func(a []value.Value) (value.Value, error) {
+			layout, err := stringArg("Time.parse", a[0])
+			if err != nil {
+				return nil, err
+			}
+			s, err := stringArg("Time.parse", a[1])
+			if err != nil {
+				return nil, err
+			}
+			t, perr := time.Parse(layout, s)
+			if perr != nil {
+				return value.Err(value.FromError(task.Errorf(task.InvalidInput,
+					"Time.parse: %q does not fit the layout %q; hint: the layout writes the reference time Mon Jan 2 15:04:05 2006 as the text does, e.g. \"2006-01-02\" for 2025-01-01", s, layout))), nil
+			}
+			return value.Ok(t.UnixMilli()), nil
+		}},
 		{Name: "Time_now", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
 			return value.Task{T: task.From(func(context.Context) (value.Value, error) {
 				return env.Now().UnixMilli(), nil

@@ -13,7 +13,7 @@ import (
 // Kernels returns the Json.Encode and Json.Decode kernels.
 func Kernels() map[string]value.Kernel {
 	out := map[string]value.Kernel{}
-	for _, k := range append(encodeKernels(), decodeKernels()...) {
+	for _, k := range append(append(encodeKernels(), decodeKernels()...), rawKernel()) {
 		out[k.Name] = k
 	}
 	return out
