@@ -65,9 +65,7 @@ func stringKernels() []value.Kernel {
 			return strings.Join(parts, sep), err
 		}},
 		str1("String_words", "String.words", func(s string) value.Value {
-			if strings.TrimSpace(s) == "" {
-				return stringsToList([]string{""}) // as Elm (JavaScript's "".split(/\s+/))
-			}
+			// As real Sky: no words in a blank string (Elm gives [""]).
 			return stringsToList(strings.Fields(s))
 		}),
 		str1("String_lines", "String.lines", func(s string) value.Value {
