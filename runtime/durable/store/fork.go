@@ -99,6 +99,90 @@ type TimeTravelSQL struct {
 	ResetRun          string // (at) run id: waiting, due now, nothing of its attempts left
 }
 
+// TimeTravelDialect is what differs between databases in the statements
+// of fork and rewind.
+type TimeTravelDialect struct {
+	// Clock is the CTE an (at) statement starts with: "WITH clock AS
+	// (SELECT ... AS now)" over its first argument.
+	Clock string
+	// In is "column is in the JSON array ?" (one list argument).
+	In func(column string) string
+	// Text is a text argument where its type must be named (a || operand).
+	Text string
+	// Lock follows a read that locks the row it reads ("": the dialect
+	// has one writer and needs none).
+	Lock string
+}
+
+// NewTimeTravelSQL builds the statements of fork and rewind in dialect d;
+// the store adds what runs them (DB, Hook, At, Record) and its
+// RecordPriorDone.
+func NewTimeTravelSQL(d TimeTravelDialect) TimeTravelSQL {
+	return TimeTravelSQL{
+		InsertFork: d.Clock + `
+INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at,
+                               priority, limit_key, forked_from, fork_step)
+SELECT ?, o.workflow, o.version, ` + SQLWaiting + `, o.input, 0, clock.now, '', clock.now, clock.now, o.priority, o.limit_key, o.id, ?
+  FROM _sky_durable_runs o, clock
+ WHERE o.id = ?
+ON CONFLICT (id) DO NOTHING`,
+		ForkJournal: `
+INSERT INTO _sky_durable_journal (run_id, step_id, kind, result, created_at, seq)
+SELECT ?, j.step_id, j.kind, j.result, j.created_at, j.seq FROM _sky_durable_journal j WHERE j.run_id = ? AND j.seq < ?`,
+		ForkSet: d.Clock + `
+INSERT INTO _sky_durable_journal (run_id, step_id, kind, result, created_at, seq)
+SELECT ?, ?, ?, ?, clock.now, ? FROM clock`,
+		ForkSignals: `
+INSERT INTO _sky_durable_signals (run_id, name, payload, delivered, created_at)
+SELECT ?, s.name, s.payload, s.delivered AND ` + d.In("s.name") + `, s.created_at
+  FROM _sky_durable_signals s WHERE s.run_id = ?`,
+		ForkEvents: `
+INSERT INTO _sky_durable_events (run_id, key, value, updated_at)
+SELECT ?, e.key, e.value, e.updated_at FROM _sky_durable_events e WHERE e.run_id = ? AND ` + d.In("e.key"),
+		// The children started before the cut: by id (startChild) or
+		// group (all), on the parent index.
+		CutChildren: `
+SELECT c.id, c.status FROM _sky_durable_runs c
+ WHERE c.parent_id = ? AND (` + d.In("c.id") + ` OR ` + d.In("c.child_group") + `)
+ ORDER BY c.created_at, c.id`,
+		// A copied child's id is the fork's id followed by the child's
+		// "/key" (substr from the character after the original's id).
+		ForkChildren: `
+INSERT INTO _sky_durable_runs (id, workflow, version, status, input, output, attempts, wake_at, waiting_signal, last_error,
+                               created_at, updated_at, parent_id, child_group, priority, limit_key, forked_from)
+SELECT ` + d.Text + ` || substr(c.id, ?), c.workflow, c.version, c.status, c.input, c.output, c.attempts, c.wake_at,
+       c.waiting_signal, c.last_error, c.created_at, c.updated_at, ?, c.child_group, c.priority, c.limit_key, c.id
+  FROM _sky_durable_runs c WHERE ` + d.In("c.id") + `
+ON CONFLICT (id) DO NOTHING`,
+		ForkChildJournals: `
+INSERT INTO _sky_durable_journal (run_id, step_id, kind, result, created_at, seq)
+SELECT ` + d.Text + ` || substr(j.run_id, ?), j.step_id, j.kind, j.result, j.created_at, j.seq
+  FROM _sky_durable_journal j WHERE ` + d.In("j.run_id"),
+		RewindLock: `
+SELECT r.id FROM _sky_durable_runs r
+ WHERE r.id = ? AND r.status IN (` + SQLRewindable + `) AND r.compacted_at IS NULL` + d.Lock,
+		// The first unfinished child started after the cut: a child of
+		// the run not among those started before it.
+		RewindChild: `
+SELECT c.id FROM _sky_durable_runs c
+ WHERE c.parent_id = ? AND c.status NOT IN (` + SQLUnclaimable + `)
+   AND NOT (` + d.In("c.id") + ` OR COALESCE(` + d.In("c.child_group") + `, FALSE))
+ ORDER BY c.created_at, c.id
+ LIMIT 1`,
+		RewindJournal: `DELETE FROM _sky_durable_journal WHERE run_id = ? AND seq >= ?`,
+		RewindSignals: `
+UPDATE _sky_durable_signals SET delivered = FALSE
+ WHERE run_id = ? AND delivered AND NOT (` + d.In("name") + `)`,
+		RewindEvents: `DELETE FROM _sky_durable_events WHERE run_id = ? AND NOT (` + d.In("key") + `)`,
+		ResetRun: d.Clock + `
+UPDATE _sky_durable_runs
+   SET status = ` + SQLWaiting + `, output = NULL, attempts = 0, wake_at = clock.now, waiting_signal = NULL, last_error = '',
+       claimed_at = NULL, lease_token = NULL, updated_at = clock.now
+  FROM clock
+ WHERE id = ?`,
+	}
+}
+
 // JSONList is the JSON array of ss ("[]" for none), a list argument.
 func JSONList(ss []string) string {
 	if len(ss) == 0 {
