@@ -75,21 +75,7 @@ var searchCases = []storeCase{
 			4: {{"disc-50-off", "disc_50%off", "ship-2", "ship-1"}, {"order-beta", "order-Alpha"}},
 			2: {{"disc-50-off", "disc_50%off"}, {"ship-2", "ship-1"}, {"order-beta", "order-Alpha"}},
 		} {
-			var pages [][]string
-			filter := store.ListFilter{Search: `{"id":"`, Limit: limit}
-			for page := 0; page < 5; page++ {
-				runs, err := f.s.ListRuns(f.ctx, filter)
-				f.ok("ListRuns", err)
-				if len(runs) == 0 {
-					break
-				}
-				var ids []string
-				for _, r := range runs {
-					ids = append(ids, r.ID)
-				}
-				pages = append(pages, ids)
-				filter.Before = store.CursorOf(runs[len(runs)-1])
-			}
+			pages := f.listPages(store.ListFilter{Search: `{"id":"`, Limit: limit})
 			if diff := cmp.Diff(want, pages); diff != "" {
 				f.t.Errorf("search pages of %d (-want +got):\n%s", limit, diff)
 			}

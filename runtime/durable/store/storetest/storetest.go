@@ -516,21 +516,8 @@ var cases = []storeCase{
 			return ids
 		}
 		for _, filter := range []store.ListFilter{{}, {Status: store.StatusWaiting}, {Workflow: "w"}, {Workflow: "w", Status: store.StatusWaiting}} {
-			var pages [][]string
 			filter.Limit = 2
-			for page := 0; page < 5; page++ {
-				runs, err := f.s.ListRuns(f.ctx, filter)
-				f.ok("ListRuns", err)
-				if len(runs) == 0 {
-					break
-				}
-				var ids []string
-				for _, r := range runs {
-					ids = append(ids, r.ID)
-				}
-				pages = append(pages, ids)
-				filter.Before = store.CursorOf(runs[len(runs)-1])
-			}
+			pages := f.listPages(filter)
 			want := [][]string{{"order-4", "order-3"}, {"refund-1", "order-2"}, {"order-1"}}
 			if filter.Workflow == "w" {
 				want = [][]string{{"order-4", "order-3"}, {"order-2", "order-1"}}
@@ -681,3 +668,23 @@ var cases = []storeCase{
 // suite did (the PostgreSQL plan test) knows whether a -run filter left
 // some out.
 func Cases() int { return len(cases) }
+
+// listPages lists the runs filter selects page by page (at most five, each
+// after the last run of the one before), as their ids.
+func (f *fixture) listPages(filter store.ListFilter) [][]string {
+	var pages [][]string
+	for page := 0; page < 5; page++ {
+		runs, err := f.s.ListRuns(f.ctx, filter)
+		f.ok("ListRuns", err)
+		if len(runs) == 0 {
+			break
+		}
+		var ids []string
+		for _, r := range runs {
+			ids = append(ids, r.ID)
+		}
+		pages = append(pages, ids)
+		filter.Before = store.CursorOf(runs[len(runs)-1])
+	}
+	return pages
+}
