@@ -74,6 +74,30 @@ type Migrator struct {
 	// before versioned migrations needs that plain SQL cannot say.
 	Adopt func(ctx context.Context, tx *db.DB) error
 	Hook  StatementHook
+	// LoadErr is the error LoadMigrations gave for Migrations: Setup and
+	// Versions return it before touching the database.
+	LoadErr error
+}
+
+// Setup migrates d to the newest version (Up); on a current schema it costs
+// one statement and no DDL or writer lock, since an ALTER TABLE would queue
+// every worker behind a `sky durable ls`. It is a store's Setup.
+func (m Migrator) Setup(ctx context.Context, d *db.DB) error {
+	if m.LoadErr != nil {
+		return m.LoadErr
+	}
+	_, err := m.Up(ctx, d, 0)
+	return err
+}
+
+// Versions reads d's schema version (Current) and the newest this code
+// knows, writing nothing. It is a store's SchemaVersion.
+func (m Migrator) Versions(ctx context.Context, d *db.DB) (current, latest int, err error) {
+	if m.LoadErr != nil {
+		return 0, 0, m.LoadErr
+	}
+	current, err = m.Current(ctx, d)
+	return current, m.Latest(), err
 }
 
 // Latest is the version of the newest migration.

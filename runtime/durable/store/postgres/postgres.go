@@ -67,19 +67,14 @@ func (s *Store) migrator() store.Migrator {
 		TableExists: `SELECT COUNT(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = '` + store.VersionTable + `'`,
 		Lock:        `SELECT pg_advisory_xact_lock(7362201555)`,
 		Hook:        s.hook,
+		LoadErr:     migrationsErr,
 	}
 }
 
-// Setup migrates the schema to the newest version (store.Migrator.Up): on
-// a current schema one statement and no DDL, since every ALTER TABLE takes
-// an ACCESS EXCLUSIVE lock that would queue every worker behind a `sky
-// durable ls`.
+// Setup migrates the schema to the newest version (store.Migrator.Setup),
+// with a hint when the search index's extension is missing.
 func (s *Store) Setup(ctx context.Context) error {
-	if migrationsErr != nil {
-		return migrationsErr
-	}
-	_, err := s.migrator().Up(ctx, s.d, 0)
-	return extensionHint(err)
+	return extensionHint(s.migrator().Setup(ctx, s.d))
 }
 
 // extensionHint says how to install pg_trgm when a set-up failed on it:
@@ -95,12 +90,7 @@ func extensionHint(err error) error {
 }
 
 func (s *Store) SchemaVersion(ctx context.Context) (int, int, error) {
-	if migrationsErr != nil {
-		return 0, 0, migrationsErr
-	}
-	m := s.migrator()
-	current, err := m.Current(ctx, s.d)
-	return current, m.Latest(), err
+	return s.migrator().Versions(ctx, s.d)
 }
 
 // DatabaseClock is true: a zero now is the database's clock_timestamp()

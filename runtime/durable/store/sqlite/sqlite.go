@@ -41,26 +41,14 @@ func (s *Store) migrator() store.Migrator {
 		TableExists: `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = '` + store.VersionTable + `'`,
 		Adopt:       s.adoptUnversioned,
 		Hook:        s.hook,
+		LoadErr:     migrationsErr,
 	}
 }
 
-// Setup migrates the schema to the newest version (store.Migrator.Up); on a
-// current schema it reads one row and takes no writer lock.
-func (s *Store) Setup(ctx context.Context) error {
-	if migrationsErr != nil {
-		return migrationsErr
-	}
-	_, err := s.migrator().Up(ctx, s.d, 0)
-	return err
-}
+func (s *Store) Setup(ctx context.Context) error { return s.migrator().Setup(ctx, s.d) }
 
 func (s *Store) SchemaVersion(ctx context.Context) (int, int, error) {
-	if migrationsErr != nil {
-		return 0, 0, migrationsErr
-	}
-	m := s.migrator()
-	current, err := m.Current(ctx, s.d)
-	return current, m.Latest(), err
+	return s.migrator().Versions(ctx, s.d)
 }
 
 // sqliteAddedColumns are the columns a database made before versioned
