@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -149,5 +150,51 @@ func TestSetupNamesTheMissingExtension(t *testing.T) {
 	}
 	if runs, err := s.ListRuns(ctx, store.ListFilter{Search: "anything", Limit: 1}); err != nil || len(runs) != 0 {
 		t.Errorf("search after the set-up = %v, %v", runs, err)
+	}
+}
+
+// TestSearchIndexBuiltBeforehand: the search index an operator builds
+// without blocking writes, with the statement docs/durable.md gives, is the
+// one migration 0015 would build, and the migration then skips it. The
+// extension sits in a schema off the search_path, so set-up first fails
+// with the hint saying so, and the statement names that schema.
+func TestSearchIndexBuiltBeforehand(t *testing.T) {
+	ctx := context.Background()
+	d := dbtest.OpenEmpty(t, "postgres")
+	s := New(d, func(string, string) {})
+	if _, err := s.migrator().Up(ctx, d, 14); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.ExecRaw(ctx, "CREATE SCHEMA sky_ext; CREATE EXTENSION pg_trgm SCHEMA sky_ext"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Setup(ctx); err == nil || !strings.Contains(err.Error(), "search_path") || !strings.Contains(err.Error(), "hint: ") {
+		t.Fatalf("Setup with pg_trgm off the search_path = %v; want the hint naming the search_path", err)
+	}
+	doc, err := os.ReadFile("../../../../docs/durable.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(doc), "CREATE INDEX CONCURRENTLY")
+	block, _, ok2 := strings.Cut(block, ";")
+	if !ok || !ok2 {
+		t.Fatal("docs/durable.md has no CREATE INDEX CONCURRENTLY statement")
+	}
+	build := "CREATE INDEX CONCURRENTLY" + strings.ReplaceAll(block, "gin_trgm_ops", "sky_ext.gin_trgm_ops")
+	if _, err := d.ExecRaw(ctx, build); err != nil {
+		t.Fatalf("the docs' statement: %v\n%s", err, build)
+	}
+	if err := s.Setup(ctx); err != nil {
+		t.Fatalf("Setup over the index built beforehand: %v", err)
+	}
+	var n int
+	if err := d.QueryRow(ctx, "SELECT COUNT(*) FROM pg_indexes WHERE tablename = '_sky_durable_runs' AND indexname = '_sky_durable_runs_search'").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("search indexes = %d (%v), want 1", n, err)
+	}
+	if current, latest, err := s.SchemaVersion(ctx); err != nil || current != latest {
+		t.Errorf("schema at %d of %d (%v)", current, latest, err)
+	}
+	if _, err := s.ListRuns(ctx, store.ListFilter{Search: "anything", Limit: 1}); err != nil {
+		t.Errorf("search after the set-up: %v", err)
 	}
 }

@@ -79,8 +79,14 @@ func (s *Store) Setup(ctx context.Context) error {
 
 // extensionHint says how to install pg_trgm when a set-up failed on it:
 // migration 0015 creates it for the search index, and a role that may not
-// create objects in the database cannot.
+// create objects in the database cannot; or, when the extension is there
+// but its operator class is not found, how to reach it.
 func extensionHint(err error) error {
+	if err != nil && strings.Contains(err.Error(), "gin_trgm_ops") {
+		return fmt.Errorf("%w; hint: pg_trgm is installed in a schema that is not on this role's search_path: add that schema "+
+			"to the search_path (ALTER ROLE … SET search_path = public, that_schema) or build the search index beforehand "+
+			"naming it (docs/durable.md, Search), then set-up succeeds", err)
+	}
 	if err == nil || !strings.Contains(err.Error(), "pg_trgm") {
 		return err
 	}
