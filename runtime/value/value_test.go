@@ -236,6 +236,26 @@ func TestErrorRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(orig, te); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
+	// FfiPanic and TypeMismatch carry real Sky's records; the Go side keeps
+	// them as lines of Text.
+	for _, c := range []struct {
+		d    task.Details
+		want string
+	}{
+		{task.Details{Tag: task.FfiPanic, Text: "nil deref\nmain.go:1\nmain.go:2"}, `FfiPanic { message = "nil deref", stack = ["main.go:1","main.go:2"] }`},
+		{task.Details{Tag: task.FfiPanic, Text: "bare"}, `FfiPanic { message = "bare", stack = [] }`},
+		{task.Details{Tag: task.TypeMismatch, Text: "Int\nString"}, `TypeMismatch { actual = "String", expected = "Int" }`},
+	} {
+		e := task.New(task.Ffi, "x").WithDetails(c.d)
+		v := FromError(e)
+		if got := Show(v); !strings.Contains(got, c.want) {
+			t.Errorf("FromError(%q) = %s, want it to hold %s", c.d.Text, got, c.want)
+		}
+		var back *task.Error
+		if !errors.As(ToError(v), &back) || back.Details == nil || *back.Details != c.d {
+			t.Errorf("round trip of %q gave %+v", c.d.Text, back)
+		}
+	}
 	if got := Show(FromError(errors.New("disk on fire"))); got != `Error Unexpected { details = Nothing, message = "disk on fire" }` {
 		t.Errorf("plain Go error = %s", got)
 	}
