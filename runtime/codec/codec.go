@@ -20,9 +20,21 @@ import (
 // Codec encodes A to JSON and decodes JSON to A. Build codecs with the
 // constructors of this package or with Make.
 type Codec[A any] struct {
-	enc func(*bytes.Buffer, A) error
-	dec func(v any, path Path) (A, error)
+	enc   func(*bytes.Buffer, A) error
+	dec   func(v any, path Path) (A, error)
+	shape any
 }
+
+// WithShape returns c carrying s, a description of its JSON for code that
+// derives something from a codec (Std.Db.Store derives table columns); what
+// the codec encodes and decodes is unchanged.
+func (c Codec[A]) WithShape(s any) Codec[A] {
+	c.shape = s
+	return c
+}
+
+// Shape is what WithShape attached, nil when nothing was.
+func (c Codec[A]) Shape() any { return c.shape }
 
 // Make builds a codec from an encoder that appends compact JSON to buf and a
 // decoder over a parsed JSON value (nil, bool, json.Number, string, []any,
