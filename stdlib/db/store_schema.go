@@ -229,7 +229,7 @@ func migrateTable(ctx context.Context, d *sqldb.DB, t table) (value.Value, error
 func existingColumns(ctx context.Context, d *sqldb.DB, name string) (map[string]bool, error) {
 	q := "SELECT name AS c FROM pragma_table_info(?)"
 	if d.Dialect() == sqldb.Postgres {
-		q = "SELECT column_name AS c FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?"
+		q = "SELECT column_name AS c FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = lower(?)"
 	}
 	rows, err := d.QueryMaps(ctx, q, name)
 	if err != nil {
