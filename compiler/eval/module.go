@@ -110,6 +110,7 @@ func (m *Module) declare(errs *diag.List) {
 				names = append(names, c.Name.Name)
 			}
 			m.types[d.Name.Name] = names
+			value.RegisterCtors(names)
 		case *syntax.TypeAlias:
 			rt, ok := d.Type.(*syntax.RecordType)
 			if !ok || rt.Ext != nil {

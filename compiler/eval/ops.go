@@ -244,7 +244,7 @@ func arith(op string, a, b value.Value) (value.Value, string) {
 			return x / y, ""
 		case "%":
 			if y == 0 {
-				return nil, "this `%` divides by zero"
+				return int64(0), "" // total, as `//` and real Sky's `%`
 			}
 			m := x % y
 			if m != 0 && (m < 0) != (y < 0) {

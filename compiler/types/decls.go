@@ -157,11 +157,14 @@ func (c *checker) convertType(t syntax.Type, vars map[string]*Var, mode varMode)
 		}
 		return r
 	case *syntax.TypeCon:
+		ti := c.lookupType(t)
+		if ti != nil && len(t.Args) > len(ti.Params) {
+			t = c.regroupTypeArgs(t, len(ti.Params))
+		}
 		args := make([]Type, len(t.Args))
 		for i, a := range t.Args {
 			args[i] = c.convertType(a, vars, mode)
 		}
-		ti := c.lookupType(t)
 		if ti == nil {
 			return c.unknownTypeVar()
 		}
@@ -183,6 +186,70 @@ func (c *checker) convertType(t syntax.Type, vars map[string]*Var, mode varMode)
 		return &Con{Module: ti.Module, Name: ti.Name, Args: args}
 	}
 	return c.u.fresh()
+}
+
+// regroupTypeArgs reads an over-applied type the way real Sky's checker
+// does: `Result Error List Row` has three arguments where Result takes two,
+// and its bare `List` still wants one, so `List` takes the argument after it
+// and the annotation means `Result Error (List Row)`. It returns t unchanged
+// unless the regrouping gives exactly want arguments, and warns where it
+// applies (write the parentheses).
+func (c *checker) regroupTypeArgs(t *syntax.TypeCon, want int) *syntax.TypeCon {
+	var out []syntax.Type
+	rest := t.Args
+	for len(rest) > 0 {
+		a := rest[0]
+		rest = rest[1:]
+		if con, ok := a.(*syntax.TypeCon); ok && len(con.Args) == 0 {
+			if n := c.typeArity(con); n > 0 && len(rest) >= n && len(out)+1+len(rest)-n >= want {
+				grouped := &syntax.TypeCon{Span: syntax.Span{Start: con.Start, End: rest[n-1].Range().End}, Module: con.Module, Name: con.Name, Args: rest[:n]}
+				a, rest = grouped, rest[n:]
+			}
+		}
+		out = append(out, a)
+	}
+	if len(out) != want {
+		return t
+	}
+	src := c.prog.Sources[c.mod.file.Name]
+	texts := []string{t.Name}
+	for _, a := range out {
+		sp := a.Range()
+		if sp.End.Offset > len(src) || sp.Start.Offset > sp.End.Offset {
+			texts = append(texts, "…")
+			continue
+		}
+		text := src[sp.Start.Offset:sp.End.Offset]
+		if con, ok := a.(*syntax.TypeCon); ok && len(con.Args) > 0 {
+			text = "(" + text + ")"
+		}
+		texts = append(texts, text)
+	}
+	c.warnf(t, "WARNING: MISSING PARENTHESES", "This type gives `"+t.Name+"` more arguments than it takes, so I read it as real Sky does:",
+		"", "Write the parentheses: `"+strings.Join(texts, " ")+"`.")
+	return &syntax.TypeCon{Span: t.Span, Module: t.Module, Name: t.Name, Args: out}
+}
+
+// typeArity is the number of parameters of the type a bare name refers to,
+// looked up without reporting anything (0 when it is not known here).
+func (c *checker) typeArity(t *syntax.TypeCon) int {
+	if t.Module != "" {
+		return 0
+	}
+	ti := c.mod.types[t.Name]
+	if ti == nil && len(c.sc.types[t.Name]) == 1 {
+		ti = c.sc.types[t.Name][0]
+	}
+	if ti == nil {
+		ti = c.sc.ptypes[t.Name]
+	}
+	if ti == nil {
+		ti = builtinTypes[t.Name]
+	}
+	if ti == nil {
+		return 0
+	}
+	return len(ti.Params)
 }
 
 // unknownTypeVar stands for a type that was reported (an unknown name, or

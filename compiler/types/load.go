@@ -60,9 +60,12 @@ func LoadProgram(path, root string, stdlib map[string]string) (*Program, error) 
 // project's modules under src/). An entry file below a `tests` directory
 // (`tests/Lang/PatternTest.sky`, module Lang.PatternTest) also finds the
 // modules of that tests tree (`Lang.Shapes` in tests/Lang/Shapes.sky) and
-// the src/ beside it, as real Sky's test suites expect. An entry file that
-// is already in a `src` directory is not looked for in src/src. The
-// evaluator's loader uses the same list.
+// the src/ beside it, as real Sky's test suites expect, and an entry file
+// below a `src` directory (`src/Chess/Board.sky`, module Chess.Board) finds
+// its fellow modules from that `src` (`Chess.Piece` in src/Chess/Piece.sky),
+// however the path is written (`Lang/PatternTest.sky` from inside tests/
+// too). An entry file that is already in a `src` directory is not looked for
+// in src/src. The evaluator's loader uses the same list.
 func DefaultRoots(entry string) []string {
 	dir := filepath.Dir(entry)
 	roots := []string{dir}
@@ -71,18 +74,51 @@ func DefaultRoots(entry string) []string {
 		extra = append(extra, filepath.Join(dir, "src"))
 	}
 	extra = append(extra, filepath.Join(dir, "..", "src"))
-	for d := filepath.Clean(dir); filepath.Dir(d) != d; d = filepath.Dir(d) {
-		if filepath.Base(d) == "tests" {
-			extra = append(extra, d, filepath.Join(d, "..", "src"))
-			break
-		}
-	}
+	extra = append(extra, enclosingRoots(dir)...)
 	for _, r := range extra {
 		if !slices.Contains(roots, filepath.Clean(r)) {
 			roots = append(roots, filepath.Clean(r))
 		}
 	}
 	return roots
+}
+
+// enclosingRoots are the nearest `tests` directory above dir (with the src/
+// beside it) and the nearest `src` directory above dir, walking up the
+// absolute path, given back relative to the working directory when dir was.
+func enclosingRoots(dir string) []string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil
+	}
+	rel := func(p string) string {
+		if filepath.IsAbs(dir) {
+			return p
+		}
+		if wd, err := os.Getwd(); err == nil {
+			if r, err := filepath.Rel(wd, p); err == nil {
+				return r
+			}
+		}
+		return p
+	}
+	var out []string
+	seenTests, seenSrc := false, false
+	for d := abs; filepath.Dir(d) != d; d = filepath.Dir(d) {
+		switch filepath.Base(d) {
+		case "tests":
+			if !seenTests {
+				out = append(out, rel(d), rel(filepath.Join(filepath.Dir(d), "src")))
+				seenTests = true
+			}
+		case "src":
+			if !seenSrc {
+				out = append(out, rel(d))
+				seenSrc = true
+			}
+		}
+	}
+	return out
 }
 
 // ModuleAliases are second names of stdlib modules, by alias: real Sky's

@@ -101,7 +101,7 @@ func (c *checker) inferBinOp(x *syntax.BinOp, e *env) Type {
 				msg:      op + " only works on comparable values, and this is not one:",
 				found:    "It is:",
 				expected: "But " + op + " needs a:",
-				hint:     "Comparable types are Int, Float, Char, String, Bool, and lists and tuples of those.",
+				hint:     "Comparable types are Int, Float, Char, String, Bool, custom types and records of comparables, and lists and tuples of those.",
 			})
 		}
 		return tBool

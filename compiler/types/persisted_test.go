@@ -9,7 +9,7 @@ import (
 // type that holds a function, a Db or another runtime handle, naming where.
 func TestPersistedTypeBound(t *testing.T) {
 	const header = "import Std.App as App\nimport Std.Codec as Codec exposing (Codec)\nimport Std.Db as Db exposing (Db)\nimport Std.Durable as Durable\n\n\n"
-	const durable = "\n\nstore : Db -> Codec Model -> App.App Model () -> App.App Model ()\nstore db codec app =\n    App.withDurable db codec app\n"
+	const durable = "\n\nstore : Db -> Codec Model -> App.App App.NoFallback () () Model () () -> App.App App.NoFallback () () Model () ()\nstore db codec app =\n    App.withDurable db codec app\n"
 	cases := []struct {
 		name, src string
 		want      []string // substrings of the one error; none for a clean program
@@ -19,7 +19,7 @@ func TestPersistedTypeBound(t *testing.T) {
 			want: []string{"NOT STORABLE AS JSON", "`App.withDurable` stores the model as JSON, but its type holds a function (`Int -> Int`) in field `onTick`:", "Keep functions, `Db` and other runtime handles out of it"}},
 		{name: "db in a nested custom type", src: "type Conn\n    = Open Db\n    | Closed\n\n\ntype alias Model =\n    { conns : List Conn }\n" + durable,
 			want: []string{"holds a runtime handle (`Db`) in field `conns`, in constructor `Open` of `Conn`:"}},
-		{name: "withDurableId", src: "type alias Model =\n    { job : Durable.WorkflowDef Int Int }\n\n\nstore : Db -> Codec Model -> App.App Model () -> App.App Model ()\nstore db codec app =\n    App.withDurableId \"m\" db codec app\n",
+		{name: "withDurableId", src: "type alias Model =\n    { job : Durable.WorkflowDef Int Int }\n\n\nstore : Db -> Codec Model -> App.App App.NoFallback () () Model () () -> App.App App.NoFallback () () Model () ()\nstore db codec app =\n    App.withDurableId \"m\" db codec app\n",
 			want: []string{"`App.withDurableId` stores the model", "runtime handle (`Durable.WorkflowDef Int Int`) in field `job`"}},
 		{name: "a spawned process", src: "import Sky.Core.Process as Process exposing (Process)\n\n\ntype alias Model =\n    { child : Maybe Process }\n" + durable,
 			want: []string{"holds a runtime handle (`Process`) in field `child`"}},

@@ -117,7 +117,7 @@ func (c *checker) mismatchHint(node syntax.Node, m *mismatch, expected, found Ty
 		return "(++) appends Strings or Lists only; to put a number in a String, use `String.fromInt`."
 	}
 	if m.kind == Comparable || m.kind == CompAppend {
-		return "Comparable types are Int, Float, Char, String, Bool, and lists and tuples of those."
+		return "Comparable types are Int, Float, Char, String, Bool, custom types and records of comparables, and lists and tuples of those."
 	}
 	if (isCon(ie, "String") && isCon(ifd, "Int")) || (isCon(ie, "Int") && isCon(ifd, "String")) {
 		return "Use `String.fromInt` to turn an Int into a String, and `String.toInt` for the other way."

@@ -314,6 +314,7 @@ func (u *unifier) satisfies(k Constraint, t Type) bool {
 			}
 			return true
 		}
+		return u.orderable(t)
 	case Appendable:
 		return isCon(t, "String") || isCon(t, "List")
 	case CompAppend:
@@ -323,6 +324,38 @@ func (u *unifier) satisfies(k Constraint, t Type) bool {
 		if isCon(t, "List") {
 			return u.satisfies(Comparable, t.(*Con).Args[0])
 		}
+	}
+	return false
+}
+
+// orderable reports whether t is comparable the way real Sky widens Elm's
+// class: a custom type whose type arguments are comparable (its values order
+// by constructor declaration order, then payload) or a closed record whose
+// fields are (ordered field by field, by name). Dict, Set, functions and
+// runtime handles are not.
+func (u *unifier) orderable(t Type) bool {
+	switch t := t.(type) {
+	case *Con:
+		if t.Module == "" && (t.Name == "Dict" || t.Name == "Set") || isRuntimeHandle(t) {
+			return false
+		}
+		for _, a := range t.Args {
+			if !u.satisfies(Comparable, a) {
+				return false
+			}
+		}
+		return true
+	case *Record:
+		fields, tail := flatten(t)
+		if tail != nil {
+			return false
+		}
+		for _, ft := range fields {
+			if !u.satisfies(Comparable, ft) {
+				return false
+			}
+		}
+		return true
 	}
 	return false
 }

@@ -20,9 +20,21 @@ import (
 // Codec encodes A to JSON and decodes JSON to A. Build codecs with the
 // constructors of this package or with Make.
 type Codec[A any] struct {
-	enc func(*bytes.Buffer, A) error
-	dec func(v any, path Path) (A, error)
+	enc   func(*bytes.Buffer, A) error
+	dec   func(v any, path Path) (A, error)
+	shape any
 }
+
+// WithShape returns c carrying s, a description of its JSON for code that
+// derives something from a codec (Std.Db.Store derives table columns); what
+// the codec encodes and decodes is unchanged.
+func (c Codec[A]) WithShape(s any) Codec[A] {
+	c.shape = s
+	return c
+}
+
+// Shape is what WithShape attached, nil when nothing was.
+func (c Codec[A]) Shape() any { return c.shape }
 
 // Make builds a codec from an encoder that appends compact JSON to buf and a
 // decoder over a parsed JSON value (nil, bool, json.Number, string, []any,
@@ -143,15 +155,26 @@ var Int = Make(
 		if !ok {
 			return 0, Mismatch(p, "an integer", v)
 		}
-		if i, err := n.Int64(); err == nil {
-			return i, nil
-		}
-		f, err := n.Float64()
-		if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<63 {
+		i, ok := IntOf(n)
+		if !ok {
 			return 0, Mismatch(p, "an integer", v)
 		}
-		return int64(f), nil
+		return i, nil
 	})
+
+// IntOf reads a JSON number as a 64-bit integer, as JSON (which has no
+// integer type) and Elm read it: 3 and 3.0 are 3; 3.5, 1e400 and anything
+// outside the int64 range are not integers.
+func IntOf(n json.Number) (int64, bool) {
+	if i, err := n.Int64(); err == nil {
+		return i, true
+	}
+	f, err := n.Float64()
+	if err != nil || f != math.Trunc(f) || f < -(1<<63) || f >= 1<<63 {
+		return 0, false
+	}
+	return int64(f), true
+}
 
 // Float is the codec of JSON numbers. NaN and infinities cannot be encoded.
 var Float = Make(

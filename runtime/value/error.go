@@ -2,6 +2,8 @@ package value
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	"skydurable/runtime/task"
 )
@@ -32,8 +34,21 @@ func FromError(err error) Value {
 	details := Nothing
 	if d := e.Details; d != nil {
 		var arg Value = d.Text
-		if d.Tag == task.HttpStatus {
+		switch d.Tag {
+		case task.HttpStatus:
 			arg = int64(d.Status)
+		case task.FfiPanic:
+			msg, stack, _ := strings.Cut(d.Text, "\n")
+			var lines []Value
+			if stack != "" {
+				for l := range strings.SplitSeq(stack, "\n") {
+					lines = append(lines, l)
+				}
+			}
+			arg = &Record{Names: []string{"message", "stack"}, Values: []Value{msg, FromSlice(lines)}}
+		case task.TypeMismatch:
+			expected, actual, _ := strings.Cut(d.Text, "\n")
+			arg = &Record{Names: []string{"actual", "expected"}, Values: []Value{actual, expected}}
 		}
 		name := "Custom"
 		if int(d.Tag) >= 0 && int(d.Tag) < len(detailNames) {
@@ -97,12 +112,40 @@ func detailsOf(v Value) (task.Details, bool) {
 		if name != c.Name {
 			continue
 		}
-		if task.DetailTag(tag) == task.HttpStatus {
+		switch task.DetailTag(tag) {
+		case task.HttpStatus:
 			n, ok := c.Args[0].(int64)
 			return task.Details{Tag: task.HttpStatus, Status: int(n)}, ok
+		case task.FfiPanic, task.TypeMismatch:
+			text, ok := detailsText(c.Args[0])
+			return task.Details{Tag: task.DetailTag(tag), Text: text}, ok
 		}
 		s, ok := c.Args[0].(string)
 		return task.Details{Tag: task.DetailTag(tag), Text: s}, ok
 	}
 	return task.Details{}, false
+}
+
+// detailsText flattens the record of an FfiPanic ({ message, stack }) or a
+// TypeMismatch ({ expected, actual }) into the Text of task.Details, one
+// part a line, which FromError splits back.
+func detailsText(v Value) (string, bool) {
+	r, ok := v.(*Record)
+	if !ok {
+		return "", false
+	}
+	if msg, ok := r.Get("message"); ok {
+		parts := []string{fmt.Sprint(msg)}
+		if st, ok := r.Get("stack"); ok {
+			if l, ok := st.(*List); ok {
+				for _, x := range l.Slice() {
+					parts = append(parts, fmt.Sprint(x))
+				}
+			}
+		}
+		return strings.Join(parts, "\n"), true
+	}
+	expected, ok1 := r.Get("expected")
+	actual, ok2 := r.Get("actual")
+	return fmt.Sprint(expected) + "\n" + fmt.Sprint(actual), ok1 && ok2
 }

@@ -3,6 +3,7 @@ package value
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -109,9 +110,29 @@ func TestCompare(t *testing.T) {
 			t.Errorf("Compare(%s, %s) = %d, %v; want %d", Show(c.a), Show(c.b), got, err, c.want)
 		}
 	}
-	_, err := Compare(Just(int64(1)), Just(int64(2)))
-	if err == nil || !strings.Contains(err.Error(), "Just 1") {
-		t.Errorf("Compare of Maybe: err = %v, want one naming `Just 1`", err)
+	RegisterCtors([]string{"Red", "Green", "Blue"})
+	rec := func(a, b Value) *Record { return &Record{Names: []string{"a", "b"}, Values: []Value{a, b}} }
+	derived := []struct {
+		a, b Value
+		want int
+	}{
+		{Ctor{Name: "Red"}, Ctor{Name: "Green", Args: []Value{int64(1)}}, -1},
+		{Ctor{Name: "Blue", Args: []Value{"a"}}, Ctor{Name: "Green", Args: []Value{int64(9)}}, 1},
+		{Ctor{Name: "Green", Args: []Value{int64(1)}}, Ctor{Name: "Green", Args: []Value{int64(2)}}, -1},
+		{rec(int64(1), "z"), rec(int64(1), "y"), 1},
+		{rec(int64(2), int64(9)), rec(int64(3), int64(0)), -1},
+		{math.NaN(), math.Inf(1), 1},
+		{math.NaN(), math.NaN(), 0},
+	}
+	for _, c := range derived {
+		got, err := Compare(c.a, c.b)
+		if err != nil || got != c.want {
+			t.Errorf("Compare(%s, %s) = %d, %v; want %d", Show(c.a), Show(c.b), got, err, c.want)
+		}
+	}
+	_, err := Compare(Ctor{Name: "Red"}, Ctor{Name: "Nowhere"})
+	if err == nil || !strings.Contains(err.Error(), "Nowhere") {
+		t.Errorf("Compare of unrelated constructors: err = %v, want one naming `Nowhere`", err)
 	}
 }
 
@@ -214,6 +235,26 @@ func TestErrorRoundTrip(t *testing.T) {
 	}
 	if diff := cmp.Diff(orig, te); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	// FfiPanic and TypeMismatch carry real Sky's records; the Go side keeps
+	// them as lines of Text.
+	for _, c := range []struct {
+		d    task.Details
+		want string
+	}{
+		{task.Details{Tag: task.FfiPanic, Text: "nil deref\nmain.go:1\nmain.go:2"}, `FfiPanic { message = "nil deref", stack = ["main.go:1","main.go:2"] }`},
+		{task.Details{Tag: task.FfiPanic, Text: "bare"}, `FfiPanic { message = "bare", stack = [] }`},
+		{task.Details{Tag: task.TypeMismatch, Text: "Int\nString"}, `TypeMismatch { actual = "String", expected = "Int" }`},
+	} {
+		e := task.New(task.Ffi, "x").WithDetails(c.d)
+		v := FromError(e)
+		if got := Show(v); !strings.Contains(got, c.want) {
+			t.Errorf("FromError(%q) = %s, want it to hold %s", c.d.Text, got, c.want)
+		}
+		var back *task.Error
+		if !errors.As(ToError(v), &back) || back.Details == nil || *back.Details != c.d {
+			t.Errorf("round trip of %q gave %+v", c.d.Text, back)
+		}
 	}
 	if got := Show(FromError(errors.New("disk on fire"))); got != `Error Unexpected { details = Nothing, message = "disk on fire" }` {
 		t.Errorf("plain Go error = %s", got)

@@ -127,7 +127,7 @@ func (o AutoOptions) record(w *value.Record, at string) (Codec, error) {
 				vals[i] = v
 			}
 			return &value.Record{Names: names, Values: vals, Declared: w.Declared}, nil
-		})
+		}).WithShape(recordShape(inOrder(order, keys), inOrder(order, codecs)))
 	return c, nil
 }
 
@@ -309,4 +309,13 @@ func snakeCase(name string) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// inOrder is xs in the order of the slots in order.
+func inOrder[T any](order []int, xs []T) []T {
+	out := make([]T, len(order))
+	for k, i := range order {
+		out[k] = xs[i]
+	}
+	return out
 }

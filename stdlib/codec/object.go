@@ -113,5 +113,16 @@ func buildObject(spec *objectSpec) Codec {
 				args[i] = v
 			}
 			return value.Apply(spec.ctor, args...)
-		})
+		}).WithShape(objectShape(spec))
+}
+
+// objectShape is the record shape of an object codec: its keys and the
+// shapes of their codecs.
+func objectShape(spec *objectSpec) Shape {
+	keys := make([]string, len(spec.fields))
+	codecs := make([]Codec, len(spec.fields))
+	for i, f := range spec.fields {
+		keys[i], codecs[i] = f.name, f.codec
+	}
+	return recordShape(keys, codecs)
 }

@@ -78,19 +78,21 @@ func encodeMismatch(want string, v value.Value) error {
 
 // The scalar codecs of Sky values.
 var (
-	String = lift(rc.String, "String", func(v value.Value) (string, bool) { s, ok := v.(string); return s, ok },
-		func(s string) value.Value { return s })
-	Int = lift(rc.Int, "Int", func(v value.Value) (int64, bool) { i, ok := v.(int64); return i, ok },
-		func(i int64) value.Value { return i })
-	Float = lift(rc.Float, "Float", value.AsFloat, func(f float64) value.Value { return f })
-	Bool  = lift(rc.Bool, "Bool", func(v value.Value) (bool, bool) { b, ok := v.(bool); return b, ok },
-		func(b bool) value.Value { return b })
+	String = withKind(lift(rc.String, "String", func(v value.Value) (string, bool) { s, ok := v.(string); return s, ok },
+		func(s string) value.Value { return s }), "text")
+	Int = withKind(lift(rc.Int, "Int", func(v value.Value) (int64, bool) { i, ok := v.(int64); return i, ok },
+		func(i int64) value.Value { return i }), "int")
+	Float = withKind(lift(rc.Float, "Float", value.AsFloat, func(f float64) value.Value { return f }), "real")
+	Bool  = withKind(lift(rc.Bool, "Bool", func(v value.Value) (bool, bool) { b, ok := v.(bool); return b, ok },
+		func(b bool) value.Value { return b }), "bool")
 	Unit = lift(rc.Unit, "()", func(v value.Value) (struct{}, bool) { _, ok := v.(value.Unit); return struct{}{}, ok },
 		func(struct{}) value.Value { return value.Unit{} })
 )
 
 // Maybe encodes Nothing as null and `Just x` as x.
 func Maybe(c Codec) Codec {
+	shape := ShapeOf(c)
+	shape.Nullable = true
 	return rc.Make(
 		func(buf *bytes.Buffer, v value.Value) error {
 			m, ok := v.(value.Ctor)
@@ -112,7 +114,7 @@ func Maybe(c Codec) Codec {
 				return nil, err
 			}
 			return value.Just(v), nil
-		})
+		}).WithShape(shape)
 }
 
 // List is the codec of JSON arrays.
@@ -255,5 +257,5 @@ func Map(to, from value.Value, c Codec) Codec {
 				return nil, err
 			}
 			return value.Apply(to, a)
-		})
+		}).WithShape(c.Shape())
 }

@@ -66,7 +66,7 @@ func enumKernel(a []value.Value) (value.Value, error) {
 				}
 			}
 			return nil, rc.Mismatch(p, "one of "+accepted, j)
-		})), nil
+		}).WithShape(Shape{Kind: "text"})), nil
 }
 
 func quoteAll(names []string) string {

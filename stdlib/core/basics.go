@@ -66,7 +66,7 @@ func basicsKernels() []value.Kernel {
 				return nil, err
 			}
 			if m == 0 {
-				return nil, fmt.Errorf("modBy 0 %d: cannot take a modulus by zero; hint: check the divisor first", x)
+				return int64(0), nil // total, as real Sky: modBy 0 x is 0
 			}
 			r := x % m
 			if r != 0 && (r < 0) != (m < 0) {
@@ -80,7 +80,7 @@ func basicsKernels() []value.Kernel {
 				return nil, err
 			}
 			if d == 0 {
-				return nil, fmt.Errorf("remainderBy 0 %d: cannot divide by zero; hint: check the divisor first", x)
+				return int64(0), nil // total, as real Sky: remainderBy 0 x is 0
 			}
 			return x % d, nil
 		}},

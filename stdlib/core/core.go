@@ -1,6 +1,6 @@
 // Package core is the Sky.Core stdlib: the .sky sources of Sky.Core.Prelude,
 // Basics, Task, Error, Result, Maybe, List, String, Dict, Time and Uuid (the
-// documented surface), System (real Sky's process module), Math, Crypto, Secret and Encoding (real Sky's) plus Char, Tuple and Debug (Elm's, for programs that
+// documented surface), System (real Sky's process module), Math, Crypto, Secret, Encoding and Bytes (real Sky's) plus Char, Tuple and Debug (Elm's, for programs that
 // use them), Std.Env (a Maybe face on System's getenv and args), and the Go kernels they bind with `Ffi.kernel "Module_fn"`.
 //
 // Sky.Core.Prelude imports nothing and declares the types every other module
@@ -56,6 +56,7 @@ var moduleFiles = map[string]string{
 	"Sky.Core.Crypto":   "Crypto.sky",
 	"Sky.Core.Secret":   "Secret.sky",
 	"Sky.Core.Encoding": "Encoding.sky",
+	"Sky.Core.Bytes":    "Bytes.sky",
 }
 
 // Modules returns the Sky source of every Sky.Core module, by module name.
@@ -112,7 +113,7 @@ func KernelsWith(env Env) map[string]value.Kernel {
 		basicsKernels(), errorKernels(), taskKernels(), maybeKernels(),
 		listKernels(), stringKernels(), stringParityKernels(), stringTextKernels(), stringBytesKernels(), dictKernels(),
 		timeKernels(env), uuidKernels(env), charKernels(), debugKernels(env),
-		systemKernels(env.Process), mathKernels(), cryptoKernels(env), secretKernels(env), encodingKernels(),
+		systemKernels(env.Process), mathKernels(), cryptoKernels(env), secretKernels(env), encodingKernels(), bytesKernels(),
 	} {
 		for _, k := range group {
 			if _, dup := out[k.Name]; dup {

@@ -55,3 +55,37 @@ func encodingKernels() []value.Kernel {
 		decoder("Encoding_hexDecode", "Encoding.hexDecode", hex.DecodeString),
 	}
 }
+
+// bytesKernels are Sky.Core.Bytes's: a String's length and slices by byte,
+// where String counts characters.
+func bytesKernels() []value.Kernel {
+	return []value.Kernel{
+		str1("Bytes_length", "Bytes.length", func(s string) value.Value { return int64(len(s)) }),
+		{Name: "Bytes_slice", Arity: 3, Fn: func(a []value.Value) (value.Value, error) {
+			start, err := intArg("Bytes.slice", a[0])
+			if err != nil {
+				return nil, err
+			}
+			end, err := intArg("Bytes.slice", a[1])
+			if err != nil {
+				return nil, err
+			}
+			s, ok := a[2].(string)
+			if !ok {
+				return nil, value.BadArg("Bytes.slice", "Bytes (a String)", a[2])
+			}
+			n := int64(len(s))
+			clamp := func(i int64) int64 {
+				if i < 0 {
+					i += n
+				}
+				return max(0, min(i, n))
+			}
+			from, to := clamp(start), clamp(end)
+			if from >= to {
+				return "", nil
+			}
+			return s[from:to], nil
+		}},
+	}
+}

@@ -26,6 +26,7 @@ func mathKernels() []value.Kernel {
 		return value.Kernel{Name: name, Arity: 0, Fn: func([]value.Value) (value.Value, error) { return c, nil }}
 	}
 	return []value.Kernel{
+		floatToInt("Math_round", "Math.round", math.Round),
 		float2("Math_pow", "Math.pow", math.Pow),
 		float2("Math_hypot", "Math.hypot", math.Hypot),
 		float2("Math_mod", "Math.mod", math.Mod),

@@ -41,9 +41,9 @@ func stringKernels() []value.Kernel {
 			if err != nil {
 				return nil, err
 			}
-			// Elm's replace is split-then-join, so an empty needle puts the
-			// replacement between characters: replace "" "-" "ab" == "a-b".
-			return strings.Join(strings.Split(ss[2], ss[0]), ss[1]), nil
+			// Real Sky's replace is Go's ReplaceAll: an empty needle matches
+			// before every character and at the end, replace "" "-" "ab" == "-a-b-".
+			return strings.ReplaceAll(ss[2], ss[0], ss[1]), nil
 		}},
 		{Name: "String_concat", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
 			parts, err := stringList("String.concat", a[0])
@@ -93,7 +93,10 @@ func stringKernels() []value.Kernel {
 			return strconv.FormatInt(i, 10), err
 		}},
 		str1("String_toFloat", "String.toFloat", func(s string) value.Value {
-			// ParseFloat also reads "NaN", "Inf" and hex floats; Elm does not.
+			// Surrounding whitespace is ignored, as real Sky's toFloat does
+			// (its toInt does not). ParseFloat also reads "NaN", "Inf" and
+			// hex floats; Elm and real Sky do not.
+			s = strings.TrimSpace(s)
 			if strings.ContainsAny(s, "nNiIxXpP_") {
 				return value.Nothing
 			}

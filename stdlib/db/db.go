@@ -11,7 +11,8 @@
 // `Db.connect ()` resolution is documented on Config.
 //
 // It may import runtime/db, runtime/codec, runtime/project, runtime/task,
-// runtime/value and the standard library; never compiler/ or cmd/.
+// runtime/value, stdlib/codec (a codec's record shape) and the standard
+// library; never compiler/ or cmd/.
 package db
 
 import (
@@ -74,7 +75,7 @@ func KernelsWith(env Env) map[string]value.Kernel {
 		{Name: "Db_withTransaction", Arity: 2, Fn: dbWithTransaction},
 		{Name: "Store_selectRaw", Arity: 4, Fn: storeSelectRaw},
 		{Name: "Db_close", Arity: 1, Fn: c.close},
-	}, parityKernels()...) {
+	}, append(parityKernels(), storeSchemaKernels()...)...) {
 		out[k.Name] = k
 	}
 	return out

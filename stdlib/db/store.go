@@ -14,6 +14,7 @@ import (
 	sqldb "skydurable/runtime/db"
 	"skydurable/runtime/task"
 	"skydurable/runtime/value"
+	skycodec "skydurable/stdlib/codec"
 )
 
 // storeSelectRaw is Std.Db.Store.selectRaw: run a query and decode each row,
@@ -52,7 +53,7 @@ func selectRows(ctx context.Context, d *sqldb.DB, c rc.Codec[value.Value], sql s
 		return nil, err
 	}
 	defer rows.Close()
-	cols := rows.Columns()
+	cols := keyedColumns(c, rows.Columns())
 	raw := make([]any, len(cols))
 	ptrs := make([]any, len(cols))
 	for i := range raw {
@@ -167,4 +168,29 @@ func failingColumn(err error, p rc.Path, cols []string) (string, bool) {
 		}
 	}
 	return best, best != ""
+}
+
+// keyedColumns names each result column by the record codec's key it holds:
+// a column that is the snake_case of a key the row lacks (`sort_pos` for a
+// `sortPos` field of Codec.auto) is read as that key, as Store's tables and
+// real Sky's selectRaw name their columns.
+func keyedColumns(c rc.Codec[value.Value], cols []string) []string {
+	fields := skycodec.ShapeOf(c).Fields
+	have := map[string]bool{}
+	for _, col := range cols {
+		have[col] = true
+	}
+	out := append([]string(nil), cols...)
+	for _, f := range fields {
+		if have[f.Key] {
+			continue
+		}
+		snake := skycodec.SnakeCase(f.Key)
+		for i, col := range out {
+			if col == snake && col != f.Key {
+				out[i] = f.Key
+			}
+		}
+	}
+	return out
 }

@@ -8,7 +8,7 @@
 // by Encode.object; a `Decoder a` is value.Opaque{Kind: "JsonDecoder"}
 // holding a decode function.
 //
-// It may import runtime/task, runtime/value and the standard library; never
+// It may import runtime/codec, runtime/task, runtime/value and the standard library; never
 // compiler/ or cmd/.
 package json
 
@@ -17,9 +17,9 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
+	"skydurable/runtime/codec"
 	"skydurable/runtime/task"
 	"skydurable/runtime/value"
 )
@@ -180,8 +180,7 @@ func intOf(j any) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	i, err := strconv.ParseInt(n.String(), 10, 64)
-	return i, err == nil
+	return codec.IntOf(n)
 }
 
 // runDecoder runs d on JSON text; a failure is a Decode Error naming the
