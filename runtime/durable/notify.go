@@ -132,6 +132,42 @@ func listenForHints(ctx context.Context, s store.Store, url string, onHint func(
 	return nil
 }
 
+// listen is listenForHints on e's store for Work: while its watch is in
+// effect it counts in e.hints.live, and each hint it hears (the catch-up
+// hint of a reopened session included) counts in e.hints.heard before
+// onHint runs, so Work's quiet polls stop trusting a probe taken before it
+// (quietWindow). A problem reported takes it out of effect until the
+// session is back.
+func (e *Engine) listen(ctx context.Context, url string, onHint func(runID string), report func(string)) error {
+	var mu sync.Mutex
+	live := false
+	set := func(on bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if live != on {
+			live = on
+			if on {
+				e.hints.live.Add(1)
+			} else {
+				e.hints.live.Add(-1)
+			}
+		}
+	}
+	defer set(false)
+	return listenForHints(ctx, e.store, url, func(runID string) {
+		// Counted before it is in effect again: a poll that sees the
+		// listener back sees that hints may have been missed.
+		e.hints.heard.Add(1)
+		if runID == "" {
+			set(true)
+		}
+		onHint(runID)
+	}, func(problem string) {
+		set(false)
+		report(problem)
+	})
+}
+
 // hintMargin is added to a delayed hint's wait.
 const hintMargin = 5 * time.Millisecond
 

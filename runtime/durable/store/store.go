@@ -81,8 +81,10 @@ type Store interface {
 	// on indexes: whether a run of one of workflows is due at now (a
 	// superset of what a claim would take: a lease or a limit may still
 	// hold it), whether an unfinished run's deadline has passed, and
-	// whether a schedule tick of one of workflows is due.
-	Probe(ctx context.Context, workflows []string, now time.Time) (Probe, error)
+	// whether a schedule tick of one of workflows is due; and how long
+	// until the earliest of those falls due, looking no further than
+	// horizon ahead (Probe.Next).
+	Probe(ctx context.Context, workflows []string, now time.Time, horizon time.Duration) (Probe, error)
 	// TimeOutRuns ends, in one transaction, up to limit unfinished
 	// (waiting, running, failed) runs whose deadline passed by now as
 	// timed_out, revoking any lease, and cancels their unfinished descendants
@@ -182,6 +184,13 @@ type NextClaim struct {
 // Probe is what Store.Probe found.
 type Probe struct {
 	Due, Overdue, SchedulesDue bool
+	// Next is how long after now the first of these falls due: the wake
+	// time of a run of the workflows (a timer, a backoff, the end of a
+	// lease: a crashed worker's run), the deadline of an unfinished run, a
+	// schedule tick of the workflows; the horizon when none falls due
+	// within it, zero or less when one is due now. Nothing else makes work
+	// due sooner without a wake-up hint (Notifier.WatchHints).
+	Next time.Duration
 }
 
 // Fence identifies the lease a worker holds on a run.
