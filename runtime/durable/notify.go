@@ -20,9 +20,12 @@ import (
 // on PostgreSQL a trigger NOTIFYs in the same transaction, so the hint is
 // delivered when the change commits), due now or due in some milliseconds.
 // An idle worker watching hints polls at once for the first kind, and when
-// the time comes for the second (if it is within MaxHintDelay). The tick
+// the time comes for the second (if it is within MaxHintDelay). A schedule
+// declared on PostgreSQL sends a hint with no run id (poll now). The tick
 // stays as the fallback, so a lost hint (a dropped connection, a worker
-// started after the hint) only costs latency. Every watch of a process on a
+// started after the hint) only costs latency: a tick, or up to quietMax for
+// a worker whose last probe found nothing due (quietWindow: it trusts that
+// probe while its listener hears nothing). Every watch of a process on a
 // database shares one listening session (runtime/db.Listener).
 // SKY_DURABLE_NOTIFY=off turns listening (and installing the trigger) off.
 
