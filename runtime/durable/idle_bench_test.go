@@ -74,7 +74,10 @@ INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at,
 		baseline := serverCPU(b, srv) - before
 		wctx, stop := context.WithCancel(ctx)
 		done := make(chan error, 1)
-		go func() { _, err := e.Work(wctx, []Workflow{w.Erase()}, WorkerOptions{Hints: HintSettings{URL: srv.URL()}}); done <- err }()
+		go func() {
+			_, err := e.Work(wctx, []Workflow{w.Erase()}, WorkerOptions{Hints: HintSettings{URL: srv.URL()}})
+			done <- err
+		}()
 		time.Sleep(2 * time.Second) // the pool's connections are made and warm
 		opsMu.Lock()
 		clear(ops)
