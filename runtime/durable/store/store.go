@@ -144,9 +144,10 @@ type Store interface {
 	// per-minute series covering the last minutes minutes; a running run is
 	// stuck once its claim's lease ended and no step renewed it for lease. It reads the
 	// due index for the due and stuck runs, the listing index for the runs
-	// started, and the whole status index for the counts and the finished
-	// runs (no index is kept on updated_at: it would make every lease
-	// renewal a non-HOT update on PostgreSQL).
+	// started, the status index for the counts and the finished index for
+	// the finished runs per minute (updated_at of the finished runs only:
+	// a journalled step's lease renewal does not write it, so it stays a
+	// HOT update on PostgreSQL).
 	Stats(ctx context.Context, now time.Time, minutes int, lease time.Duration) (Stats, error)
 	// DueBacklog counts the runs due at now that no worker holds, on the
 	// due index (the durable.due.backlog metric).
