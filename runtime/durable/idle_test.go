@@ -125,6 +125,26 @@ func TestIdleWorkerWakesOnEveryHint(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// begun starts run id with start (in another engine), awaits its
+	// hint and settles: A takes it up to where it waits.
+	begun := func(what, id string, start func() error) {
+		t.Helper()
+		ok(start())
+		hinted(id)
+		settle(what)
+	}
+	// wakes does what (another engine's action on run id), awaits its
+	// hint, wants A's next poll to advance the run (to status want, unless
+	// ""), and settles.
+	wakes := func(what, id string, action func() error, want Status) {
+		t.Helper()
+		ok(action())
+		hinted(id)
+		if w, _ := quietPoll(); !w || (want != "" && run(id).Status != want) {
+			t.Fatalf("%s: worked %v, status %s, want %s", what, w, run(id).Status, want)
+		}
+		settle(what)
+	}
 
 	clock.Advance(time.Second)
 	want("the first probe", false, 1)
@@ -135,47 +155,20 @@ func TestIdleWorkerWakesOnEveryHint(t *testing.T) {
 	clock.Advance(quietMax / 2)
 	want("the quiet is over", false, 1)
 
-	// A start.
-	ok(Start(ctx, b, one, "start-1", "x"))
-	hinted("start-1")
-	if w, _ := quietPoll(); !w || run("start-1").Status != StatusDone {
-		t.Fatalf("the started run: worked %v, status %s", w, run("start-1").Status)
-	}
-	settle("start")
+	wakes("a start", "start-1", func() error { return Start(ctx, b, one, "start-1", "x") }, StatusDone)
 
 	// A signal to a waiting run.
-	ok(Start(ctx, b, waiter, "wait-1", "x"))
-	hinted("wait-1")
-	settle("waiting")
-	ok(b.Signal(ctx, "wait-1", "go", `"now"`))
-	hinted("wait-1")
-	if w, _ := quietPoll(); !w || run("wait-1").Status != StatusDone {
-		t.Fatalf("the signalled run: worked %v, status %s", w, run("wait-1").Status)
-	}
-	settle("signal")
+	begun("waiting", "wait-1", func() error { return Start(ctx, b, waiter, "wait-1", "x") })
+	wakes("a signal", "wait-1", func() error { return b.Signal(ctx, "wait-1", "go", `"now"`) }, StatusDone)
 
 	// A retry of a dead run.
-	ok(Start(ctx, b, failer, "fail-1", "x"))
-	hinted("fail-1")
-	settle("dead")
-	ok(b.Retry(ctx, "fail-1"))
-	hinted("fail-1")
-	if w, _ := quietPoll(); !w || run("fail-1").Attempts != 1 || run("fail-1").Status != StatusDead {
-		t.Fatalf("the retried run: worked %v, %+v", w, run("fail-1"))
-	}
-	settle("retry")
+	begun("dead", "fail-1", func() error { return Start(ctx, b, failer, "fail-1", "x") })
+	wakes("a retry", "fail-1", func() error { return b.Retry(ctx, "fail-1") }, StatusDead)
 
 	// A wake of a run sleeping for a day (its hint is a timer of the
 	// listener's, far beyond the test).
-	ok(Start(ctx, b, napper, "nap-1", "x"))
-	hinted("nap-1")
-	settle("sleeping")
-	ok(b.Wake(ctx, "nap-1"))
-	hinted("nap-1")
-	if w, _ := quietPoll(); !w {
-		t.Fatal("the woken run was not claimed")
-	}
-	settle("wake")
+	begun("sleeping", "nap-1", func() error { return Start(ctx, b, napper, "nap-1", "x") })
+	wakes("a wake", "nap-1", func() error { return b.Wake(ctx, "nap-1") }, "")
 
 	// A crashed worker's run: due when its lease ends, with no hint.
 	ok(Start(ctx, b, one, "lease-1", "x"))
@@ -199,18 +192,14 @@ func TestIdleWorkerWakesOnEveryHint(t *testing.T) {
 		t.Fatalf("C's poll: %v %v", worked, err)
 	}
 	settle("before the release")
-	ok(b.Release(ctx, "release-1"))
-	hinted("release-1")
-	if w, _ := quietPoll(); !w || run("release-1").Status != StatusDone {
-		t.Fatalf("the released run: worked %v, status %s", w, run("release-1").Status)
-	}
-	settle("release")
+	wakes("a release", "release-1", func() error { return b.Release(ctx, "release-1") }, StatusDone)
 
 	// A start with a deadline: the run waits, and times out at once when
 	// the deadline passes.
-	ok(StartWith(ctx, b, StartOptions{Deadline: 10 * time.Second}, waiter, "deadline-1", "x"))
-	hinted("deadline-1")
-	settle("waiting with a deadline") // claimed, then two seconds on
+	// claimed, then two seconds on
+	begun("waiting with a deadline", "deadline-1", func() error {
+		return StartWith(ctx, b, StartOptions{Deadline: 10 * time.Second}, waiter, "deadline-1", "x")
+	})
 	clock.Advance(7 * time.Second)
 	want("a second before the deadline", false, 0)
 	clock.Advance(time.Second)
