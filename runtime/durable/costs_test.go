@@ -32,6 +32,7 @@ var costCases = []string{
 	"signal a waiting run",
 	"fan-out of 100 children, the parent's poll",
 	"one second of an idle worker",
+	"30 seconds of an idle worker",
 }
 
 var wantCosts = map[string]map[string]db.Counts{
@@ -46,7 +47,9 @@ var wantCosts = map[string]map[string]db.Counts{
 		"resume after a sleep (3 steps replayed)":    {Statements: 2, RoundTrips: 2, Commits: 2},
 		"signal a waiting run":                       {Statements: 3, RoundTrips: 5, Commits: 1},
 		"fan-out of 100 children, the parent's poll": {Statements: 6, RoundTrips: 10, Commits: 3},
-		"one second of an idle worker":               {Statements: 1, RoundTrips: 1, Commits: 0},
+		// The probe, once per quietMax (30s).
+		"one second of an idle worker": {Statements: 0, RoundTrips: 0, Commits: 0},
+		"30 seconds of an idle worker": {Statements: 1, RoundTrips: 1, Commits: 0},
 	},
 	"sqlite": {
 		"start a run":                     {Statements: 1, RoundTrips: 1, Commits: 1},
@@ -58,7 +61,9 @@ var wantCosts = map[string]map[string]db.Counts{
 		"resume after a sleep (3 steps replayed)":    {Statements: 2, RoundTrips: 2, Commits: 2},
 		"signal a waiting run":                       {Statements: 2, RoundTrips: 4, Commits: 1},
 		"fan-out of 100 children, the parent's poll": {Statements: 4, RoundTrips: 6, Commits: 3},
-		"one second of an idle worker":               {Statements: 1, RoundTrips: 1, Commits: 0},
+		// No hints across processes: the probe, every second.
+		"one second of an idle worker": {Statements: 1, RoundTrips: 1, Commits: 0},
+		"30 seconds of an idle worker": {Statements: 30, RoundTrips: 30, Commits: 0},
 	},
 }
 
@@ -144,10 +149,26 @@ func TestCostsAreCounted(t *testing.T) {
 		h.drain(h.e, defs...)
 		h.wantStatus("fan-1", StatusDone)
 
-		// An idle worker polls once a tick (its watcher; see Engine.poller).
-		measure("one second of an idle worker", func() {
+		// An idle worker's watcher polls once a tick (Engine.poller), quiet:
+		// on PostgreSQL it listens for hints, so after a probe that found
+		// nothing due its polls send nothing until quietMax later.
+		if driver == "postgres" {
+			listenQuietly(t, h.e)
+		}
+		idleSecond := func() {
 			h.clock.Advance(time.Second)
-			pollOnce()
+			if _, _, err := h.e.pollWait(h.ctx, defs, PollOptions{quiet: true}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		idleSecond() // the probe after the listener's catch-up hint
+		measure("one second of an idle worker", idleSecond)
+		// (Retention, Options.OrphanSignalTTL, takes its turn once a minute
+		// besides: not within these 30 seconds.)
+		measure("30 seconds of an idle worker", func() {
+			for range 30 {
+				idleSecond()
+			}
 		})
 
 		for _, name := range costCases {

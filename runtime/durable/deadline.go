@@ -101,6 +101,13 @@ func (s *deadlineSweeper) leaseLost() {
 	s.mu.Unlock()
 }
 
+// pending reports whether a lost lease asked for a sweep at the next poll.
+func (s *deadlineSweeper) pending() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.soon
+}
+
 // sweepDue reports whether this engine should sweep for runs past their
 // deadline now, and if so takes the sweep.
 func (e *Engine) sweepDue() bool {

@@ -120,6 +120,10 @@ type Engine struct {
 	tel *telemetry
 	// deadlines throttles the deadline sweeps of Poll (deadline.go).
 	deadlines deadlineSweeper
+	// hints is what Work's hint listeners heard, quiet the last idle
+	// probe's window (poll.go).
+	hints hintState
+	quiet quietWindow
 
 	// flow is the flow-control and schedule state (flow.go, schedule.go).
 	flow flowState
@@ -234,6 +238,15 @@ func (e *Engine) CheckSchema(ctx context.Context) error {
 func (e *Engine) now() time.Time {
 	if e.clock == nil {
 		return time.Time{}
+	}
+	return e.clock()
+}
+
+// localNow is the engine's clock, or the system's under the database
+// clock: for this process's own throttles.
+func (e *Engine) localNow() time.Time {
+	if e.clock == nil {
+		return time.Now()
 	}
 	return e.clock()
 }

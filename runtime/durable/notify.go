@@ -20,9 +20,12 @@ import (
 // on PostgreSQL a trigger NOTIFYs in the same transaction, so the hint is
 // delivered when the change commits), due now or due in some milliseconds.
 // An idle worker watching hints polls at once for the first kind, and when
-// the time comes for the second (if it is within MaxHintDelay). The tick
+// the time comes for the second (if it is within MaxHintDelay). A schedule
+// declared on PostgreSQL sends a hint with no run id (poll now). The tick
 // stays as the fallback, so a lost hint (a dropped connection, a worker
-// started after the hint) only costs latency. Every watch of a process on a
+// started after the hint) only costs latency: a tick, or up to quietMax for
+// a worker whose last probe found nothing due (quietWindow: it trusts that
+// probe while its listener hears nothing). Every watch of a process on a
 // database shares one listening session (runtime/db.Listener).
 // SKY_DURABLE_NOTIFY=off turns listening (and installing the trigger) off.
 
@@ -130,6 +133,42 @@ func listenForHints(ctx context.Context, s store.Store, url string, onHint func(
 		backoff = min(2*backoff, 30*time.Second)
 	}
 	return nil
+}
+
+// listen is listenForHints on e's store for Work: while its watch is in
+// effect it counts in e.hints.live, and each hint it hears (the catch-up
+// hint of a reopened session included) counts in e.hints.heard before
+// onHint runs, so Work's quiet polls stop trusting a probe taken before it
+// (quietWindow). A problem reported takes it out of effect until the
+// session is back.
+func (e *Engine) listen(ctx context.Context, url string, onHint func(runID string), report func(string)) error {
+	var mu sync.Mutex
+	live := false
+	set := func(on bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if live != on {
+			live = on
+			if on {
+				e.hints.live.Add(1)
+			} else {
+				e.hints.live.Add(-1)
+			}
+		}
+	}
+	defer set(false)
+	return listenForHints(ctx, e.store, url, func(runID string) {
+		// Counted before it is in effect again: a poll that sees the
+		// listener back sees that hints may have been missed.
+		e.hints.heard.Add(1)
+		if runID == "" {
+			set(true)
+		}
+		onHint(runID)
+	}, func(problem string) {
+		set(false)
+		report(problem)
+	})
 }
 
 // hintMargin is added to a delayed hint's wait.

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"skydurable/runtime/durable/store"
@@ -26,6 +29,9 @@ type PollOptions struct {
 	// claimed, when set, is called when the poll claims a run, before it
 	// advances it (Work wakes its idle pollers then).
 	claimed func()
+	// quiet lets the poll trust an earlier idle probe while the engine's
+	// hint listener heard nothing (Work's pollers; see quietWindow).
+	quiet bool
 }
 
 // Poll claims one due run whose workflow (and version, see PinToStart) is
@@ -69,7 +75,7 @@ func (e *Engine) pollWait(ctx context.Context, defs []Workflow, opts PollOptions
 	if err := e.prepareFlow(ctx, &reg); err != nil {
 		return false, 0, err
 	}
-	if idle, err := e.background(ctx, &reg); err != nil || idle {
+	if idle, err := e.background(ctx, &reg, opts.quiet); err != nil || idle {
 		return false, 0, err
 	}
 	var ch chain
@@ -91,18 +97,27 @@ func (e *Engine) pollWait(ctx context.Context, defs []Workflow, opts PollOptions
 // has passed and a schedule tick is due, and only what it found is done:
 // the deadline sweep, the schedule ticks. idle is true when nothing is due
 // for reg, so the poll need not claim: an idle worker costs one cheap
-// statement a second (TestCostsAreCounted, BenchmarkIdleWorker).
-func (e *Engine) background(ctx context.Context, reg *registry) (idle bool, err error) {
-	sweep, schedules := e.sweepDue(), e.scheduleCheckDue()
+// statement a second, and, while it listens for hints, one per quietMax at
+// most (quiet: see quietWindow; TestCostsAreCounted, BenchmarkIdleWorker).
+func (e *Engine) background(ctx context.Context, reg *registry, quiet bool) (idle bool, err error) {
 	if e.retentionDue() {
 		if _, err := e.RunRetention(ctx); err != nil {
 			return false, err
 		}
 	}
+	if quiet {
+		// live before heard: a listener back in effect counted a hint first.
+		live := e.hints.live.Load() > 0
+		if live && !e.deadlines.pending() && e.quiet.holds(reg.names, e.localNow(), e.hints.heard.Load()) {
+			return true, nil
+		}
+	}
+	sweep, schedules := e.sweepDue(), e.scheduleCheckDue()
 	if !sweep && !schedules {
 		return false, nil
 	}
-	p, err := e.store.Probe(ctx, reg.names, e.now())
+	heard, began := e.hints.heard.Load(), e.localNow()
+	p, err := e.store.Probe(ctx, reg.names, e.now(), quietMax)
 	if err != nil {
 		return false, fmt.Errorf("durable: looking for due work: %w", err)
 	}
@@ -117,7 +132,64 @@ func (e *Engine) background(ctx context.Context, reg *registry) (idle bool, err 
 			return false, err
 		}
 	}
-	return !p.Due && fired == 0, nil
+	idle = !p.Due && fired == 0
+	if idle && p.Next > 0 {
+		e.quiet.open(reg.names, began.Add(p.Next), heard)
+	}
+	return idle, nil
+}
+
+// A worker that listens for hints (Work with HintSettings, on PostgreSQL)
+// need not probe every second: the probe also says when the first thing it
+// looks for falls due (store.Probe.Next: a run's wake time, which is also
+// the end of a crashed worker's lease, a deadline, a schedule tick), and
+// whatever makes work due sooner sends a hint (a start, a signal that wakes
+// a run, a retry, a wake, a release, a suspension, a schedule declared:
+// notify.go). So after an idle probe Work's polls send nothing until that
+// time, unless a hint was heard since the probe began (a poll then probes
+// again at the next second) or no listener is in effect (a lost session:
+// its hints may be lost; every second then, as without hints). SQLite, a
+// transaction pooler without SKY_DURABLE_LISTEN_URL and
+// SKY_DURABLE_NOTIFY=off have no listener: a probe a second there.
+
+// quietMax caps the quiet after a probe: a run due later is still found
+// this long after the probe at the latest, so a change that no hint
+// announced (a session that died without an error yet, a schedule declared
+// by an engine older than the hint on PutSchedule, a hand-made update)
+// costs at most this much latency, and an idle worker costs PostgreSQL one
+// statement per quietMax (a thirtieth of the probe a second).
+const quietMax = 30 * time.Second
+
+// quietWindow is the last idle probe's promise: nothing of names falls due
+// before until, as long as no hint came after heard.
+type quietWindow struct {
+	mu    sync.Mutex
+	names []string
+	until time.Time
+	heard uint64
+}
+
+// open records an idle probe of names that began when the hint count was
+// heard.
+func (q *quietWindow) open(names []string, until time.Time, heard uint64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.names, q.until, q.heard = names, until, heard
+}
+
+// holds reports whether a poll of names at now may skip its probe: the
+// window is open for names and no hint came since (heard).
+func (q *quietWindow) holds(names []string, now time.Time, heard uint64) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return heard == q.heard && now.Before(q.until) && slices.Equal(names, q.names)
+}
+
+// hintState is what the engine's hint listeners (Engine.listen) tell its
+// polls: how many are in effect, and how many hints they heard.
+type hintState struct {
+	live  atomic.Int64
+	heard atomic.Uint64
 }
 
 // releaseTimeout bounds the release of a run by a stopping worker.

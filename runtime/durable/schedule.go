@@ -131,11 +131,7 @@ func (e *Engine) Schedules(ctx context.Context) ([]Schedule, error) {
 // schedule ticks now (at most once per ScheduleCheckInterval of its
 // clock), and if so takes the look.
 func (e *Engine) scheduleCheckDue() bool {
-	local := time.Now
-	if e.clock != nil {
-		local = e.clock
-	}
-	now := local()
+	now := e.localNow()
 	e.flow.mu.Lock()
 	defer e.flow.mu.Unlock()
 	due := !now.Before(e.flow.nextCheck)

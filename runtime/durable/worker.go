@@ -118,7 +118,7 @@ func (e *Engine) Work(ctx context.Context, defs []Workflow, opts WorkerOptions) 
 		go func() {
 			defer wg.Done()
 			// A store without hints (SQLite) leaves the tick, silently.
-			if err := listenForHints(ctx, e.store, opts.Hints.URL, wake, report); err != nil && ctx.Err() == nil && !errors.Is(err, store.ErrNoNotifications) {
+			if err := e.listen(ctx, opts.Hints.URL, wake, report); err != nil && ctx.Err() == nil && !errors.Is(err, store.ErrNoNotifications) {
 				report(err.Error() + "; polling on the tick only")
 			}
 		}()
@@ -142,7 +142,8 @@ func (e *Engine) Work(ctx context.Context, defs []Workflow, opts WorkerOptions) 
 // poller is one of Work's loops: poll, drain, wait for a kick (a hint, or
 // another poller that found work) or, for the worker's first poller (the
 // watcher), the tick. So an idle worker polls once per tick, not once per
-// poller: one statement a second (Engine.background's probe). The first
+// poller: one statement a second (Engine.background's probe), and while it
+// listens for hints none until the probe's next due time (quietWindow). The first
 // claim of a drain wakes the idle pollers: more runs may be due. A poll
 // that a rate limit refused waits only until the limit's next token (when
 // that comes before the tick, or, for a poller other than the watcher, at
@@ -171,7 +172,7 @@ func (e *Engine) poller(ctx, runCtx context.Context, defs []Workflow, opts Worke
 					wake("")
 				}
 			}
-			worked, wait, err := e.pollWait(runCtx, defs, PollOptions{Versions: opts.Versions, claimed: claimed})
+			worked, wait, err := e.pollWait(runCtx, defs, PollOptions{Versions: opts.Versions, claimed: claimed, quiet: true})
 			if IsHalt(err) {
 				halt(err)
 				return

@@ -81,8 +81,10 @@ type Store interface {
 	// on indexes: whether a run of one of workflows is due at now (a
 	// superset of what a claim would take: a lease or a limit may still
 	// hold it), whether an unfinished run's deadline has passed, and
-	// whether a schedule tick of one of workflows is due.
-	Probe(ctx context.Context, workflows []string, now time.Time) (Probe, error)
+	// whether a schedule tick of one of workflows is due; and how long
+	// until the earliest of those falls due, looking no further than
+	// horizon ahead (Probe.Next).
+	Probe(ctx context.Context, workflows []string, now time.Time, horizon time.Duration) (Probe, error)
 	// TimeOutRuns ends, in one transaction, up to limit unfinished
 	// (waiting, running, failed) runs whose deadline passed by now as
 	// timed_out, revoking any lease, and cancels their unfinished descendants
@@ -142,9 +144,10 @@ type Store interface {
 	// per-minute series covering the last minutes minutes; a running run is
 	// stuck once its claim's lease ended and no step renewed it for lease. It reads the
 	// due index for the due and stuck runs, the listing index for the runs
-	// started, and the whole status index for the counts and the finished
-	// runs (no index is kept on updated_at: it would make every lease
-	// renewal a non-HOT update on PostgreSQL).
+	// started, the status index for the counts and the finished index for
+	// the finished runs per minute (updated_at of the finished runs only:
+	// a journalled step's lease renewal does not write it, so it stays a
+	// HOT update on PostgreSQL).
 	Stats(ctx context.Context, now time.Time, minutes int, lease time.Duration) (Stats, error)
 	// DueBacklog counts the runs due at now that no worker holds, on the
 	// due index (the durable.due.backlog metric).
@@ -182,6 +185,13 @@ type NextClaim struct {
 // Probe is what Store.Probe found.
 type Probe struct {
 	Due, Overdue, SchedulesDue bool
+	// Next is how long after now the first of these falls due: the wake
+	// time of a run of the workflows (a timer, a backoff, the end of a
+	// lease: a crashed worker's run), the deadline of an unfinished run, a
+	// schedule tick of the workflows; the horizon when none falls due
+	// within it, zero or less when one is due now. Nothing else makes work
+	// due sooner without a wake-up hint (Notifier.WatchHints).
+	Next time.Duration
 }
 
 // Fence identifies the lease a worker holds on a run.

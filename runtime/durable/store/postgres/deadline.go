@@ -135,28 +135,33 @@ func (s *Store) withoutJIT(ctx context.Context, fn func(ctx context.Context, tx 
 }
 
 // pgProbe is Store.Probe, three index probes in one statement: the first
-// due run of the workflows on the due index (in wake_at order, so an idle
-// queue reads no entry), the earliest deadline (pgAnyOverdue's min()) and
-// the first due schedule tick of the workflows.
-const pgProbe = pgClock + `
-SELECT EXISTS (
-         SELECT 1 FROM (
-           SELECT r.wake_at FROM _sky_durable_runs r
-            WHERE r.status NOT IN (` + store.SQLDueIndexExcludes + `) AND r.wake_at <= (SELECT now FROM clock)
-              AND r.workflow = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(? AS JSONB))))
-            ORDER BY r.wake_at LIMIT 1) due),
-       COALESCE((
-         SELECT min(r.deadline_at) FROM _sky_durable_runs r
-          WHERE r.deadline_at IS NOT NULL AND r.status NOT IN (` + store.SQLUnclaimable + `)) <= (SELECT now FROM clock), FALSE),
-       EXISTS (
-         SELECT 1 FROM _sky_durable_schedules s
-          WHERE s.next_at <= (SELECT now FROM clock)
-            AND s.workflow = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(? AS JSONB)))))`
+// run of the workflows on the due index up to the horizon (in wake_at
+// order, so an idle queue reads no entry before it), the earliest deadline
+// (pgAnyOverdue's min()) and the first schedule tick of the workflows up to
+// the horizon; the answer says which is due now and how many milliseconds
+// until the first one (the horizon when none comes sooner).
+const pgProbe = pgClock + `,
+horizon AS (SELECT now, now + CAST(? AS BIGINT) * INTERVAL '1 millisecond' AS until FROM clock),
+found AS (
+  SELECT (SELECT r.wake_at FROM _sky_durable_runs r
+           WHERE r.status NOT IN (` + store.SQLDueIndexExcludes + `) AND r.wake_at <= (SELECT until FROM horizon)
+             AND r.workflow = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(? AS JSONB))))
+           ORDER BY r.wake_at LIMIT 1) AS due,
+         (SELECT min(r.deadline_at) FROM _sky_durable_runs r
+           WHERE r.deadline_at IS NOT NULL AND r.status NOT IN (` + store.SQLUnclaimable + `)) AS deadline,
+         (SELECT min(s.next_at) FROM _sky_durable_schedules s
+           WHERE s.next_at <= (SELECT until FROM horizon)
+             AND s.workflow = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(? AS JSONB))))) AS tick)
+SELECT COALESCE(f.due <= h.now, FALSE), COALESCE(f.deadline <= h.now, FALSE), COALESCE(f.tick <= h.now, FALSE),
+       CAST(ceil(extract(epoch FROM LEAST(f.due, f.deadline, f.tick, h.until) - h.now) * 1000) AS BIGINT)
+  FROM found f, horizon h`
 
-func (s *Store) Probe(ctx context.Context, workflows []string, now time.Time) (store.Probe, error) {
+func (s *Store) Probe(ctx context.Context, workflows []string, now time.Time, horizon time.Duration) (store.Probe, error) {
 	var p store.Probe
+	var nextMs int64
 	names := jsonText(append([]string{}, workflows...)) // nil: an empty array
 	s.hook("probe", pgProbe)
-	err := s.d.QueryRow(ctx, pgProbe, clockArg(now), names, names).Scan(&p.Due, &p.Overdue, &p.SchedulesDue)
+	err := s.d.QueryRow(ctx, pgProbe, clockArg(now), horizon.Milliseconds(), names, names).Scan(&p.Due, &p.Overdue, &p.SchedulesDue, &nextMs)
+	p.Next = time.Duration(nextMs) * time.Millisecond
 	return p, err
 }

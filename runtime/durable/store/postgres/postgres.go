@@ -457,10 +457,15 @@ func (s *Store) LoadJournal(ctx context.Context, runID string) ([]store.JournalE
 // 'running' entry, dead ones too, on each write (TestFencedWritesUseTheKey).
 //
 // pgAppend renews the lease and inserts the journal row in one statement:
-// the INSERT reads from the UPDATE, so a lost lease inserts nothing.
+// the INSERT reads from the UPDATE, so a lost lease inserts nothing. The
+// renewal writes claimed_at only, which no index holds, so PostgreSQL
+// updates the row in place (HOT) and writes no index entry: updated_at is
+// in the finished index (migration 0008), and writing it too put a new
+// entry in each of the run's indexes at every step
+// (TestJournalledStepIsAHotUpdate). updated_at moves with the run's state.
 const pgAppend = pgClock + `,
 lease AS (
-  UPDATE _sky_durable_runs r SET claimed_at = clock.now, updated_at = clock.now
+  UPDATE _sky_durable_runs r SET claimed_at = clock.now
     FROM clock
    WHERE r.id = ? AND r.lease_token = ?` + pgBeforeDeadline + `
   RETURNING r.id)

@@ -113,9 +113,10 @@ func timeArg(now time.Time) any {
 	return now
 }
 
-// pgAppendBatch is pgAppend for n runs: the INSERT takes only the rows
-// whose lease the UPDATE renewed; the result says, per row, whether the
-// lease held (leased) and whether the entry was inserted.
+// pgAppendBatch is pgAppend for n runs (a HOT update of claimed_at too):
+// the INSERT takes only the rows whose lease the UPDATE renewed; the result
+// says, per row, whether the lease held (leased) and whether the entry was
+// inserted.
 //
 // Like the single-run statements they fence by id and lease token alone
 // (see pgAppend): with status = 'running' tested too, the planner read the
@@ -125,7 +126,7 @@ func pgAppendBatch(n int) string {
 	return pgClock + `,
 ` + valuesCTE(n, "run_id", "TEXT", "token", "TEXT", "at", "TIMESTAMPTZ", "seq", "INT", "step_id", "TEXT", "kind", "TEXT", "result", "TEXT") + `,
 lease AS (
-  UPDATE _sky_durable_runs r SET claimed_at = COALESCE(v.at, clock.now), updated_at = COALESCE(v.at, clock.now)
+  UPDATE _sky_durable_runs r SET claimed_at = COALESCE(v.at, clock.now)
     FROM v, clock
    WHERE r.id = v.run_id AND r.lease_token = v.token
      AND (r.deadline_at IS NULL OR r.deadline_at > COALESCE(v.at, clock.now))

@@ -13,8 +13,8 @@ import (
 // transaction holds; deletes their journal and signal rows; and stamps them
 // compacted_at, which takes them out of the partial index
 // _sky_durable_runs_compactable. That index is on created_at, not
-// updated_at: an index on updated_at would make every journalled step's
-// lease renewal a non-HOT update. A run is updated after it is created, so
+// updated_at: it holds the runs from their start, and an index of live runs on
+// updated_at would make every change of a run a non-HOT update. A run is updated after it is created, so
 // created_at < cutoff bounds the index scan, and each batch starts where
 // the previous one ended (created_at >= from): the entries of runs compacted
 // by earlier batches stay in the index as dead tuples until VACUUM, and

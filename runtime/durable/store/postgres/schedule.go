@@ -19,9 +19,14 @@ func pgScheduleScanner(scan func(...any) error) (store.Schedule, error) {
 const pgNow = `SELECT clock_timestamp()`
 
 // pgPutSchedule keeps the pending tick when the cron expression is the same.
-const pgPutSchedule = pgClock + `
+// It sends a wake-up hint with no run id (store.HintChannel, delivered when
+// it commits), so an idle worker of another process, which skips its probes
+// until the first thing it knows of falls due (Engine.background), probes
+// again and learns of the tick.
+const pgPutSchedule = pgClock + `,
+hint AS (SELECT pg_notify('` + store.HintChannel + `', ''))
 INSERT INTO _sky_durable_schedules AS s (id, workflow, version, cron, input, catch_up, next_at, created_at, updated_at)
-SELECT ?, ?, ?, ?, ?, ?, CAST(? AS TIMESTAMPTZ), clock.now, clock.now FROM clock
+SELECT ?, ?, ?, ?, ?, ?, CAST(? AS TIMESTAMPTZ), clock.now, clock.now FROM clock, hint
 ON CONFLICT (id) DO UPDATE SET workflow = EXCLUDED.workflow, version = EXCLUDED.version, input = EXCLUDED.input,
   catch_up = EXCLUDED.catch_up, next_at = CASE WHEN s.cron = EXCLUDED.cron THEN s.next_at ELSE EXCLUDED.next_at END,
   cron = EXCLUDED.cron, updated_at = EXCLUDED.updated_at

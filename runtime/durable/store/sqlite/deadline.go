@@ -88,27 +88,34 @@ func (s *Store) TimeOutRuns(ctx context.Context, now time.Time, limit int) (int6
 }
 
 // sqliteProbe is Store.Probe, three index reads in one statement (the due,
-// deadline and schedule indexes).
+// deadline and schedule indexes), the due runs and ticks up to the horizon;
+// its parameters are now, now + the horizon and the workflows (a JSON
+// array), all in milliseconds.
 const sqliteProbe = `
-SELECT EXISTS (
-         SELECT 1 FROM _sky_durable_runs INDEXED BY _sky_durable_runs_due
-          WHERE status IN (` + store.SQLClaimable + `) AND wake_at <= ?
-            AND workflow IN (SELECT value FROM json_each(?))),
-       EXISTS (
-         SELECT 1 FROM _sky_durable_runs INDEXED BY _sky_durable_runs_deadline
-          WHERE deadline_at IS NOT NULL AND status IN (` + store.SQLClaimable + `) AND deadline_at <= ?),
-       EXISTS (
-         SELECT 1 FROM _sky_durable_schedules INDEXED BY _sky_durable_schedules_due
-          WHERE next_at <= ? AND workflow IN (SELECT value FROM json_each(?)))`
+WITH p AS (SELECT CAST(? AS INTEGER) AS at, CAST(? AS INTEGER) AS until, ? AS names),
+f AS (
+  SELECT (SELECT wake_at FROM _sky_durable_runs INDEXED BY _sky_durable_runs_due
+           WHERE status IN (` + store.SQLClaimable + `) AND wake_at <= (SELECT until FROM p)
+             AND workflow IN (SELECT value FROM json_each((SELECT names FROM p)))
+           ORDER BY wake_at LIMIT 1) AS due,
+         (SELECT min(deadline_at) FROM _sky_durable_runs INDEXED BY _sky_durable_runs_deadline
+           WHERE deadline_at IS NOT NULL AND status IN (` + store.SQLClaimable + `)) AS deadline,
+         (SELECT min(next_at) FROM _sky_durable_schedules INDEXED BY _sky_durable_schedules_due
+           WHERE next_at <= (SELECT until FROM p)
+             AND workflow IN (SELECT value FROM json_each((SELECT names FROM p)))) AS tick)
+SELECT COALESCE(f.due <= p.at, 0), COALESCE(f.deadline <= p.at, 0), COALESCE(f.tick <= p.at, 0),
+       min(COALESCE(f.due, p.until), COALESCE(f.deadline, p.until), COALESCE(f.tick, p.until), p.until) - p.at
+  FROM f, p`
 
-func (s *Store) Probe(ctx context.Context, workflows []string, now time.Time) (store.Probe, error) {
+func (s *Store) Probe(ctx context.Context, workflows []string, now time.Time, horizon time.Duration) (store.Probe, error) {
 	var p store.Probe
-	names, err := json.Marshal(workflows)
+	names, err := json.Marshal(append([]string{}, workflows...)) // nil: an empty array
 	if err != nil {
 		return p, err
 	}
 	s.hook("probe", sqliteProbe)
-	at := ms(now)
-	err = s.d.QueryRow(ctx, sqliteProbe, at, string(names), at, at, string(names)).Scan(&p.Due, &p.Overdue, &p.SchedulesDue)
+	var nextMs int64
+	err = s.d.QueryRow(ctx, sqliteProbe, ms(now), ms(now)+horizon.Milliseconds(), string(names)).Scan(&p.Due, &p.Overdue, &p.SchedulesDue, &nextMs)
+	p.Next = time.Duration(nextMs) * time.Millisecond
 	return p, err
 }

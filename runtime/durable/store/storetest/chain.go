@@ -114,31 +114,35 @@ func init() { cases = append(cases, probeCases...) }
 // second.
 var probeCases = []storeCase{
 	{"ProbeSeesDueRunsDeadlinesAndScheduleTicks", func(f *fixture) {
+		const horizon = time.Minute
 		probe := func(at time.Time, workflows ...string) store.Probe {
 			f.t.Helper()
-			p, err := f.s.Probe(f.ctx, workflows, at)
+			p, err := f.s.Probe(f.ctx, workflows, at, horizon)
 			f.ok("Probe", err)
 			return p
 		}
-		if p := probe(T0, "w"); p != (store.Probe{}) {
-			f.t.Errorf("Probe of an empty database = %+v, want nothing", p)
+		if p := probe(T0, "w"); p != (store.Probe{Next: horizon}) {
+			f.t.Errorf("Probe of an empty database = %+v, want nothing, next at the horizon", p)
 		}
 		f.insert("later", "w", 1, T0.Add(time.Hour))
-		if p := probe(T0, "w"); p.Due {
-			f.t.Errorf("a run due in an hour is due now: %+v", p)
+		if p := probe(T0, "w"); p.Due || p.Next != horizon {
+			f.t.Errorf("a run due in an hour is due now or within the horizon: %+v", p)
 		}
-		if p := probe(T0.Add(time.Hour), "w"); !p.Due {
+		if p := probe(T0.Add(time.Hour-20*time.Second), "w"); p.Due || p.Next != 20*time.Second {
+			f.t.Errorf("a run due in 20s: %+v, want not due, next in 20s", p)
+		}
+		if p := probe(T0.Add(time.Hour), "w"); !p.Due || p.Next != 0 {
 			f.t.Errorf("a run due now is not seen: %+v", p)
 		}
-		if p := probe(T0.Add(time.Hour), "other"); p.Due {
+		if p := probe(T0.Add(time.Hour), "other"); p.Due || p.Next != horizon {
 			f.t.Errorf("a run of another workflow is seen: %+v", p)
 		}
 		f.insertWithDeadline("bounded", "x", "", time.Minute, T0)
-		if p := probe(T0.Add(30 * time.Second)); p.Overdue {
-			f.t.Errorf("a deadline not yet passed is overdue: %+v", p)
+		if p := probe(T0.Add(30 * time.Second)); p.Overdue || p.Next != 30*time.Second {
+			f.t.Errorf("a deadline in 30s: %+v, want not overdue, next in 30s", p)
 		}
-		if p := probe(T0.Add(2 * time.Minute)); !p.Overdue {
-			f.t.Errorf("a passed deadline is not seen: %+v", p)
+		if p := probe(T0.Add(2 * time.Minute)); !p.Overdue || p.Next != -time.Minute {
+			f.t.Errorf("a deadline passed a minute ago: %+v, want overdue, next a minute ago", p)
 		}
 		_, err := f.s.PutSchedule(f.ctx, store.Schedule{ID: "hourly", Workflow: "w", Version: 1, Cron: "@every 1h", Input: `1`}, T0,
 			func(at time.Time) time.Time { return at.Add(time.Hour) })
@@ -146,10 +150,17 @@ var probeCases = []storeCase{
 		if p := probe(T0.Add(30*time.Minute), "w"); p.SchedulesDue {
 			f.t.Errorf("a tick due in an hour is due: %+v", p)
 		}
+		for _, id := range []string{"bounded", "later"} {
+			_, err := f.s.CancelRun(f.ctx, id, T0.Add(time.Hour-time.Minute))
+			f.ok("CancelRun", err)
+		}
+		if p := probe(T0.Add(time.Hour-10*time.Second), "w"); p.SchedulesDue || p.Next != 10*time.Second {
+			f.t.Errorf("a tick due in 10s: %+v, want not due, next in 10s", p)
+		}
 		if p := probe(T0.Add(2*time.Hour), "w"); !p.SchedulesDue {
 			f.t.Errorf("a due tick is not seen: %+v", p)
 		}
-		if p := probe(T0.Add(2*time.Hour), "x"); p.SchedulesDue {
+		if p := probe(T0.Add(2*time.Hour), "x"); p.SchedulesDue || p.Next != horizon {
 			f.t.Errorf("a tick of another workflow is seen: %+v", p)
 		}
 	}},
