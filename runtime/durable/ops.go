@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"skydurable/runtime/durable/store"
 	"skydurable/runtime/task"
 )
 
@@ -43,7 +44,7 @@ const StatsWindow = 60
 // whose lease (this engine's held lease, see Options.Heartbeat) ended
 // without renewal.
 func (e *Engine) Stats(ctx context.Context) (Stats, error) {
-	return e.store.Stats(ctx, e.now(), StatsWindow, e.heldLease())
+	return e.store.Stats(ctx, e.now(), StatsWindow, e.heldLease(), store.Scope{}) // scoped by namespacedStore
 }
 
 // DefaultCompactBatch is how many runs one compaction transaction handles.

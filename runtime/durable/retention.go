@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"skydurable/runtime/durable/store"
 	"skydurable/runtime/task"
 )
 
@@ -163,7 +164,7 @@ func (e *Engine) OrphanSignals(ctx context.Context, limit int) ([]OrphanSignal, 
 	if limit <= 0 {
 		return nil, task.Errorf(task.InvalidInput, "durable: a limit of %d orphan signals; hint: pass 1 or more", limit)
 	}
-	found, err := e.store.ListOrphanSignals(ctx, limit)
+	found, err := e.store.ListOrphanSignals(ctx, limit, store.Scope{}) // scoped by namespacedStore
 	if err != nil {
 		return nil, err
 	}

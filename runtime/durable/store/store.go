@@ -134,7 +134,8 @@ type Store interface {
 	// ListOrphanSignals lists up to limit signals sent to run ids no run
 	// has, oldest first (a signal may come before its run starts: it is
 	// an orphan until then).
-	ListOrphanSignals(ctx context.Context, limit int) ([]OrphanSignal, error)
+	// scope keeps one namespace's (see Scope; the zero Scope: all).
+	ListOrphanSignals(ctx context.Context, limit int, scope Scope) ([]OrphanSignal, error)
 	// ExpireOrphanSignals deletes up to limit orphan signals sent before
 	// now - olderThan, oldest first, in one statement; it reports how many.
 	ExpireOrphanSignals(ctx context.Context, olderThan time.Duration, limit int, now time.Time) (int64, error)
@@ -144,11 +145,16 @@ type Store interface {
 	// due index for the due and stuck runs, the listing index for the runs
 	// started, and the whole status index for the counts and the finished
 	// runs (no index is kept on updated_at: it would make every lease
-	// renewal a non-HOT update on PostgreSQL).
-	Stats(ctx context.Context, now time.Time, minutes int, lease time.Duration) (Stats, error)
+	// renewal a non-HOT update on PostgreSQL). scope keeps one namespace's
+	// runs in every figure but Counts, which counts every namespace's (by
+	// workflow name: the caller keeps its own).
+	Stats(ctx context.Context, now time.Time, minutes int, lease time.Duration, scope Scope) (Stats, error)
 	// DueBacklog counts the runs due at now that no worker holds, on the
-	// due index (the durable.due.backlog metric).
-	DueBacklog(ctx context.Context, now time.Time) (int64, error)
+	// due index (the durable.due.backlog metric), of one namespace (scope).
+	DueBacklog(ctx context.Context, now time.Time, scope Scope) (int64, error)
+	// WorkflowNames lists the distinct workflow names of the runs, in
+	// order (WorkflowNamesSQL: one index probe per name).
+	WorkflowNames(ctx context.Context) ([]string, error)
 	// SaveSnapshot writes data under id when seq is newer than the stored
 	// one; loadSnapshot reads it back.
 	SaveSnapshot(ctx context.Context, id string, seq int64, data string, now time.Time) (bool, error)

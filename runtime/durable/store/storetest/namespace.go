@@ -1,0 +1,105 @@
+package storetest
+
+import (
+	"slices"
+	"time"
+
+	"skydurable/runtime/durable/store"
+)
+
+func init() { cases = append(cases, namespaceCases...) }
+
+// namespaceCases pin store.Scope: each statement that reads across runs
+// keeps one namespace's rows (ids prefixed with the namespace and
+// store.NamespaceSep; the default namespace's hold no separator) on every
+// store, and the zero Scope keeps them all.
+var namespaceCases = []storeCase{
+	{"ScopesKeepOneNamespace", func(f *fixture) {
+		const sep = store.NamespaceSep
+		at := func(s int) time.Time { return T0.Add(time.Duration(s) * time.Second) }
+		// "a_b" checks that '_' is no wildcard in a scope.
+		f.bulkRun("r1", "w", "", store.StatusFailed, "boom", at(1))
+		f.bulkRun("a"+sep+"r1", "a"+sep+"w", "", store.StatusFailed, "boom", at(2))
+		f.bulkRun("a_b"+sep+"r1", "a_b"+sep+"w", "", store.StatusDead, "boom", at(3))
+		f.insert("a"+sep+"r2", "a"+sep+"w", 1, at(4))
+		f.insert("r2", "w", 1, at(5))
+		all, def := store.Scope{}, store.Scope{On: true}
+		a, ab := store.Scope{On: true, Prefix: "a" + sep}, store.Scope{On: true, Prefix: "a_b" + sep}
+		for _, c := range []struct {
+			scope store.Scope
+			want  []string
+		}{
+			{all, []string{"r2", "a" + sep + "r2", "a_b" + sep + "r1", "a" + sep + "r1", "r1"}},
+			{def, []string{"r2", "r1"}},
+			{a, []string{"a" + sep + "r2", "a" + sep + "r1"}},
+			{ab, []string{"a_b" + sep + "r1"}},
+		} {
+			if got := f.search(store.ListFilter{Scope: c.scope, Limit: 10}); !slices.Equal(got, c.want) {
+				f.t.Errorf("ListRuns(scope %q) = %q, want %q", c.scope.Prefix, got, c.want)
+			}
+			failed := slices.DeleteFunc(slices.Clone(c.want), func(id string) bool { return f.run(id).Status != store.StatusFailed })
+			if got := f.search(store.ListFilter{Scope: c.scope, Status: store.StatusFailed, Limit: 10}); !slices.Equal(got, failed) {
+				f.t.Errorf("ListRuns(failed, scope %q) = %q, want %q", c.scope.Prefix, got, failed)
+			}
+			if n, err := f.s.CountRuns(f.ctx, store.BulkFilter{Status: store.StatusFailed, Scope: c.scope}); err != nil || n != int64(len(failed)) {
+				f.t.Errorf("CountRuns(failed, scope %q) = %d, %v; want %d", c.scope.Prefix, n, err, len(failed))
+			}
+			st, err := f.s.Stats(f.ctx, at(10), 60, Lease, c.scope)
+			f.ok("Stats", err)
+			started := 0
+			for _, n := range st.Started {
+				started += n
+			}
+			if started != len(c.want) {
+				f.t.Errorf("Stats(scope %q) started %d, want %d", c.scope.Prefix, started, len(c.want))
+			}
+			var due []string
+			for _, id := range c.want {
+				if f.run(id).Status == store.StatusWaiting {
+					due = append(due, id)
+				}
+			}
+			if n, err := f.s.DueBacklog(f.ctx, at(10), c.scope); err != nil || n != int64(len(due)) {
+				f.t.Errorf("DueBacklog(scope %q) = %d, %v; want %d", c.scope.Prefix, n, err, len(due))
+			}
+			oldest, want := "", "" // due is newest first
+			if st.OldestDue != nil {
+				oldest = st.OldestDue.ID
+			}
+			if len(due) > 0 {
+				want = due[len(due)-1]
+			}
+			if oldest != want {
+				f.t.Errorf("Stats(scope %q) oldest due %q, want %q", c.scope.Prefix, oldest, want)
+			}
+		}
+		// Orphan signals: one to a default id, one to a's.
+		for _, id := range []string{"nobody", "a" + sep + "nobody"} {
+			if _, err := f.s.PutSignal(f.ctx, id, "go", `1`, "", at(6)); err != nil {
+				f.t.Fatalf("PutSignal(%q): %v", id, err)
+			}
+		}
+		for _, c := range []struct {
+			scope store.Scope
+			want  []string
+		}{{all, []string{"nobody", "a" + sep + "nobody"}}, {def, []string{"nobody"}}, {a, []string{"a" + sep + "nobody"}}, {ab, nil}} {
+			found, err := f.s.ListOrphanSignals(f.ctx, 10, c.scope)
+			f.ok("ListOrphanSignals", err)
+			var got []string
+			for _, o := range found {
+				got = append(got, o.RunID)
+			}
+			slices.Sort(got)
+			slices.Sort(c.want)
+			if !slices.Equal(got, c.want) {
+				f.t.Errorf("ListOrphanSignals(scope %q) = %q, want %q", c.scope.Prefix, got, c.want)
+			}
+		}
+		names, err := f.s.WorkflowNames(f.ctx)
+		f.ok("WorkflowNames", err)
+		slices.Sort(names)
+		if want := []string{"a" + sep + "w", "a_b" + sep + "w", "w"}; !slices.Equal(names, want) {
+			f.t.Errorf("WorkflowNames = %q, want %q", names, want)
+		}
+	}},
+}
