@@ -97,12 +97,14 @@ func (n *namespacedStore) opt(id string) string {
 func (n *namespacedStore) out(id string) string { return strings.TrimPrefix(id, n.p) }
 
 // text strips the prefix from free text the store wrote ids into (a
-// waiting marker, an error, a history detail).
+// waiting marker, an error, a history detail), as it is or quoted (%q
+// writes the separator \x1f).
 func (n *namespacedStore) text(s string) string {
 	if n.p == "" {
 		return s
 	}
-	return strings.ReplaceAll(s, n.p, "")
+	quoted := strings.TrimSuffix(n.p, store.NamespaceSep) + `\x1f`
+	return strings.NewReplacer(n.p, "", quoted, "").Replace(s)
 }
 
 // mine reports whether stored id (or workflow name) is the namespace's.

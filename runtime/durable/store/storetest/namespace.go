@@ -2,8 +2,10 @@ package storetest
 
 import (
 	"slices"
+	"testing"
 	"time"
 
+	"skydurable/runtime/db"
 	"skydurable/runtime/durable/store"
 )
 
@@ -102,4 +104,18 @@ var namespaceCases = []storeCase{
 			f.t.Errorf("WorkflowNames = %q, want %q", names, want)
 		}
 	}},
+}
+
+// CheckNamespaceMigrated checks a migrated database's runs (the seed's
+// "old" and "finished") are the default namespace's: its listing, on the
+// namespace index, shows them, and another namespace's shows none.
+func CheckNamespaceMigrated(t *testing.T, s store.Store, _ *db.DB) {
+	f := &fixture{t: t, ctx: t.Context(), s: s}
+	got := f.search(store.ListFilter{Scope: store.Scope{On: true}, Limit: 10})
+	if slices.Sort(got); !slices.Equal(got, []string{"finished", "old"}) {
+		t.Errorf("the default namespace's runs after migrating = %q, want [finished old]", got)
+	}
+	if got := f.search(store.ListFilter{Scope: store.Scope{On: true, Prefix: "other" + store.NamespaceSep}, Limit: 10}); len(got) != 0 {
+		t.Errorf("namespace other's runs after migrating = %q, want none", got)
+	}
 }

@@ -1,0 +1,330 @@
+package durable
+
+// Namespaces (namespace.go) on SQLite and PostgreSQL: two namespaces doing
+// everything at once on one database, with the same run ids, workflow
+// names, signal names, schedule ids and limit keys, each end exactly as it
+// would alone.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"skydurable/runtime/db"
+	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/durable/store"
+	"skydurable/runtime/task"
+)
+
+// nsWorkflows are the isolation test's workflows, counting their effects in
+// cnt: flow (step a, event progress, signal go, child k of kid; one run at a
+// time per limit key, every run's key "k") and tick (a schedule's).
+func nsWorkflows(cnt *counter) []Workflow {
+	kid := Register("kid", str, str, func(c *Ctx, in string) task.Task[string] {
+		return Step(c, str, "b", cnt.effect("kid", "kid("+in+")"))
+	})
+	flow := Register("flow", str, str, func(c *Ctx, in string) task.Task[string] {
+		return task.AndThen(Step(c, str, "a", cnt.effect("a", in+"!")), func(a string) task.Task[string] {
+			return task.AndThen(SetEvent(c, str, "progress", a), func(struct{}) task.Task[string] {
+				return task.AndThen(AwaitSignal(c, str, "go"), func(p string) task.Task[string] {
+					return task.AndThen(StartChild(c, kid, "k", a+p), func(struct{}) task.Task[string] {
+						return AwaitChild(c, kid, "k")
+					})
+				})
+			})
+		})
+	}).WithLimits(Limits{PerKey: 1}, func(string) (string, error) { return "k", nil })
+	tick := Register("tick", str, str, func(c *Ctx, in string) task.Task[string] {
+		return Step(c, str, "t", cnt.effect("tick", "tick:"+in))
+	})
+	return []Workflow{flow.Erase(), kid.Erase(), tick.Erase()}
+}
+
+// nsTenant is one namespace's engine, effects and log of what its
+// operations answered.
+type nsTenant struct {
+	e    *Engine
+	tag  string // in every input and payload it sends: "A#" or "B#"
+	cnt  *counter
+	defs []Workflow
+	log  []string
+}
+
+// nsOp is one step of the script: every tenant applies it.
+type nsOp struct {
+	kind string
+	id   string
+	n    int
+}
+
+// nsScript is the seeded script both namespaces follow.
+func nsScript(r *rand.Rand, steps int) []nsOp {
+	kinds := []string{"start", "start", "signal", "signal", "poll", "poll", "poll", "cancel", "compact", "fork", "rewind", "schedule", "unschedule", "bulk"}
+	ops := make([]nsOp, steps)
+	for i := range ops {
+		ops[i] = nsOp{kind: kinds[r.IntN(len(kinds))], id: "r" + strconv.Itoa(r.IntN(4)), n: i}
+	}
+	return ops
+}
+
+// apply runs op on the tenant and logs its answer.
+func (tn *nsTenant) apply(ctx context.Context, op nsOp) error {
+	e, in := tn.e, strconv.Quote(tn.tag+strconv.Itoa(op.n))
+	var got any
+	var err error
+	switch op.kind {
+	case "start":
+		err = e.StartJSON(ctx, tn.defs[0], op.id, in)
+	case "signal":
+		err = e.Signal(ctx, op.id, "go", in)
+	case "poll":
+		n := 0
+		for ; n < 50; n++ {
+			worked, perr := e.Poll(ctx, tn.defs)
+			if perr != nil {
+				return fmt.Errorf("poll: %w", perr)
+			}
+			if !worked {
+				break
+			}
+		}
+		got = n
+	case "cancel":
+		err = e.Cancel(ctx, op.id)
+	case "compact":
+		got, err = e.Compact(ctx, op.id)
+	case "fork":
+		got, err = e.Fork(ctx, op.id, "a", ForkOptions{NewID: "f" + strconv.Itoa(op.n)})
+	case "rewind":
+		err = e.Rewind(ctx, op.id, "a")
+	case "schedule":
+		err = e.ScheduleJSON(ctx, tn.defs[2], "s", "@every 1m", in, ScheduleOptions{})
+	case "unschedule":
+		got, err = e.Unschedule(ctx, "s")
+	case "bulk":
+		var res BulkResult
+		res, err = e.Bulk(ctx, BulkCancel, BulkFilter{Statuses: []Status{StatusWaiting}}, BulkOptions{})
+		got = res.Changed
+	}
+	tn.log = append(tn.log, fmt.Sprintf("%d %s %s: %v %v", op.n, op.kind, op.id, got, err))
+	return nil
+}
+
+// view is everything the tenant can see of its namespace, times left out.
+func (tn *nsTenant) view(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	var b strings.Builder
+	runs, err := tn.e.ListRuns(ctx, ListFilter{Limit: 1000})
+	if err != nil {
+		t.Fatalf("list: %v", err)
+	}
+	for _, r := range runs {
+		fmt.Fprintf(&b, "run %s %s v%d %s in=%s out=%s attempts=%d wait=%q err=%q parent=%q fork=%q/%q key=%q queued=%v compacted=%v\n",
+			r.ID, r.Workflow, r.Version, r.Status, r.Input, r.Output, r.Attempts, r.WaitingSignal, r.LastError,
+			r.ParentID, r.ForkedFrom, r.ForkStep, r.LimitKey, r.KeyQueued, !r.CompactedAt.IsZero())
+		_, journal, err := tn.e.Describe(ctx, r.ID)
+		if err != nil {
+			t.Fatalf("describe %s: %v", r.ID, err)
+		}
+		for _, j := range journal {
+			fmt.Fprintf(&b, "  journal %d %s %s %s\n", j.Seq, j.StepID, j.Kind, j.Result)
+		}
+		sigs, err := tn.e.Signals(ctx, r.ID)
+		if err != nil {
+			t.Fatalf("signals %s: %v", r.ID, err)
+		}
+		for _, s := range sigs {
+			fmt.Fprintf(&b, "  signal %s %s %v\n", s.Name, s.Payload, s.Delivered)
+		}
+		ev, err := GetEvent(ctx, tn.e, r.ID, "progress", str)
+		if err != nil {
+			t.Fatalf("event %s: %v", r.ID, err)
+		}
+		if ev != nil {
+			fmt.Fprintf(&b, "  event progress %s\n", *ev)
+		}
+		hist, err := tn.e.History(ctx, r.ID)
+		if err != nil {
+			t.Fatalf("history %s: %v", r.ID, err)
+		}
+		for _, h := range hist {
+			fmt.Fprintf(&b, "  history %d %s %s %q %s\n", h.Pos, h.Kind, h.Actor, h.Detail, h.Step)
+		}
+	}
+	scheds, err := tn.e.Schedules(ctx)
+	if err != nil {
+		t.Fatalf("schedules: %v", err)
+	}
+	for _, s := range scheds {
+		fmt.Fprintf(&b, "schedule %s %s %s %s last=%s next=%v\n", s.ID, s.Workflow, s.Cron, s.Input, s.LastRunID, s.NextAt.Unix())
+	}
+	st, err := tn.e.Stats(ctx)
+	if err != nil {
+		t.Fatalf("stats: %v", err)
+	}
+	fmt.Fprintf(&b, "stats %v held=%d stuck=%d oldest=%v\n", st.Counts, st.Held, st.StuckCount, st.OldestDue)
+	orphans, err := tn.e.OrphanSignals(ctx, 100)
+	if err != nil {
+		t.Fatalf("orphans: %v", err)
+	}
+	for _, o := range orphans {
+		fmt.Fprintf(&b, "orphan %s %s %d\n", o.RunID, o.Name, o.Bytes)
+	}
+	for _, name := range []string{"a", "kid", "tick"} {
+		fmt.Fprintf(&b, "effects %s %d\n", name, tn.cnt.get(name))
+	}
+	b.WriteString(strings.Join(tn.log, "\n"))
+	// The other tenant's tag must never appear: normalize its own.
+	return strings.ReplaceAll(b.String(), tn.tag, "#")
+}
+
+// nsWorld is one database, a virtual clock and the tenants on it.
+type nsWorld struct {
+	clock   *virtualClock
+	tenants []*nsTenant
+}
+
+func newNSWorld(t *testing.T, d *db.DB, namespaces, tags []string) *nsWorld {
+	w := &nsWorld{clock: newVirtualClock()}
+	for i, ns := range namespaces {
+		cnt := newCounter()
+		e := New(d, Options{Clock: w.clock.Now, Namespace: ns, WorkerID: "w-" + tags[i], Heartbeat: -1,
+			Rand: rand.New(rand.NewPCG(7, 7))})
+		if err := e.Setup(context.Background()); err != nil {
+			t.Fatalf("setup: %v", err)
+		}
+		w.tenants = append(w.tenants, &nsTenant{e: e, tag: tags[i], cnt: cnt, defs: nsWorkflows(cnt)})
+	}
+	return w
+}
+
+// play runs the script: at each step every tenant applies the op at once,
+// then the clock moves a minute on.
+func (w *nsWorld) play(t *testing.T, ctx context.Context, ops []nsOp) {
+	for _, op := range ops {
+		var wg sync.WaitGroup
+		errs := make([]error, len(w.tenants))
+		for i, tn := range w.tenants {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = tn.apply(ctx, op)
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatalf("step %d (%s %s): %v", op.n, op.kind, op.id, err)
+		}
+		w.clock.Advance(time.Minute + time.Second)
+	}
+}
+
+// nsSeed is SKY_TEST_SEED when set, else a fresh seed.
+func nsSeed(t *testing.T) uint64 {
+	if s := os.Getenv("SKY_TEST_SEED"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("SKY_TEST_SEED=%q: %v", s, err)
+		}
+		return n
+	}
+	return rand.Uint64()
+}
+
+// TestNamespacesAreIsolated: namespaces A and B follow one seeded script at
+// once on one database (same run ids, workflow names, signal names,
+// schedule id and limit key: start, signal, poll, cancel, compact, fork,
+// rewind, schedule, bulk cancel); each one's runs, journals, mailboxes,
+// events, histories, schedules, stats, orphan signals, effects and answers
+// equal those of A playing the script alone on its own database. A is the
+// default namespace for an even seed.
+func TestNamespacesAreIsolated(t *testing.T) {
+	seed := nsSeed(t)
+	t.Logf("seed %d (SKY_TEST_SEED=%d repeats it)", seed, seed)
+	nsA := "a"
+	if seed%2 == 0 {
+		nsA = DefaultNamespace
+	}
+	ops := nsScript(rand.New(rand.NewPCG(seed, 1)), 60)
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		ctx := context.Background()
+		shared := newNSWorld(t, d, []string{nsA, "b.2"}, []string{"A#", "B#"})
+		alone := newNSWorld(t, dbtest.Open(t, driver), []string{nsA}, []string{"A#"})
+		shared.play(t, ctx, ops)
+		alone.play(t, ctx, ops)
+		want := alone.tenants[0].view(t, ctx)
+		for _, tn := range shared.tenants {
+			if diff := cmp.Diff(want, tn.view(t, ctx)); diff != "" {
+				t.Errorf("namespace %s (-alone +shared):\n%s", tn.e.Namespace(), diff)
+			}
+		}
+		got, err := shared.tenants[0].e.Namespaces(ctx)
+		if want := slices.Sorted(slices.Values([]string{nsA, "b.2"})); err != nil || !slices.Equal(got, want) {
+			t.Errorf("Namespaces = %q, %v; want %q", got, err, want)
+		}
+	})
+}
+
+// TestNamespaceIdsDoNotCross: a run id of namespace b is no run to the
+// default namespace, even written with the separator, and the default
+// namespace's runs are none of b's; both are refused alike.
+func TestNamespaceIdsDoNotCross(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		b := h.engine("B", func(o *Options) { o.Namespace = "b" })
+		w := Register("w", str, str, func(c *Ctx, in string) task.Task[string] { return task.Succeed(in) })
+		if err := Start(h.ctx, b, w, "r", "x"); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []string{"r", "b" + store.NamespaceSep + "r"} {
+			if _, _, err := h.e.Describe(h.ctx, id); task.As(err) == nil || task.As(err).Kind != task.NotFound {
+				t.Errorf("default namespace: Describe(%q) = %v, want not found", id, err)
+			}
+			if err := h.e.Cancel(h.ctx, id); err == nil {
+				t.Errorf("default namespace: Cancel(%q) succeeded", id)
+			}
+		}
+		if h.poll(h.e, w.Erase()) {
+			t.Error("the default namespace's worker claimed namespace b's run")
+		}
+		if !h.poll(b, w.Erase()) {
+			t.Error("namespace b's worker did not claim its run")
+		}
+		if err := Start(h.ctx, h.e, w, "r", "y"); err != nil {
+			t.Fatalf("the same run id in the default namespace: %v", err)
+		}
+		if r, _, err := b.Describe(h.ctx, "r"); err != nil || r.Status != StatusDone || r.Output != `"x"` {
+			t.Errorf("namespace b's run r = %+v, %v", r, err)
+		}
+	})
+}
+
+// TestBadNamespaceRefused: a namespace name that is not a short lower-case
+// label is refused by Setup, Start and Poll alike, naming it, on both stores.
+func TestBadNamespaceRefused(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		for _, bad := range []string{"Billing", "-x", "a b", "a\x1fb", strings.Repeat("a", 64), "ü"} {
+			e := New(d, Options{Namespace: bad})
+			wantErrContains(t, e.Setup(context.Background()), task.InvalidInput, "namespace", strconv.Quote(bad), "hint:")
+			w := Register("w", str, str, func(c *Ctx, in string) task.Task[string] { return task.Succeed(in) })
+			wantErrContains(t, Start(context.Background(), e, w, "r", "x"), task.InvalidInput, strconv.Quote(bad))
+			_, err := e.Poll(context.Background(), []Workflow{w.Erase()})
+			wantErrContains(t, err, task.InvalidInput, strconv.Quote(bad))
+		}
+		for _, good := range []string{"", "default", "billing", "tenant-42", "a.b_c", strings.Repeat("a", 63)} {
+			if err := CheckNamespace(good); err != nil {
+				t.Errorf("CheckNamespace(%q) = %v", good, err)
+			}
+		}
+	})
+}
