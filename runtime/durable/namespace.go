@@ -118,6 +118,20 @@ func (n *namespacedStore) mine(id string) bool {
 // scope is the namespace's store.Scope.
 func (n *namespacedStore) scope() store.Scope { return store.Scope{On: true, Prefix: n.p} }
 
+// ownNamespace is the Scope the engine passes for its own namespace (the
+// namespacedStore writes in its prefix); the zero Scope is every
+// namespace's.
+var ownNamespace = store.Scope{On: true}
+
+// scopeOf is the store's scope for the engine's: its namespace's for
+// ownNamespace, the zero Scope (all) as it is.
+func (n *namespacedStore) scopeOf(s store.Scope) store.Scope {
+	if s.On {
+		return n.scope()
+	}
+	return s
+}
+
 func (n *namespacedStore) ins(ids []string) []string {
 	out := make([]string, len(ids))
 	for i, id := range ids {
@@ -281,16 +295,18 @@ func (n *namespacedStore) CompactRun(ctx context.Context, runID string, now time
 	return n.s.CompactRun(ctx, n.in(runID), now)
 }
 
-func (n *namespacedStore) CompactBatch(ctx context.Context, olderThan time.Duration, limit int, from, now time.Time) (int64, int64, time.Time, error) {
-	return n.s.CompactBatch(ctx, olderThan, limit, from, now)
+// CompactBatch compacts the namespace's runs for ownNamespace (the
+// operator's compaction), every namespace's for the zero Scope (retention).
+func (n *namespacedStore) CompactBatch(ctx context.Context, olderThan time.Duration, limit int, from, now time.Time, scope store.Scope) (int64, int64, time.Time, error) {
+	return n.s.CompactBatch(ctx, olderThan, limit, from, now, n.scopeOf(scope))
 }
 
 func (n *namespacedStore) TakeTurn(ctx context.Context, job string, every time.Duration, now time.Time) (bool, error) {
 	return n.s.TakeTurn(ctx, job, every, now)
 }
 
-func (n *namespacedStore) ListOrphanSignals(ctx context.Context, limit int, _ store.Scope) ([]store.OrphanSignal, error) {
-	list, err := n.s.ListOrphanSignals(ctx, limit, n.scope())
+func (n *namespacedStore) ListOrphanSignals(ctx context.Context, limit int, scope store.Scope) ([]store.OrphanSignal, error) {
+	list, err := n.s.ListOrphanSignals(ctx, limit, n.scopeOf(scope))
 	for i := range list {
 		list[i].RunID = n.out(list[i].RunID)
 	}
@@ -319,8 +335,8 @@ func (n *namespacedStore) Stats(ctx context.Context, now time.Time, minutes int,
 	return st, err
 }
 
-func (n *namespacedStore) DueBacklog(ctx context.Context, now time.Time, _ store.Scope) (int64, error) {
-	return n.s.DueBacklog(ctx, now, n.scope())
+func (n *namespacedStore) DueBacklog(ctx context.Context, now time.Time, scope store.Scope) (int64, error) {
+	return n.s.DueBacklog(ctx, now, n.scopeOf(scope))
 }
 
 // WorkflowNames lists the namespace's workflow names.

@@ -69,7 +69,7 @@ type nsOp struct {
 
 // nsScript is the seeded script both namespaces follow.
 func nsScript(r *rand.Rand, steps int) []nsOp {
-	kinds := []string{"start", "start", "signal", "signal", "poll", "poll", "poll", "cancel", "compact", "fork", "rewind", "schedule", "unschedule", "bulk"}
+	kinds := []string{"start", "start", "signal", "signal", "poll", "poll", "poll1", "poll1", "cancel", "compact", "compact-all", "fork", "rewind", "schedule", "unschedule", "bulk"}
 	ops := make([]nsOp, steps)
 	for i := range ops {
 		ops[i] = nsOp{kind: kinds[r.IntN(len(kinds))], id: "r" + strconv.Itoa(r.IntN(4)), n: i}
@@ -88,21 +88,35 @@ func (tn *nsTenant) apply(ctx context.Context, op nsOp) error {
 	case "signal":
 		err = e.Signal(ctx, op.id, "go", in)
 	case "poll":
+		// The workflows without limits alone first (a plain claim), then
+		// all of them (a claim with limits).
 		n := 0
 		for ; n < 50; n++ {
-			worked, perr := e.Poll(ctx, tn.defs)
+			plain, perr := e.Poll(ctx, tn.defs[1:])
 			if perr != nil {
 				return fmt.Errorf("poll: %w", perr)
 			}
-			if !worked {
+			limited, perr := e.Poll(ctx, tn.defs)
+			if perr != nil {
+				return fmt.Errorf("poll: %w", perr)
+			}
+			if !plain && !limited {
 				break
 			}
 		}
 		got = n
+	case "poll1":
+		// One run advanced, the others left due for the other namespace's
+		// polls to leave alone.
+		got, err = e.Poll(ctx, tn.defs)
 	case "cancel":
 		err = e.Cancel(ctx, op.id)
 	case "compact":
 		got, err = e.Compact(ctx, op.id)
+	case "compact-all":
+		var res CompactResult
+		res, err = e.CompactOlderThan(ctx, 0, CompactOptions{})
+		got = res.Runs
 	case "fork":
 		got, err = e.Fork(ctx, op.id, "a", ForkOptions{NewID: "f" + strconv.Itoa(op.n)})
 	case "rewind":
@@ -208,22 +222,22 @@ func newNSWorld(t *testing.T, d *db.DB, namespaces, tags []string) *nsWorld {
 	return w
 }
 
-// play runs the script: at each step every tenant applies the op at once,
-// then the clock moves a minute on.
-func (w *nsWorld) play(t *testing.T, ctx context.Context, ops []nsOp) {
-	for _, op := range ops {
+// play runs the tenants' scripts (one each, as long): at each step every
+// tenant applies its op at once, then the clock moves a minute on.
+func (w *nsWorld) play(t *testing.T, ctx context.Context, scripts ...[]nsOp) {
+	for k := range scripts[0] {
 		var wg sync.WaitGroup
 		errs := make([]error, len(w.tenants))
 		for i, tn := range w.tenants {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs[i] = tn.apply(ctx, op)
+				errs[i] = tn.apply(ctx, scripts[i][k])
 			}()
 		}
 		wg.Wait()
 		if err := errors.Join(errs...); err != nil {
-			t.Fatalf("step %d (%s %s): %v", op.n, op.kind, op.id, err)
+			t.Fatalf("step %d: %v", k, err)
 		}
 		w.clock.Advance(time.Minute + time.Second)
 	}
@@ -241,35 +255,34 @@ func nsSeed(t *testing.T) uint64 {
 	return rand.Uint64()
 }
 
-// TestNamespacesAreIsolated: namespaces A and B follow one seeded script at
-// once on one database (same run ids, workflow names, signal names,
-// schedule id and limit key: start, signal, poll, cancel, compact, fork,
-// rewind, schedule, bulk cancel); each one's runs, journals, mailboxes,
-// events, histories, schedules, stats, orphan signals, effects and answers
-// equal those of A playing the script alone on its own database. A is the
-// default namespace for an even seed.
+// TestNamespacesAreIsolated: namespaces default, a and b.2 each follow a
+// seeded script at once on one database (the same run ids, workflow names, signal names,
+// schedule id and limit key: start, signal, poll, poll once, cancel, compact,
+// compact all, fork, rewind, schedule, bulk cancel); each one's runs, journals,
+// mailboxes, events, histories, schedules, stats, orphan signals, effects
+// and answers equal those of the same namespace playing its script alone on
+// its own database.
 func TestNamespacesAreIsolated(t *testing.T) {
 	seed := nsSeed(t)
 	t.Logf("seed %d (SKY_TEST_SEED=%d repeats it)", seed, seed)
-	nsA := "a"
-	if seed%2 == 0 {
-		nsA = DefaultNamespace
+	namespaces, tags := []string{DefaultNamespace, "a", "b.2"}, []string{"A#", "B#", "C#"}
+	var scripts [][]nsOp
+	for i := range namespaces {
+		scripts = append(scripts, nsScript(rand.New(rand.NewPCG(seed, uint64(i))), 60))
 	}
-	ops := nsScript(rand.New(rand.NewPCG(seed, 1)), 60)
 	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
 		ctx := context.Background()
-		shared := newNSWorld(t, d, []string{nsA, "b.2"}, []string{"A#", "B#"})
-		alone := newNSWorld(t, dbtest.Open(t, driver), []string{nsA}, []string{"A#"})
-		shared.play(t, ctx, ops)
-		alone.play(t, ctx, ops)
-		want := alone.tenants[0].view(t, ctx)
-		for _, tn := range shared.tenants {
-			if diff := cmp.Diff(want, tn.view(t, ctx)); diff != "" {
+		shared := newNSWorld(t, d, namespaces, tags)
+		shared.play(t, ctx, scripts...)
+		for i, tn := range shared.tenants {
+			alone := newNSWorld(t, dbtest.Open(t, driver), namespaces[i:i+1], tags[i:i+1])
+			alone.play(t, ctx, scripts[i])
+			if diff := cmp.Diff(alone.tenants[0].view(t, ctx), tn.view(t, ctx)); diff != "" {
 				t.Errorf("namespace %s (-alone +shared):\n%s", tn.e.Namespace(), diff)
 			}
 		}
 		got, err := shared.tenants[0].e.Namespaces(ctx)
-		if want := slices.Sorted(slices.Values([]string{nsA, "b.2"})); err != nil || !slices.Equal(got, want) {
+		if want := []string{"a", "b.2", DefaultNamespace}; err != nil || !slices.Equal(got, want) {
 			t.Errorf("Namespaces = %q, %v; want %q", got, err, want)
 		}
 	})

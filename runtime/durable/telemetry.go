@@ -64,7 +64,7 @@ func newTelemetry(e *Engine, tp trace.TracerProvider, mp metric.MeterProvider) *
 	t.claimLat, _ = m.Float64Histogram("durable.claim.duration", metric.WithUnit("s"), metric.WithDescription("time one claim statement took, found or not"))
 	_, _ = m.Int64ObservableGauge("durable.due.backlog", metric.WithDescription("runs due now that no worker has claimed"),
 		metric.WithInt64Callback(func(ctx context.Context, o metric.Int64Observer) error {
-			n, err := e.store.DueBacklog(ctx, e.now(), store.Scope{}) // scoped by namespacedStore
+			n, err := e.store.DueBacklog(ctx, e.now(), ownNamespace)
 			if err == nil {
 				o.Observe(n)
 			}

@@ -124,8 +124,9 @@ type Store interface {
 	// cancelled runs not yet compacted, created at or after from (zero: any)
 	// and last updated before now - olderThan, oldest created first; it
 	// reports the runs and rows it handled and the creation time of the
-	// last run, where the next batch starts.
-	CompactBatch(ctx context.Context, olderThan time.Duration, limit int, from, now time.Time) (runs, rows int64, last time.Time, err error)
+	// last run, where the next batch starts. scope keeps one namespace's
+	// runs (the zero Scope: every namespace's, as retention compacts).
+	CompactBatch(ctx context.Context, olderThan time.Duration, limit int, from, now time.Time, scope Scope) (runs, rows int64, last time.Time, err error)
 	// TakeTurn gives the turn at a background job (retention) to one
 	// caller per period across every process on the database: true when
 	// the job's next turn was due at now (or it never ran), which then

@@ -97,10 +97,27 @@ var namespaceCases = []storeCase{
 				f.t.Errorf("ListOrphanSignals(scope %q) = %q, want %q", c.scope.Prefix, got, c.want)
 			}
 		}
+		// Compaction: a's finished run only, then every namespace's.
+		f.bulkRun("d", "v", "", store.StatusDone, "", at(7))
+		f.bulkRun("a"+sep+"d", "a"+sep+"v", "", store.StatusDone, "", at(8))
+		compacted := func() (ids []string) {
+			for _, id := range []string{"d", "a" + sep + "d"} {
+				if !f.run(id).CompactedAt.IsZero() {
+					ids = append(ids, id)
+				}
+			}
+			return ids
+		}
+		if runs, _, _, err := f.s.CompactBatch(f.ctx, 0, 10, time.Time{}, at(20), a); err != nil || runs != 1 || !slices.Equal(compacted(), []string{"a" + sep + "d"}) {
+			f.t.Errorf("CompactBatch(scope a) = %d, %v; compacted %q, want a's run only", runs, err, compacted())
+		}
+		if runs, _, _, err := f.s.CompactBatch(f.ctx, 0, 10, time.Time{}, at(20), all); err != nil || runs != 1 || len(compacted()) != 2 {
+			f.t.Errorf("CompactBatch(every scope) = %d, %v; compacted %q, want both", runs, err, compacted())
+		}
 		names, err := f.s.WorkflowNames(f.ctx)
 		f.ok("WorkflowNames", err)
 		slices.Sort(names)
-		if want := []string{"a" + sep + "w", "a_b" + sep + "w", "w"}; !slices.Equal(names, want) {
+		if want := []string{"a" + sep + "v", "a" + sep + "w", "a_b" + sep + "w", "v", "w"}; !slices.Equal(names, want) {
 			f.t.Errorf("WorkflowNames = %q, want %q", names, want)
 		}
 	}},
