@@ -113,6 +113,8 @@ type durableFlags struct {
 	addr      string
 	token     string
 	readOnly  bool
+	// allNamespaces: ui's --all-namespaces.
+	allNamespaces bool
 	// worker: its WorkerOptions.
 	concurrency       int
 	tick, stopTimeout time.Duration
