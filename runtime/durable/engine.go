@@ -201,6 +201,10 @@ func New(d *db.DB, opts Options) *Engine {
 		// DiscardHandler is disabled at every level: no record is built.
 		e.log = slog.New(slog.DiscardHandler)
 	}
+	if e.namespace != DefaultNamespace {
+		// Run ids are per namespace: every line says whose.
+		e.log = e.log.With("namespace", e.namespace)
+	}
 	if e.rand == nil {
 		e.rand = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(os.Getpid())))
 	}

@@ -7,6 +7,8 @@ package durable
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -69,7 +71,7 @@ type nsOp struct {
 
 // nsScript is the seeded script both namespaces follow.
 func nsScript(r *rand.Rand, steps int) []nsOp {
-	kinds := []string{"start", "start", "signal", "signal", "poll", "poll", "poll1", "poll1", "cancel", "compact", "compact-all", "fork", "rewind", "schedule", "unschedule", "bulk"}
+	kinds := []string{"start", "start", "signal", "signal", "poll", "poll", "poll1", "poll1", "cancel", "compact", "compact-all", "fork", "rewind", "schedule", "unschedule", "bulk", "rekey"}
 	ops := make([]nsOp, steps)
 	for i := range ops {
 		ops[i] = nsOp{kind: kinds[r.IntN(len(kinds))], id: "r" + strconv.Itoa(r.IntN(4)), n: i}
@@ -89,9 +91,10 @@ func (tn *nsTenant) apply(ctx context.Context, op nsOp) error {
 		err = e.Signal(ctx, op.id, "go", in)
 	case "poll":
 		// The workflows without limits alone first (a plain claim), then
-		// all of them (a claim with limits).
-		n := 0
-		for ; n < 50; n++ {
+		// all of them (a claim with limits), until nothing is due. How
+		// many rounds that takes is not logged: among runs due at the same
+		// time, which a claim takes first is the database's choice.
+		for n := 0; n < 50; n++ {
 			plain, perr := e.Poll(ctx, tn.defs[1:])
 			if perr != nil {
 				return fmt.Errorf("poll: %w", perr)
@@ -104,11 +107,13 @@ func (tn *nsTenant) apply(ctx context.Context, op nsOp) error {
 				break
 			}
 		}
-		got = n
 	case "poll1":
-		// One run advanced, the others left due for the other namespace's
-		// polls to leave alone.
-		got, err = e.Poll(ctx, tn.defs)
+		// One flow run advanced, the other due runs left for the other
+		// namespaces' polls to leave alone. Only flow's: a claim takes
+		// the run due longest, and two runs of a namespace are due at
+		// the same time only when one poll made them so (a child and a
+		// tick), which a whole poll then drains.
+		got, err = e.Poll(ctx, tn.defs[:1])
 	case "cancel":
 		err = e.Cancel(ctx, op.id)
 	case "compact":
@@ -125,6 +130,10 @@ func (tn *nsTenant) apply(ctx context.Context, op nsOp) error {
 		err = e.ScheduleJSON(ctx, tn.defs[2], "s", "@every 1m", in, ScheduleOptions{})
 	case "unschedule":
 		got, err = e.Unschedule(ctx, "s")
+	case "rekey":
+		var p RekeyProgress
+		p, err = e.Rekey(ctx, RekeyOptions{BatchSize: 2})
+		got = fmt.Sprintf("runs %d values %d resealed %d unreadable %d", p.Runs, p.Values, p.Resealed, p.Unreadable)
 	case "bulk":
 		var res BulkResult
 		res, err = e.Bulk(ctx, BulkCancel, BulkFilter{Statuses: []Status{StatusWaiting}}, BulkOptions{})
@@ -212,8 +221,11 @@ func newNSWorld(t *testing.T, d *db.DB, namespaces, tags []string) *nsWorld {
 	w := &nsWorld{clock: newVirtualClock()}
 	for i, ns := range namespaces {
 		cnt := newCounter()
+		// Each namespace seals with a key of its own: a payload read
+		// across namespaces would not open.
+		key := sha256.Sum256([]byte(tags[i]))
 		e := New(d, Options{Clock: w.clock.Now, Namespace: ns, WorkerID: "w-" + tags[i], Heartbeat: -1,
-			Rand: rand.New(rand.NewPCG(7, 7))})
+			Rand: rand.New(rand.NewPCG(7, 7)), Keys: "k1:" + base64.StdEncoding.EncodeToString(key[:])})
 		if err := e.Setup(context.Background()); err != nil {
 			t.Fatalf("setup: %v", err)
 		}
@@ -256,12 +268,13 @@ func nsSeed(t *testing.T) uint64 {
 }
 
 // TestNamespacesAreIsolated: namespaces default, a and b.2 each follow a
-// seeded script at once on one database (the same run ids, workflow names, signal names,
-// schedule id and limit key: start, signal, poll, poll once, cancel, compact,
-// compact all, fork, rewind, schedule, bulk cancel); each one's runs, journals,
-// mailboxes, events, histories, schedules, stats, orphan signals, effects
-// and answers equal those of the same namespace playing its script alone on
-// its own database.
+// seeded script at once on one database (the same run ids, workflow names,
+// signal names, schedule id and limit key: start, signal, poll, poll once,
+// cancel, compact, compact all, fork, rewind, schedule, bulk cancel, rekey),
+// each sealing its payloads with a key of its own; each one's runs,
+// journals, mailboxes, events, histories, schedules, stats, orphan signals,
+// effects and answers equal those of the same namespace playing its script
+// alone on its own database.
 func TestNamespacesAreIsolated(t *testing.T) {
 	seed := nsSeed(t)
 	t.Logf("seed %d (SKY_TEST_SEED=%d repeats it)", seed, seed)
@@ -290,7 +303,8 @@ func TestNamespacesAreIsolated(t *testing.T) {
 
 // TestNamespaceIdsDoNotCross: a run id of namespace b is no run to the
 // default namespace, even written with the separator, and the default
-// namespace's runs are none of b's; both are refused alike.
+// namespace's runs are none of b's; both are refused alike. b's log lines
+// name it.
 func TestNamespaceIdsDoNotCross(t *testing.T) {
 	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
 		h := newHarness(t, d)
@@ -313,6 +327,7 @@ func TestNamespaceIdsDoNotCross(t *testing.T) {
 		if !h.poll(b, w.Erase()) {
 			t.Error("namespace b's worker did not claim its run")
 		}
+		wantContains(t, h.logText(), "namespace=b") // its log lines say whose run
 		if err := Start(h.ctx, h.e, w, "r", "y"); err != nil {
 			t.Fatalf("the same run id in the default namespace: %v", err)
 		}

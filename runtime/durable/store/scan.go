@@ -29,6 +29,14 @@ func QueryAll[T any](ctx context.Context, q *db.DB, sql string, args []any, scan
 	return out, rs.Err()
 }
 
+// QueryStrings runs a query of one text column.
+func QueryStrings(ctx context.Context, q *db.DB, sql string, args []any) ([]string, error) {
+	return QueryAll(ctx, q, sql, args, func(scan func(...any) error) (string, error) {
+		var s string
+		return s, scan(&s)
+	})
+}
+
 // ScanRuns reads runs with a dialect's row scanner.
 func ScanRuns(ctx context.Context, q *db.DB, sql string, args []any, scanRow func(scan func(...any) error) (Run, error)) ([]Run, error) {
 	return QueryAll(ctx, q, sql, args, scanRow)

@@ -57,10 +57,7 @@ const pgWorkflowNames = store.WorkflowNamesSQL
 
 func (s *Store) WorkflowNames(ctx context.Context) ([]string, error) {
 	s.hook("workflows", pgWorkflowNames)
-	return store.QueryAll(ctx, s.d, pgWorkflowNames, nil, func(scan func(...any) error) (string, error) {
-		var name string
-		return name, scan(&name)
-	})
+	return store.QueryStrings(ctx, s.d, pgWorkflowNames, nil)
 }
 
 func (s *Store) ListSchedules(ctx context.Context) ([]store.Schedule, error) {

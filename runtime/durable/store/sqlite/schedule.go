@@ -53,10 +53,7 @@ const sqliteWorkflowNames = store.WorkflowNamesSQL
 
 func (s *Store) WorkflowNames(ctx context.Context) ([]string, error) {
 	s.hook("workflows", sqliteWorkflowNames)
-	return store.QueryAll(ctx, s.d, sqliteWorkflowNames, nil, func(scan func(...any) error) (string, error) {
-		var name string
-		return name, scan(&name)
-	})
+	return store.QueryStrings(ctx, s.d, sqliteWorkflowNames, nil)
 }
 
 func (s *Store) ListSchedules(ctx context.Context) ([]store.Schedule, error) {
