@@ -20,9 +20,9 @@ var namespaceCases = []storeCase{
 		const sep = store.NamespaceSep
 		at := func(s int) time.Time { return T0.Add(time.Duration(s) * time.Second) }
 		// "a_b" checks that '_' is no wildcard in a scope.
-		f.bulkRun("r1", "w", "", store.StatusFailed, "boom", at(1))
-		f.bulkRun("a"+sep+"r1", "a"+sep+"w", "", store.StatusFailed, "boom", at(2))
-		f.bulkRun("a_b"+sep+"r1", "a_b"+sep+"w", "", store.StatusDead, "boom", at(3))
+		f.bulkRun("r1", "w", "", store.StatusFailed, "provider exploded", at(1))
+		f.bulkRun("a"+sep+"r1", "a"+sep+"w", "", store.StatusFailed, "provider exploded", at(2))
+		f.bulkRun("a_b"+sep+"r1", "a_b"+sep+"w", "", store.StatusDead, "provider exploded", at(3))
 		f.insert("a"+sep+"r2", "a"+sep+"w", 1, at(4))
 		f.insert("r2", "w", 1, at(5))
 		all, def := store.Scope{}, store.Scope{On: true}
@@ -73,6 +73,21 @@ var namespaceCases = []storeCase{
 			}
 			if oldest != want {
 				f.t.Errorf("Stats(scope %q) oldest due %q, want %q", c.scope.Prefix, oldest, want)
+			}
+		}
+		// A namespace's listing pages by keyset on its own index, and a
+		// search keeps to it.
+		first := f.search(store.ListFilter{Scope: a, Limit: 1})
+		runs, err := f.s.ListRuns(f.ctx, store.ListFilter{Scope: a, Limit: 10, Before: &store.Cursor{CreatedAt: at(4), ID: first[0]}})
+		if f.ok("ListRuns (page 2)", err); len(runs) != 1 || runs[0].ID != "a"+sep+"r1" {
+			f.t.Errorf("scope a's second page = %v, want a's r1", runs)
+		}
+		for _, c := range []struct {
+			scope store.Scope
+			want  []string
+		}{{def, []string{"r1"}}, {a, []string{"a" + sep + "r1"}}, {ab, []string{"a_b" + sep + "r1"}}} {
+			if got := f.search(store.ListFilter{Scope: c.scope, Search: "provider exploded", Limit: 10}); !slices.Equal(got, c.want) {
+				f.t.Errorf("search (scope %q) = %q, want %q", c.scope.Prefix, got, c.want)
 			}
 		}
 		// Orphan signals: one to a default id, one to a's.
