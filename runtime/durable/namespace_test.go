@@ -356,3 +356,69 @@ func TestBadNamespaceRefused(t *testing.T) {
 		}
 	})
 }
+
+// TestNamespaceClaimsOnlyItsOwn: on every claim path (pinned to versions,
+// FailSafe by name, with limits, chained completions) a worker of namespace
+// b advances b's due runs only, never the default namespace's of the same
+// workflow and ids, and the other way round.
+func TestNamespaceClaimsOnlyItsOwn(t *testing.T) {
+	plain := func(cnt *counter) Workflow {
+		return Register("w", str, str, func(c *Ctx, in string) task.Task[string] {
+			return Step(c, str, "s", cnt.effect("s", in))
+		}).Erase()
+	}
+	limited := func(cnt *counter) Workflow {
+		return Register("w", str, str, func(c *Ctx, in string) task.Task[string] {
+			return Step(c, str, "s", cnt.effect("s", in))
+		}).WithLimits(Limits{Concurrency: 5}, nil).Erase()
+	}
+	for _, c := range []struct {
+		name string
+		def  func(*counter) Workflow
+		opts PollOptions
+	}{
+		{"pinned", plain, PollOptions{}},
+		{"failsafe", plain, PollOptions{Versions: FailSafe}},
+		{"limited", limited, PollOptions{}},
+		{"chained", plain, PollOptions{MaxRuns: 3}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+				h := newHarness(t, d)
+				b := h.engine("B", func(o *Options) { o.Namespace = "b" })
+				cntDefault, cntB := newCounter(), newCounter()
+				defDefault, defB := c.def(cntDefault), c.def(cntB)
+				for _, id := range []string{"r1", "r2", "r3"} {
+					for _, e := range []*Engine{h.e, b} {
+						if err := e.StartJSON(h.ctx, defDefault, id, `"x"`); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				for worked := true; worked; {
+					var err error
+					if worked, err = b.PollWith(h.ctx, []Workflow{defB}, c.opts); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if n := cntB.get("s"); n != 3 || cntDefault.get("s") != 0 {
+					t.Fatalf("b's worker ran %d steps, the default one's %d; want 3 and 0", n, cntDefault.get("s"))
+				}
+				for _, id := range []string{"r1", "r2", "r3"} {
+					if r, _, err := h.e.Describe(h.ctx, id); err != nil || r.Status != StatusWaiting || r.Attempts != 0 {
+						t.Errorf("the default namespace's %s = %s (attempts %d), %v; want waiting, never claimed", id, r.Status, r.Attempts, err)
+					}
+				}
+				for worked := true; worked; {
+					var err error
+					if worked, err = h.e.PollWith(h.ctx, []Workflow{defDefault}, c.opts); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if cntDefault.get("s") != 3 || cntB.get("s") != 3 {
+					t.Errorf("steps run: default %d, b %d; want 3 each", cntDefault.get("s"), cntB.get("s"))
+				}
+			})
+		})
+	}
+}
