@@ -498,24 +498,22 @@ func (n *namespacedStore) WatchHints(ctx context.Context, url string, fn func(st
 	})
 }
 
-// RunsAfter lists the namespace's runs after after, in id order: another
-// namespace's ids are skipped (in the default namespace they sort among
-// its own, so it reads on until it has limit or the table ends).
+// RunsAfter lists the namespace's runs after after, in id order. It reads
+// the primary key from after on and keeps the namespace's ids: another
+// namespace's may sort among them (the default namespace's always may, and
+// a collation other than C interleaves them all), so it reads on until it
+// has limit or the table ends. Rekey, its one caller, is a batch job: a
+// filter in the statement instead made PostgreSQL's planner expect no row
+// to match and sort the whole table.
 func (n *namespacedStore) RunsAfter(ctx context.Context, after string, limit int) ([]string, error) {
 	var ids []string
-	cursor := n.in(after)
-	if n.p != "" && after == "" {
-		cursor = n.p
-	}
+	cursor := n.opt(after)
 	for len(ids) < limit {
 		batch, err := n.s.RunsAfter(ctx, cursor, limit)
 		if err != nil {
 			return nil, err
 		}
 		for _, id := range batch {
-			if n.p != "" && !n.mine(id) {
-				return ids, nil // past the namespace's range
-			}
 			if n.mine(id) && len(ids) < limit {
 				ids = append(ids, n.out(id))
 			}
