@@ -100,6 +100,7 @@ func (c durableCommand) name() string { return strings.Fields(c.use)[0] }
 // defines the ones it takes (its durableCommand's flags).
 type durableFlags struct {
 	dsn       string
+	namespace string
 	status    string
 	workflow  string
 	parent    string
@@ -112,6 +113,8 @@ type durableFlags struct {
 	addr      string
 	token     string
 	readOnly  bool
+	// allNamespaces: ui's --all-namespaces.
+	allNamespaces bool
 	// worker: its WorkerOptions.
 	concurrency       int
 	tick, stopTimeout time.Duration
@@ -138,7 +141,9 @@ func durableJSONFlag(fs *pflag.FlagSet, f *durableFlags) {
 
 // durableHelpFooter ends `sky durable help`: what every subcommand shares.
 const durableHelpFooter = `Every subcommand takes --db DSN (a postgres:// URL or a SQLite file path);
-without it the database is the one Db.connect opens. Flags may come before or after the
+without it the database is the one Db.connect opens. Every subcommand works in one namespace:
+--namespace N, else SKY_DURABLE_NAMESPACE, else [durable] namespace of sky.toml, else default
+(sky durable namespaces lists them). Flags may come before or after the
 arguments. On PostgreSQL a connection attempt gives up after 10s (connect_timeout=N in the URL
 changes it) and, but for worker, a statement after 30s (statement_timeout=MS in the URL changes
 it; not sent through PgBouncer).
@@ -219,6 +224,7 @@ func (c durableCommand) command() *cobra.Command {
 	cmd.SetHelpTemplate(durableCommandHelp)
 	fs := cmd.Flags()
 	fs.StringVar(&f.dsn, "db", "", "database: a postgres:// URL or a SQLite file path (default: the one Db.connect opens)")
+	fs.StringVar(&f.namespace, "namespace", "", "the namespace to work in (default: SKY_DURABLE_NAMESPACE, else [durable] namespace of sky.toml, else default)")
 	if c.flags != nil {
 		c.flags(fs, f)
 	}
@@ -261,6 +267,10 @@ func runDurableCommand(ctx context.Context, c durableCommand, f *durableFlags, p
 			return exitNoBuild
 		}
 	}
+	if err := durable.CheckNamespace(f.namespace); err != nil {
+		fmt.Fprintf(s.stderr, "sky durable %s: --namespace: %v\n", name, err)
+		return exitNoBuild
+	}
 	n, names := len(strings.Fields(c.args)), c.args
 	if c.arity != nil {
 		n, names = c.arity(f)
@@ -289,7 +299,7 @@ func runDurableCommand(ctx context.Context, c durableCommand, f *durableFlags, p
 		return exitFailure
 	}
 	defer d.Close()
-	e := durable.New(d, durable.Options{WorkerID: "sky-durable-cli", Keys: os.Getenv(durable.KeysEnv)})
+	e := durable.New(d, durable.Options{WorkerID: "sky-durable-cli", Keys: os.Getenv(durable.KeysEnv), Namespace: durableNamespace(f.namespace, start)})
 	setup := e.Setup
 	if readOnly {
 		setup = e.CheckSchema
@@ -309,6 +319,23 @@ func runDurableCommand(ctx context.Context, c durableCommand, f *durableFlags, p
 		return exitFailure
 	}
 	return exitOK
+}
+
+// durableNamespace is the namespace a subcommand works in: --namespace,
+// else SKY_DURABLE_NAMESPACE, else [durable] namespace of the project of
+// start (a project that cannot be read has none), else the default one.
+// The engine refuses a name that is not valid.
+func durableNamespace(flag, start string) string {
+	if flag != "" {
+		return flag
+	}
+	if env := os.Getenv(durable.NamespaceEnv); env != "" {
+		return env
+	}
+	if proj, err := project.Find(start); err == nil {
+		return proj.File.DurableNamespace
+	}
+	return ""
 }
 
 // durableStatementTimeout bounds each PostgreSQL statement of `sky durable`

@@ -23,17 +23,21 @@ import (
 
 func init() {
 	registerDurable(durableCommand{
-		use:   "ui [--addr 127.0.0.1:8080] [--token T] [--read-only]",
+		use:   "ui [--addr 127.0.0.1:8080] [--token T] [--read-only] [--all-namespaces]",
 		short: "serve the dashboard (docs/ui.md) until Ctrl-C",
 		long: `Serve the web dashboard of the runs (docs/ui.md) until Ctrl-C. Anything but a loopback address
 needs a token, best passed in ` + uiTokenEnv + ` (ps shows --token to every user of the
-machine); --read-only shows the runs and refuses signal, cancel and retry.`,
+machine); --read-only shows the runs and refuses signal, cancel and retry. The dashboard shows
+one namespace (--namespace) and its token grants that one only; --all-namespaces adds a selector
+of every namespace, and its token grants them all.`,
 		example: `  sky durable ui
-  SKY_DURABLE_UI_TOKEN=s3cret sky durable ui --addr 0.0.0.0:8080 --read-only`,
+  sky durable ui --namespace billing
+  SKY_DURABLE_UI_TOKEN=s3cret sky durable ui --addr 0.0.0.0:8080 --read-only --all-namespaces`,
 		flags: func(fs *pflag.FlagSet, f *durableFlags) {
 			fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to serve on; anything but loopback needs --token")
 			fs.StringVar(&f.token, "token", "", "token every request must carry (default $"+uiTokenEnv+", which ps does not show)")
 			fs.BoolVar(&f.readOnly, "read-only", false, "show runs, refuse signal/cancel/retry")
+			fs.BoolVar(&f.allNamespaces, "all-namespaces", false, "show every namespace, with a selector (the token grants them all)")
 		},
 		check: func(f *durableFlags, _ []string) error {
 			if f.token == "" {
@@ -76,7 +80,11 @@ func checkUIAddr(addr, token string) error {
 
 func durableUI(ctx context.Context, e *durable.Engine, f *durableFlags, _ []string, out io.Writer) error {
 	token := f.token // its check checked it against the address
-	srv, err := ui.New(e, ui.Options{Token: token, ReadOnly: f.readOnly})
+	opts := ui.Options{Token: token, ReadOnly: f.readOnly}
+	if f.allNamespaces {
+		opts.Namespaces = namespaceEngines(e)
+	}
+	srv, err := ui.New(e, opts)
 	if err != nil {
 		return err
 	}
@@ -91,6 +99,11 @@ func durableUI(ctx context.Context, e *durable.Engine, f *durableFlags, _ []stri
 	if token != "" {
 		mode += " (token required: open it once with ?token=<token>)"
 	}
+	if f.allNamespaces {
+		mode += " (every namespace)"
+	} else {
+		mode += " (namespace " + e.Namespace() + ")"
+	}
 	fmt.Fprintf(out, "sky durable ui: serving http://%s/%s; Ctrl-C stops it\n", ln.Addr(), mode)
 	hs := uiServer(srv)
 	go func() {
@@ -103,6 +116,18 @@ func durableUI(ctx context.Context, e *durable.Engine, f *durableFlags, _ []stri
 		return err
 	}
 	return nil
+}
+
+// namespaceEngines opens the engine of a namespace for the dashboard of
+// every namespace, on e's database and keys (one per request: an engine
+// holds no connection of its own).
+func namespaceEngines(e *durable.Engine) func(string) (*durable.Engine, error) {
+	return func(name string) (*durable.Engine, error) {
+		if err := durable.CheckNamespace(name); err != nil {
+			return nil, err
+		}
+		return durable.New(e.DB(), durable.Options{WorkerID: "sky-durable-cli", Keys: os.Getenv(durable.KeysEnv), Namespace: name}), nil
+	}
 }
 
 // uiServer is the dashboard's HTTP server. A client gets 10s to send its

@@ -62,13 +62,15 @@ func durableWorker(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 	if len(defs) == 0 {
 		return task.Errorf(task.NotFound, "the program %s defines no workflow at the top level; hint: name the module whose top-level values are the Durable.register calls (or a list of Durable.erase values)", a[0])
 	}
-	w := durable.New(e.DB(), skydurable.WithProject(skydurable.OptionsFromEnv(os.Getenv), proj.File, os.Getenv, f.warn))
+	wopts := skydurable.WithProject(skydurable.OptionsFromEnv(os.Getenv), proj.File, os.Getenv, f.warn)
+	wopts.Namespace = e.Namespace() // --namespace, else as the program's
+	w := durable.New(e.DB(), wopts)
 	opts := durable.WorkerOptions{
 		Concurrency: f.concurrency, Tick: f.tick, StopTimeout: f.stopTimeout,
 		Hints:  durable.HintSettingsFromEnv(os.Getenv),
 		Report: func(msg string) { fmt.Fprintln(f.warn, "sky durable worker: "+msg) },
 	}
-	fmt.Fprintf(out, "worker %s: running %s (concurrency %d); stop with SIGTERM or Ctrl-C\n", w.WorkerID(), view.Safe(strings.Join(workflowNames(defs, ""), ", ")), f.concurrency)
+	fmt.Fprintf(out, "worker %s: running %s (concurrency %d%s); stop with SIGTERM or Ctrl-C\n", w.WorkerID(), view.Safe(strings.Join(workflowNames(defs, ""), ", ")), f.concurrency, namespaceNote(w))
 	st, err := w.Work(ctx, defs, opts)
 	if err != nil {
 		return err

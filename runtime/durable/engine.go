@@ -96,6 +96,15 @@ type Options struct {
 	// CheckSchema, Start and Poll fail with its error. Default: none
 	// (payloads stored as plain JSON).
 	Keys string
+	// Namespace scopes everything the engine does to one namespace of
+	// the database (namespace.go): runs and their ids (a run id is unique
+	// per namespace), journals, signals, events, schedules, limits and
+	// history; a worker claims only its namespace's runs, and listings
+	// show only them. SKY_DURABLE_NAMESPACE; `[durable] namespace`.
+	// Default DefaultNamespace, which holds every run written before
+	// namespaces. A name that is not valid (CheckNamespace) makes Setup,
+	// CheckSchema, Start and Poll fail with its error.
+	Namespace string
 }
 
 // Engine runs durable workflows over one database. It holds no goroutines;
@@ -132,9 +141,14 @@ type Engine struct {
 	retain retention
 
 	// sealed is store, sealing payloads with Options.Keys (sealed.go);
-	// keysErr is why Options.Keys does not parse.
+	// optsErr is why Options.Keys does not parse, or Options.Namespace
+	// is not valid.
 	sealed  *sealingStore
-	keysErr error
+	optsErr error
+	// scoped is the store scoped to namespace (namespace.go), under
+	// sealed.
+	scoped    *namespacedStore
+	namespace string
 }
 
 // New makes an Engine over d. Call Setup once before use.
@@ -157,9 +171,17 @@ func New(d *db.DB, opts Options) *Engine {
 	// key is then a clear error rather than undecodable JSON.
 	ring, err := keyring.Parse(opts.Keys)
 	if err != nil {
-		e.keysErr = task.Errorf(task.InvalidInput, "durable: %v", err)
+		e.optsErr = task.Errorf(task.InvalidInput, "durable: %v", err)
 	}
-	e.sealed = &sealingStore{Store: e.store, ring: ring}
+	e.namespace = opts.Namespace
+	if e.namespace == "" {
+		e.namespace = DefaultNamespace
+	}
+	if err := CheckNamespace(opts.Namespace); err != nil && e.optsErr == nil {
+		e.optsErr = err
+	}
+	e.scoped = newNamespacedStore(e.store, e.namespace)
+	e.sealed = &sealingStore{Store: e.scoped, ring: ring}
 	e.store = e.sealed
 	if e.retain.orphans == 0 {
 		e.retain.orphans = DefaultOrphanSignalTTL
@@ -182,6 +204,10 @@ func New(d *db.DB, opts Options) *Engine {
 	if e.log == nil {
 		// DiscardHandler is disabled at every level: no record is built.
 		e.log = slog.New(slog.DiscardHandler)
+	}
+	if e.namespace != DefaultNamespace {
+		// Run ids are per namespace: every line says whose.
+		e.log = e.log.With("namespace", e.namespace)
 	}
 	if e.rand == nil {
 		e.rand = rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(os.Getpid())))
@@ -206,8 +232,8 @@ func (e *Engine) Setup(ctx context.Context) error {
 	if err := e.db.RefuseInMemory("durable.Setup"); err != nil {
 		return err
 	}
-	if e.keysErr != nil {
-		return e.keysErr
+	if e.optsErr != nil {
+		return e.optsErr
 	}
 	return e.store.Setup(ctx)
 }
@@ -220,8 +246,8 @@ func (e *Engine) Setup(ctx context.Context) error {
 func (e *Engine) CheckSchema(ctx context.Context) error {
 	current, latest, err := e.store.SchemaVersion(ctx)
 	switch {
-	case e.keysErr != nil:
-		return e.keysErr
+	case e.optsErr != nil:
+		return e.optsErr
 	case err != nil:
 		return err
 	case current == 0:
@@ -292,8 +318,8 @@ func (e *Engine) StartJSON(ctx context.Context, w Workflow, runID, input string)
 }
 
 func (e *Engine) start(ctx context.Context, workflow string, version int, runID, input string, opts runOptions) error {
-	if e.keysErr != nil {
-		return e.keysErr
+	if e.optsErr != nil {
+		return e.optsErr
 	}
 	if err := checkRunID(runID, workflow); err != nil {
 		return err

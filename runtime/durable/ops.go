@@ -43,7 +43,7 @@ const StatsWindow = 60
 // whose lease (this engine's held lease, see Options.Heartbeat) ended
 // without renewal.
 func (e *Engine) Stats(ctx context.Context) (Stats, error) {
-	return e.store.Stats(ctx, e.now(), StatsWindow, e.heldLease())
+	return e.store.Stats(ctx, e.now(), StatsWindow, e.heldLease(), ownNamespace)
 }
 
 // DefaultCompactBatch is how many runs one compaction transaction handles.
@@ -100,7 +100,7 @@ func (e *Engine) CompactOlderThan(ctx context.Context, olderThan time.Duration, 
 			return res, task.As(err)
 		}
 		began := time.Now()
-		runs, rows, last, err := e.store.CompactBatch(ctx, olderThan, opts.BatchSize, from, e.now())
+		runs, rows, last, err := e.store.CompactBatch(ctx, olderThan, opts.BatchSize, from, e.now(), ownNamespace)
 		from = last
 		took := time.Since(began)
 		if err != nil {

@@ -59,8 +59,8 @@ func (e *Engine) PollWith(ctx context.Context, defs []Workflow, opts PollOptions
 // because a rate limit held a due one back, how long until that limit's
 // next token: when the worker's poller polls again (worker.go).
 func (e *Engine) pollWait(ctx context.Context, defs []Workflow, opts PollOptions) (didWork bool, wait time.Duration, err error) {
-	if e.keysErr != nil {
-		return false, 0, e.keysErr
+	if e.optsErr != nil {
+		return false, 0, e.optsErr
 	}
 	if opts.MaxRuns <= 0 {
 		opts.MaxRuns = 1

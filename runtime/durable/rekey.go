@@ -51,8 +51,8 @@ type RekeyProgress struct {
 // Options.OrphanSignalTTL).
 func (e *Engine) Rekey(ctx context.Context, opts RekeyOptions) (RekeyProgress, error) {
 	var p RekeyProgress
-	if e.keysErr != nil {
-		return p, e.keysErr
+	if e.optsErr != nil {
+		return p, e.optsErr
 	}
 	if e.sealed.ring == nil {
 		return p, task.Errorf(task.InvalidInput, "durable: rekey needs a keyring; hint: set SKY_DURABLE_KEYS=NEW:BASE64,OLD:BASE64 (the first key seals)")

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"skydurable/runtime/durable/store"
 	"skydurable/runtime/task"
 )
 
@@ -95,7 +96,7 @@ func (e *Engine) RunRetention(ctx context.Context) (RetentionResult, error) {
 		res.Turn = turn
 		var from time.Time
 		for i := 0; turn && i < retentionBatches; i++ {
-			runs, _, last, err := e.store.CompactBatch(ctx, e.retain.runs, RetentionBatch, from, e.now())
+			runs, _, last, err := e.store.CompactBatch(ctx, e.retain.runs, RetentionBatch, from, e.now(), store.Scope{}) // every namespace's
 			if err != nil {
 				return res, wrapRetention(err)
 			}
@@ -163,7 +164,7 @@ func (e *Engine) OrphanSignals(ctx context.Context, limit int) ([]OrphanSignal, 
 	if limit <= 0 {
 		return nil, task.Errorf(task.InvalidInput, "durable: a limit of %d orphan signals; hint: pass 1 or more", limit)
 	}
-	found, err := e.store.ListOrphanSignals(ctx, limit)
+	found, err := e.store.ListOrphanSignals(ctx, limit, ownNamespace)
 	if err != nil {
 		return nil, err
 	}

@@ -36,6 +36,10 @@ const (
 	attrOutcome  = attribute.Key("durable.outcome")
 	attrVersion  = attribute.Key("durable.version")
 	attrSignal   = attribute.Key("durable.signal")
+	// attrNamespace is on every span and metric point of an engine
+	// outside the default namespace (run ids and workflow names are per
+	// namespace).
+	attrNamespace = attribute.Key("durable.namespace")
 )
 
 type telemetry struct {
@@ -45,10 +49,16 @@ type telemetry struct {
 
 	runs                  metric.Int64Counter     // by outcome: started, done, failed, dead
 	stepLatency, claimLat metric.Float64Histogram // seconds
+	// ns is the namespace attribute of an engine outside the default
+	// namespace (none in it).
+	ns []attribute.KeyValue
 }
 
 func newTelemetry(e *Engine, tp trace.TracerProvider, mp metric.MeterProvider) *telemetry {
 	t := &telemetry{tracing: tp != nil}
+	if e.namespace != DefaultNamespace {
+		t.ns = []attribute.KeyValue{attrNamespace.String(e.namespace)}
+	}
 	if tp == nil {
 		tp = tracenoop.NewTracerProvider()
 	}
@@ -64,9 +74,9 @@ func newTelemetry(e *Engine, tp trace.TracerProvider, mp metric.MeterProvider) *
 	t.claimLat, _ = m.Float64Histogram("durable.claim.duration", metric.WithUnit("s"), metric.WithDescription("time one claim statement took, found or not"))
 	_, _ = m.Int64ObservableGauge("durable.due.backlog", metric.WithDescription("runs due now that no worker has claimed"),
 		metric.WithInt64Callback(func(ctx context.Context, o metric.Int64Observer) error {
-			n, err := e.store.DueBacklog(ctx, e.now())
+			n, err := e.store.DueBacklog(ctx, e.now(), ownNamespace)
 			if err == nil {
-				o.Observe(n)
+				o.Observe(n, metric.WithAttributes(t.ns...))
 			}
 			return err
 		}))
@@ -75,7 +85,7 @@ func newTelemetry(e *Engine, tp trace.TracerProvider, mp metric.MeterProvider) *
 
 // count adds one run of workflow to the run counter under outcome.
 func (t *telemetry) count(ctx context.Context, workflow, outcome string) {
-	t.runs.Add(ctx, 1, metric.WithAttributes(attrWorkflow.String(workflow), attrOutcome.String(outcome)))
+	t.runs.Add(ctx, 1, metric.WithAttributes(append([]attribute.KeyValue{attrWorkflow.String(workflow), attrOutcome.String(outcome)}, t.ns...)...))
 }
 
 // startSpan returns the trace context to store with a new run: the
@@ -85,7 +95,7 @@ func (t *telemetry) startSpan(ctx context.Context, workflow, runID string, versi
 		return ""
 	}
 	ctx, span := t.tracer.Start(ctx, "durable start "+workflow, trace.WithAttributes(
-		attrWorkflow.String(workflow), attrRun.String(runID), attrVersion.Int(version)))
+		attrWorkflow.String(workflow), attrRun.String(runID), attrVersion.Int(version)), trace.WithAttributes(t.ns...))
 	defer span.End()
 	return t.traceparent(ctx)
 }
@@ -106,7 +116,7 @@ func (t *telemetry) signalSpan(ctx context.Context, runID, name string) string {
 		return ""
 	}
 	ctx, span := t.tracer.Start(ctx, "durable signal "+name, trace.WithSpanKind(trace.SpanKindProducer),
-		trace.WithAttributes(attrRun.String(runID), attrSignal.String(name)))
+		trace.WithAttributes(attrRun.String(runID), attrSignal.String(name)), trace.WithAttributes(t.ns...))
 	defer span.End()
 	return t.traceparent(ctx)
 }
@@ -139,14 +149,14 @@ type attemptKey struct{}
 
 // claimed times a claim; the claim's duration goes to the histogram.
 func (t *telemetry) claimed(ctx context.Context, began time.Time, found bool) {
-	t.claimLat.Record(ctx, time.Since(began).Seconds(), metric.WithAttributes(attribute.Bool("durable.found", found)))
+	t.claimLat.Record(ctx, time.Since(began).Seconds(), metric.WithAttributes(append([]attribute.KeyValue{attribute.Bool("durable.found", found)}, t.ns...)...))
 }
 
 // startAttempt starts the attempt span of cl, parented on the span that
 // started the run; the returned ctx carries it to the body's steps.
 func (t *telemetry) startAttempt(ctx context.Context, cl store.Claimed) (context.Context, *attempt) {
-	a := &attempt{t: t, outcome: "error", attrs: []attribute.KeyValue{
-		attrWorkflow.String(cl.Workflow), attrRun.String(cl.ID), attrAttempt.Int(cl.Attempts), attrVersion.Int(cl.Version)}}
+	a := &attempt{t: t, outcome: "error", attrs: append([]attribute.KeyValue{
+		attrWorkflow.String(cl.Workflow), attrRun.String(cl.ID), attrAttempt.Int(cl.Attempts), attrVersion.Int(cl.Version)}, t.ns...)}
 	parent := ctx
 	if t.tracing && cl.TraceContext != "" {
 		parent = t.prop.Extract(ctx, propagation.MapCarrier{"traceparent": cl.TraceContext})
@@ -193,7 +203,7 @@ type stepSpan struct {
 
 // step starts the span of a fresh step of c, a child of the attempt's.
 func (t *telemetry) step(ctx context.Context, c *Ctx, stepID string) (context.Context, stepSpan) {
-	attrs := []attribute.KeyValue{attrWorkflow.String(c.Workflow()), attrRun.String(c.RunID()), attrStep.String(stepID), attrAttempt.Int(c.Attempt())}
+	attrs := append([]attribute.KeyValue{attrWorkflow.String(c.Workflow()), attrRun.String(c.RunID()), attrStep.String(stepID), attrAttempt.Int(c.Attempt())}, t.ns...)
 	ctx, span := t.tracer.Start(ctx, "durable step "+stepID, trace.WithAttributes(attrs...))
 	return ctx, stepSpan{span: span, began: time.Now(), t: t, attrs: attrs}
 }
@@ -211,5 +221,5 @@ func (s stepSpan) end(ctx context.Context, err error) {
 	}
 	s.span.SetAttributes(attrOutcome.String(outcome))
 	s.span.End()
-	s.t.stepLatency.Record(ctx, time.Since(s.began).Seconds(), metric.WithAttributes(s.attrs[0], s.attrs[2], attrOutcome.String(outcome)))
+	s.t.stepLatency.Record(ctx, time.Since(s.began).Seconds(), metric.WithAttributes(append([]attribute.KeyValue{s.attrs[0], s.attrs[2], attrOutcome.String(outcome)}, s.t.ns...)...))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -276,6 +277,64 @@ func TestOneTracePerRun(t *testing.T) {
 			if s.SpanContext().SpanID() != req.SpanContext().SpanID() && !ids[s.Parent().SpanID()] {
 				t.Errorf("span %q has parent %s, which is no span of the run's: an orphan root", s.Name(), s.Parent().SpanID())
 			}
+		}
+	})
+}
+
+// TestTelemetryNamesTheNamespace: an engine outside the default namespace
+// puts durable.namespace on its spans and metric points; the default
+// namespace's carry none (their attributes are as before namespaces).
+func TestTelemetryNamesTheNamespace(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, _ string, d *db.DB) {
+		ctx := context.Background()
+		spans := tracetest.NewSpanRecorder()
+		reader := sdkmetric.NewManualReader()
+		e := durable.New(d, durable.Options{Namespace: "billing", TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans)),
+			MeterProvider: sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))})
+		w := durable.Register("w", codec.String, codec.String, func(c *durable.Ctx, in string) task.Task[string] {
+			return durable.Step(c, codec.String, "s", task.Succeed(in))
+		})
+		if err := durable.Start(ctx, e, w, "r", "x"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Poll(ctx, []durable.Workflow{w.Erase()}); err != nil {
+			t.Fatal(err)
+		}
+		o := otelEngine{e: e, spans: spans, reader: reader}
+		for _, name := range []string{"durable attempt w", "durable step s"} {
+			wantAttrs(t, o.span(t, name), map[string]any{"durable.namespace": "billing", "durable.run_id": "r"})
+		}
+		var rm metricdata.ResourceMetrics
+		if err := reader.Collect(ctx, &rm); err != nil {
+			t.Fatal(err)
+		}
+		points := 0
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				check := func(set attribute.Set) {
+					points++
+					if v, ok := set.Value("durable.namespace"); !ok || v.AsString() != "billing" {
+						t.Errorf("metric %s: a point without durable.namespace=billing", m.Name)
+					}
+				}
+				switch data := m.Data.(type) {
+				case metricdata.Sum[int64]:
+					for _, p := range data.DataPoints {
+						check(p.Attributes)
+					}
+				case metricdata.Histogram[float64]:
+					for _, p := range data.DataPoints {
+						check(p.Attributes)
+					}
+				case metricdata.Gauge[int64]:
+					for _, p := range data.DataPoints {
+						check(p.Attributes)
+					}
+				}
+			}
+		}
+		if points < 4 {
+			t.Errorf("%d metric points, want the runs counter, the two histograms and the backlog", points)
 		}
 	})
 }

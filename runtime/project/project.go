@@ -31,6 +31,10 @@ type File struct {
 	// the workers ("30d", "720h"); [durable] orphan_signal_ttl: how long a
 	// signal to an unknown run id is kept. Read by stdlib/durable.
 	DurableRetention, DurableOrphanSignalTTL string
+	// [durable] namespace: the namespace the programs and workers of the
+	// project work in (SKY_DURABLE_NAMESPACE overrides it). Read by
+	// stdlib/durable.
+	DurableNamespace string
 }
 
 // Error is a sky.toml that cannot be used: where (Line and Col are 1-based,
@@ -93,6 +97,7 @@ func Parse(path, text string) (File, error) {
 		{"name", &f.Name}, {"entry", &f.Entry}, {"source.root", &f.SourceRoot},
 		{"database.driver", &f.DatabaseDriver}, {"database.path", &f.DatabasePath},
 		{"durable.retention", &f.DurableRetention}, {"durable.orphan_signal_ttl", &f.DurableOrphanSignalTTL},
+		{"durable.namespace", &f.DurableNamespace},
 	}
 	for _, fl := range fields {
 		v, ok := lookup(doc, fl.key)

@@ -115,14 +115,16 @@ func (b *binding) engineFor(d *db.DB) *durable.Engine {
 // default); SKY_DURABLE_RETENTION and SKY_DURABLE_ORPHAN_SIGNAL_TTL (ages
 // such as 30d: Options.Retention, Options.OrphanSignalTTL). A malformed value is reported on warn and the default kept,
 // except SKY_DURABLE_KEYS (Options.Keys, the keyring that encrypts payloads
-// at rest): a keyring that does not parse stops the engine at its first use
-// (Setup), so a typo never makes a worker write plain text.
+// at rest) and SKY_DURABLE_NAMESPACE (Options.Namespace): a keyring that
+// does not parse or a namespace name that is not valid stops the engine at
+// its first use (Setup), so a typo never makes a worker write plain text,
+// nor work in the wrong namespace.
 func OptionsFromEnv(getenv func(string) string) durable.Options {
 	return optionsFromEnv(getenv, os.Stderr)
 }
 
 func optionsFromEnv(getenv func(string) string, warn io.Writer) durable.Options {
-	opts := durable.Options{Logger: LoggerFromEnv(getenv), Keys: getenv(durable.KeysEnv)}
+	opts := durable.Options{Logger: LoggerFromEnv(getenv), Keys: getenv(durable.KeysEnv), Namespace: getenv(durable.NamespaceEnv)}
 	if v := getenv("SKY_DURABLE_LEASE"); v != "" {
 		lease, err := time.ParseDuration(v)
 		if err != nil || lease <= 0 {
@@ -162,9 +164,10 @@ func optionsFromEnv(getenv func(string) string, warn io.Writer) durable.Options 
 }
 
 // WithProject applies the [durable] settings of sky.toml (retention,
-// orphan_signal_ttl) to opts, where the environment (OptionsFromEnv) has
-// not set them: the environment wins. A malformed value is reported on
-// warn and the setting left as it was.
+// orphan_signal_ttl, namespace) to opts, where the environment
+// (OptionsFromEnv) has not set them: the environment wins. A malformed age
+// is reported on warn and the setting left as it was; a namespace name that
+// is not valid is the engine's error (durable.CheckNamespace).
 func WithProject(opts durable.Options, f project.File, getenv func(string) string, warn io.Writer) durable.Options {
 	for _, a := range []struct {
 		key, text, env string
@@ -176,6 +179,9 @@ func WithProject(opts durable.Options, f project.File, getenv func(string) strin
 		if a.text != "" && getenv(a.env) == "" {
 			setAge(a.dst, "sky.toml "+a.key, a.text, warn)
 		}
+	}
+	if f.DurableNamespace != "" && getenv(durable.NamespaceEnv) == "" {
+		opts.Namespace = f.DurableNamespace
 	}
 	return opts
 }

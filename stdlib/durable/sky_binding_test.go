@@ -111,3 +111,24 @@ func TestRetentionSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestNamespaceSetting: [durable] namespace of sky.toml sets the engine's,
+// SKY_DURABLE_NAMESPACE wins over it, and neither is checked here: a name
+// that is not valid is the engine's error at Setup (never a silent fallback
+// to another namespace).
+func TestNamespaceSetting(t *testing.T) {
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	file := project.File{DurableNamespace: "billing"}
+	var warn strings.Builder
+	if opts := WithProject(optionsFromEnv(env(nil), &warn), file, env(nil), &warn); opts.Namespace != "billing" {
+		t.Errorf("from sky.toml: namespace %q, want billing", opts.Namespace)
+	}
+	over := env(map[string]string{durable.NamespaceEnv: "Tenant 7"})
+	opts := WithProject(optionsFromEnv(over, &warn), file, over, &warn)
+	if opts.Namespace != "Tenant 7" || warn.Len() != 0 {
+		t.Errorf("environment over sky.toml: namespace %q, warnings %q; want \"Tenant 7\", none", opts.Namespace, warn.String())
+	}
+	if err := durable.CheckNamespace(opts.Namespace); err == nil || !strings.Contains(err.Error(), `"Tenant 7"`) {
+		t.Errorf("CheckNamespace(%q) = %v, want an error naming it", opts.Namespace, err)
+	}
+}

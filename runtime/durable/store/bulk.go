@@ -30,7 +30,7 @@ type BulkStore interface {
 // index (with Workflow, the workflow and status index; with Parent, the
 // parent index), created in [CreatedAfter, CreatedBefore); ErrorContains
 // keeps the runs whose last error contains it (case-sensitive; "" keeps
-// all), testing the rows the index walk reads.
+// all), testing the rows the index walk reads, as Scope does.
 type BulkFilter struct {
 	Status        Status
 	Workflow      string
@@ -38,6 +38,7 @@ type BulkFilter struct {
 	CreatedAfter  time.Time
 	CreatedBefore time.Time
 	ErrorContains string
+	Scope         Scope
 }
 
 // Until is CreatedBefore, or when zero a time after every run's creation.
@@ -85,17 +86,19 @@ func ShapeOf(f BulkFilter) BulkShape {
 // Until, written as row comparisons that begin with the equality columns.
 // Only the shape's index matches those, so even a generic plan (which does
 // not know how rare the status is) walks that index from the cursor, rather
-// than the (created_at, id) listing index testing each run's status.
+// than the (created_at, id) listing index testing each run's status. The
+// filter's Scope is tested on the rows the walk reads.
 func (s BulkShape) Where() string {
+	scope := " AND " + ScopeRunsID
 	switch s {
 	case BulkByParent:
 		return "r.parent_id = ? AND r.status = ? AND (CAST(? AS TEXT) = '' OR r.workflow = ?)" +
-			" AND (r.parent_id, r.created_at, r.id) > (?, ?, ?) AND (r.parent_id, r.created_at) < (?, ?)"
+			" AND (r.parent_id, r.created_at, r.id) > (?, ?, ?) AND (r.parent_id, r.created_at) < (?, ?)" + scope
 	case BulkByWorkflow:
 		return "r.workflow = ? AND r.status = ?" +
-			" AND (r.workflow, r.status, r.created_at, r.id) > (?, ?, ?, ?) AND (r.workflow, r.status, r.created_at) < (?, ?, ?)"
+			" AND (r.workflow, r.status, r.created_at, r.id) > (?, ?, ?, ?) AND (r.workflow, r.status, r.created_at) < (?, ?, ?)" + scope
 	}
-	return "r.status = ? AND (r.status, r.created_at, r.id) > (?, ?, ?) AND (r.status, r.created_at) < (?, ?)"
+	return "r.status = ? AND (r.status, r.created_at, r.id) > (?, ?, ?) AND (r.status, r.created_at) < (?, ?)" + scope
 }
 
 // Order is the order of the shape's index, oldest first, its equality
@@ -114,13 +117,16 @@ func (s BulkShape) Order() string {
 // in the dialect's form (at).
 func (s BulkShape) Args(f BulkFilter, from Cursor, at func(time.Time) any) []any {
 	st, after, until := string(f.Status), at(from.CreatedAt), at(f.Until())
+	var args []any
 	switch s {
 	case BulkByParent:
-		return []any{f.Parent, st, f.Workflow, f.Workflow, f.Parent, after, from.ID, f.Parent, until}
+		args = []any{f.Parent, st, f.Workflow, f.Workflow, f.Parent, after, from.ID, f.Parent, until}
 	case BulkByWorkflow:
-		return []any{f.Workflow, st, f.Workflow, st, after, from.ID, f.Workflow, st, until}
+		args = []any{f.Workflow, st, f.Workflow, st, after, from.ID, f.Workflow, st, until}
+	default:
+		args = []any{st, st, after, from.ID, st, until}
 	}
-	return []any{st, st, after, from.ID, st, until}
+	return append(args, f.Scope.Args()...)
 }
 
 // BulkRow is one run a bulk batch selected, as a store reads it back.

@@ -206,11 +206,7 @@ func (t TimeTravelSQL) exec(ctx context.Context, q *db.DB, op, sql string, args 
 // ids runs a query of one id column in q, through the hook.
 func (t TimeTravelSQL) ids(ctx context.Context, q *db.DB, op, sql string, args ...any) ([]string, error) {
 	t.Hook(op, sql)
-	return QueryAll(ctx, q, sql, args, func(scan func(...any) error) (string, error) {
-		var id string
-		err := scan(&id)
-		return id, err
-	})
+	return QueryStrings(ctx, q, sql, args)
 }
 
 // ForkRun is TimeTravel.ForkRun over t's statements.

@@ -168,6 +168,9 @@ type ListFilter struct {
 	Limit int
 	// IDPrefix keeps only runs whose id starts with it (case-sensitive).
 	IDPrefix string
+	// Scope keeps only one namespace's runs (a filter on the rows the
+	// index walk reads, as IDPrefix).
+	Scope Scope
 	// Search, when set, keeps only runs whose id, input, output or last
 	// error contains it, ignoring case (ASCII letters on every store),
 	// on the stores' search index (SearchSQL). It needs MinSearch

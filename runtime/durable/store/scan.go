@@ -29,6 +29,14 @@ func QueryAll[T any](ctx context.Context, q *db.DB, sql string, args []any, scan
 	return out, rs.Err()
 }
 
+// QueryStrings runs a query of one text column.
+func QueryStrings(ctx context.Context, q *db.DB, sql string, args []any) ([]string, error) {
+	return QueryAll(ctx, q, sql, args, func(scan func(...any) error) (string, error) {
+		var s string
+		return s, scan(&s)
+	})
+}
+
 // ScanRuns reads runs with a dialect's row scanner.
 func ScanRuns(ctx context.Context, q *db.DB, sql string, args []any, scanRow func(scan func(...any) error) (Run, error)) ([]Run, error) {
 	return QueryAll(ctx, q, sql, args, scanRow)
@@ -59,6 +67,10 @@ type ListDialect struct {
 	IndexedBy func(index string) string
 	Time      func(time.Time) any
 	IDIn      func(subquery string) string
+	// Namespace is the expression of the namespace index's first column:
+	// the namespace of a run's id, '' for the default namespace (migration
+	// 0016 on PostgreSQL, 0014 on SQLite).
+	Namespace string
 }
 
 // ListSQL builds the listing query for f, newest first, given the run
@@ -67,6 +79,7 @@ type ListDialect struct {
 // reads only the first rows of an index scan:
 //
 //   - no filter: (created_at, id);
+//   - no filter but a namespace (f.Scope): (namespace, created_at, id);
 //   - a status: (status, created_at, id);
 //   - a workflow and a status: (workflow, status, created_at, id);
 //   - a workflow alone: the same index, the newest Limit runs of each status
@@ -87,6 +100,13 @@ func ListSQL(columns string, f ListFilter, d ListDialect) (string, []any) {
 	switch {
 	case f.Parent != "":
 		return listChildrenSQL(columns, f, indexedBy, extra, with)
+	case f.Workflow == "" && f.Status == "" && f.Scope.On:
+		// The scope is this index's first column, not a filter.
+		ns := strings.TrimSuffix(f.Scope.Prefix, NamespaceSep)
+		f.Scope = Scope{}
+		extra, extraArgs = pageConditions(f, timeArg)
+		return "SELECT " + columns + from + indexedBy("_sky_durable_runs_namespace_list") + " WHERE " + d.Namespace + " = ?" + extra + order,
+			with(ns)
 	case f.Workflow == "" && f.Status == "":
 		return "SELECT " + columns + from + indexedBy("_sky_durable_runs_list") + " WHERE TRUE" + extra + order, with()
 	case f.Workflow == "":
@@ -122,7 +142,7 @@ func listChildrenSQL(columns string, f ListFilter, indexedBy func(string) string
 		" ORDER BY created_at DESC, id DESC LIMIT ?", with(args...)
 }
 
-// pageConditions are the conditions of f's page cursor and id prefix, each
+// pageConditions are the conditions of f's page cursor, id prefix and scope, each
 // starting " AND ", with their arguments: the same in every branch of a
 // listing (ListSQL) or a search (SearchSQL).
 func pageConditions(f ListFilter, timeArg func(time.Time) any) (string, []any) {
@@ -135,6 +155,10 @@ func pageConditions(f ListFilter, timeArg func(time.Time) any) (string, []any) {
 	if f.IDPrefix != "" {
 		extra += " AND substr(id, 1, ?) = ?"
 		args = append(args, utf8.RuneCountInString(f.IDPrefix), f.IDPrefix)
+	}
+	if f.Scope.On {
+		extra += " AND " + ScopeID
+		args = append(args, f.Scope.Args()...)
 	}
 	return extra, args
 }

@@ -92,14 +92,14 @@ type SearchDialect struct {
 //     table to its finished runs), and an index over them would gain an
 //     entry at every step.
 //
-// f.Status keeps one branch; f.Workflow, f.Parent, f.IDPrefix and the page
+// f.Status keeps one branch; f.Workflow, f.Parent, f.IDPrefix, f.Scope and the page
 // cursor f.Before filter every branch's matches.
 func SearchSQL(columns string, f ListFilter, d SearchDialect) (string, []any) {
 	const order = " ORDER BY created_at DESC, id DESC LIMIT ?"
 	// The page cursor bounds every walk; the other filters are tested on
 	// the rows read.
 	cursor, cursorArgs := pageConditions(ListFilter{Before: f.Before}, d.Time)
-	filters, filterArgs := pageConditions(ListFilter{IDPrefix: f.IDPrefix}, d.Time)
+	filters, filterArgs := pageConditions(ListFilter{IDPrefix: f.IDPrefix, Scope: f.Scope}, d.Time)
 	if f.Workflow != "" {
 		filters += " AND workflow = ?"
 		filterArgs = append(filterArgs, f.Workflow)

@@ -126,8 +126,9 @@ type Store interface {
 	// cancelled runs not yet compacted, created at or after from (zero: any)
 	// and last updated before now - olderThan, oldest created first; it
 	// reports the runs and rows it handled and the creation time of the
-	// last run, where the next batch starts.
-	CompactBatch(ctx context.Context, olderThan time.Duration, limit int, from, now time.Time) (runs, rows int64, last time.Time, err error)
+	// last run, where the next batch starts. scope keeps one namespace's
+	// runs (the zero Scope: every namespace's, as retention compacts).
+	CompactBatch(ctx context.Context, olderThan time.Duration, limit int, from, now time.Time, scope Scope) (runs, rows int64, last time.Time, err error)
 	// TakeTurn gives the turn at a background job (retention) to one
 	// caller per period across every process on the database: true when
 	// the job's next turn was due at now (or it never ran), which then
@@ -136,7 +137,8 @@ type Store interface {
 	// ListOrphanSignals lists up to limit signals sent to run ids no run
 	// has, oldest first (a signal may come before its run starts: it is
 	// an orphan until then).
-	ListOrphanSignals(ctx context.Context, limit int) ([]OrphanSignal, error)
+	// scope keeps one namespace's (see Scope; the zero Scope: all).
+	ListOrphanSignals(ctx context.Context, limit int, scope Scope) ([]OrphanSignal, error)
 	// ExpireOrphanSignals deletes up to limit orphan signals sent before
 	// now - olderThan, oldest first, in one statement; it reports how many.
 	ExpireOrphanSignals(ctx context.Context, olderThan time.Duration, limit int, now time.Time) (int64, error)
@@ -147,11 +149,16 @@ type Store interface {
 	// started, the status index for the counts and the finished index for
 	// the finished runs per minute (updated_at of the finished runs only:
 	// a journalled step's lease renewal does not write it, so it stays a
-	// HOT update on PostgreSQL).
-	Stats(ctx context.Context, now time.Time, minutes int, lease time.Duration) (Stats, error)
+	// HOT update on PostgreSQL). scope keeps one namespace's runs in every
+	// figure but Counts, which counts every namespace's (by workflow name:
+	// the caller keeps its own).
+	Stats(ctx context.Context, now time.Time, minutes int, lease time.Duration, scope Scope) (Stats, error)
 	// DueBacklog counts the runs due at now that no worker holds, on the
-	// due index (the durable.due.backlog metric).
-	DueBacklog(ctx context.Context, now time.Time) (int64, error)
+	// due index (the durable.due.backlog metric), of one namespace (scope).
+	DueBacklog(ctx context.Context, now time.Time, scope Scope) (int64, error)
+	// WorkflowNames lists the distinct workflow names of the runs, in
+	// order (WorkflowNamesSQL: one index probe per name).
+	WorkflowNames(ctx context.Context) ([]string, error)
 	// SaveSnapshot writes data under id when seq is newer than the stored
 	// one; loadSnapshot reads it back.
 	SaveSnapshot(ctx context.Context, id string, seq int64, data string, now time.Time) (bool, error)

@@ -7,6 +7,12 @@
 // assets embedded in the binary; live refresh is a few lines of plain
 // JavaScript, so there is no build step and no third-party script.
 //
+// Namespaces: the dashboard shows the runs of its engine's namespace only,
+// and refuses a request for another (?ns=): its token is scoped to that
+// namespace. With Options.Namespaces it serves every namespace: a selector
+// lists them and ?ns=NAME, on any page, picks one (a cookie keeps it for
+// the pages that follow).
+//
 // Security: without Options.Token only requests addressed to this machine
 // by name (Host 127.0.0.1, localhost, [::1]) are answered, so a web page
 // cannot reach the dashboard through DNS rebinding; with it, every request
@@ -32,6 +38,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -61,6 +68,11 @@ type Options struct {
 	// CSRF is the token every action's form must carry. Default: random,
 	// new for each Handler.
 	CSRF string
+	// Namespaces, when set, makes the dashboard serve every namespace of
+	// the database, not only its engine's: it returns the engine of
+	// namespace name (an error for a name that is not valid). Its token
+	// then grants every namespace.
+	Namespaces func(name string) (*durable.Engine, error)
 }
 
 // Server is the dashboard. It holds no state besides its options: every
@@ -70,9 +82,28 @@ type Server struct {
 	opts  Options
 	pages map[string]*template.Template
 	mux   *http.ServeMux
+	// namespaces lists the database's namespaces for the selector, on
+	// the copy of the Server a request of a dashboard with
+	// Options.Namespaces is served by (nil otherwise).
+	namespaces []string
 }
 
-const tokenCookie = "sky_durable_ui_token"
+const (
+	tokenCookie     = "sky_durable_ui_token"
+	namespaceCookie = "sky_durable_ui_namespace"
+)
+
+// serverKey is the context key of the Server a request is served by.
+type serverKey struct{}
+
+// serving is the Server r is served by: s, or the copy ServeHTTP made for
+// the namespace r selects.
+func (s *Server) serving(r *http.Request) *Server {
+	if c, ok := r.Context().Value(serverKey{}).(*Server); ok {
+		return c
+	}
+	return s
+}
 
 // New makes the dashboard over e.
 func New(e *durable.Engine, opts Options) (*Server, error) {
@@ -98,18 +129,22 @@ func New(e *durable.Engine, opts Options) (*Server, error) {
 		s.pages[page] = t
 	}
 	mux := http.NewServeMux()
+	// Each page is served by the Server of the request's namespace.
+	handle := func(pattern string, page func(*Server, http.ResponseWriter, *http.Request)) {
+		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) { page(s.serving(r), w, r) })
+	}
 	mux.HandleFunc("GET /static/{file}", static)
-	mux.HandleFunc("GET /{$}", s.overview)
-	mux.HandleFunc("GET /runs", s.runs)
-	mux.HandleFunc("GET /runs/{id}", s.run)
-	mux.HandleFunc("GET /runs/{id}/{action}", s.confirm)
-	mux.HandleFunc("POST /runs/{id}/{action}", s.act)
-	mux.HandleFunc("GET /runs/{id}/fork", s.forkConfirm)
-	mux.HandleFunc("POST /runs/{id}/fork", s.fork)
-	mux.HandleFunc("GET /diff", s.diff)
-	mux.HandleFunc("GET /orphans", s.orphans)
-	mux.HandleFunc("GET /bulk/{action}", s.bulkConfirm)
-	mux.HandleFunc("POST /bulk/{action}", s.bulkAct)
+	handle("GET /{$}", (*Server).overview)
+	handle("GET /runs", (*Server).runs)
+	handle("GET /runs/{id}", (*Server).run)
+	handle("GET /runs/{id}/{action}", (*Server).confirm)
+	handle("POST /runs/{id}/{action}", (*Server).act)
+	handle("GET /runs/{id}/fork", (*Server).forkConfirm)
+	handle("POST /runs/{id}/fork", (*Server).fork)
+	handle("GET /diff", (*Server).diff)
+	handle("GET /orphans", (*Server).orphans)
+	handle("GET /bulk/{action}", (*Server).bulkConfirm)
+	handle("POST /bulk/{action}", (*Server).bulkAct)
 	s.mux = mux
 	return s, nil
 }
@@ -178,7 +213,56 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	r, ok := s.selectNamespace(w, r)
+	if !ok {
+		return
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// selectNamespace picks the namespace r asks for (?ns=, else the cookie a
+// previous ?ns= set, else the engine's) and returns r carrying the Server
+// that serves it; false when it answered r itself (a namespace this
+// dashboard does not show, or one that cannot be read).
+func (s *Server) selectNamespace(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+	asked := r.URL.Query().Get("ns")
+	if s.opts.Namespaces == nil {
+		if asked != "" && asked != s.e.Namespace() {
+			http.Error(w, fmt.Sprintf("403 forbidden: this dashboard shows namespace %q only, not %q; "+
+				"hint: start one for it with --namespace %s, or one for every namespace with --all-namespaces", s.e.Namespace(), asked, asked), http.StatusForbidden)
+			return r, false
+		}
+		return r, true
+	}
+	ns := asked
+	if ns == "" {
+		if c, err := r.Cookie(namespaceCookie); err == nil {
+			ns = c.Value
+		}
+	}
+	c := *s
+	if ns != "" && ns != s.e.Namespace() {
+		e, err := s.opts.Namespaces(ns)
+		if err != nil {
+			s.fail(w, err)
+			return r, false
+		}
+		c.e = e
+	}
+	if asked != "" {
+		http.SetCookie(w, &http.Cookie{Name: namespaceCookie, Value: asked, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	}
+	list, err := s.e.Namespaces(r.Context())
+	if err != nil {
+		s.fail(w, err)
+		return r, false
+	}
+	if !slices.Contains(list, c.e.Namespace()) {
+		list = append(list, c.e.Namespace()) // selected, no run yet
+		slices.Sort(list)
+	}
+	c.namespaces = list
+	return r.WithContext(context.WithValue(r.Context(), serverKey{}, &c)), true
 }
 
 // loopbackHost reports whether a request's Host names this machine:
@@ -259,6 +343,7 @@ func (s *Server) render(w http.ResponseWriter, status int, page, title string, d
 	err := s.pages[page].Execute(w, map[string]any{
 		"Title": title, "Page": page, "Data": data, "Refresh": refresh,
 		"ReadOnly": s.opts.ReadOnly, "CSRF": s.opts.CSRF,
+		"Namespace": s.e.Namespace(), "Namespaces": s.namespaces,
 	})
 	if err != nil {
 		// The status is already sent; the page ends where it failed.

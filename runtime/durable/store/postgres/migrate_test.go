@@ -85,6 +85,7 @@ func TestMigrations(t *testing.T) {
 		{From: 12, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0012 added the fork columns
 		{From: 13, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0013 added the history
 		{From: 14, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0014 added the key queue
+		{From: 15, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0016 added the namespace index
 	})
 }
 

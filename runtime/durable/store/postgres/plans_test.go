@@ -346,6 +346,7 @@ var sqlConstants = map[string][]string{
 	"pgProbe":                    {pgProbe},
 	"pgNextToken":                {pgNextToken},
 	"pgStatsHolds":               {pgStatsHolds},
+	"pgWorkflowNames":            {pgWorkflowNames},
 	"pgStatsHeld":                {pgStatsHeld},
 	"pgStatsHeldCount":           {pgStatsHeldCount},
 	"pgStatsDueRun":              {pgStatsDueRun},

@@ -771,6 +771,7 @@ var listDialect = store.ListDialect{
 	IndexedBy: func(string) string { return "" },
 	Time:      func(t time.Time) any { return t },
 	IDIn:      func(sub string) string { return "= ANY (ARRAY(" + sub + "))" },
+	Namespace: `(CASE WHEN strpos(id, chr(31)) = 0 THEN '' ELSE split_part(id, chr(31), 1) END)`,
 }
 
 // pgSearchMatch is a search's condition (store.SearchSQL) on both parts of

@@ -30,6 +30,7 @@ picked AS (
    WHERE r.status IN (` + store.SQLCompactable + `) AND r.compacted_at IS NULL
      AND r.created_at >= COALESCE(CAST(? AS TIMESTAMPTZ), '-infinity')
      AND r.created_at < (SELECT at FROM cutoff) AND r.updated_at < (SELECT at FROM cutoff)
+     AND ` + store.ScopeRunsID + `
    ORDER BY r.created_at
    LIMIT ?
    FOR UPDATE OF r SKIP LOCKED),
@@ -45,7 +46,7 @@ stamped AS (
 SELECT (SELECT COUNT(*) FROM stamped), (SELECT COUNT(*) FROM journal) + (SELECT COUNT(*) FROM signals),
        (SELECT MAX(created_at) FROM picked)`
 
-func (s *Store) CompactBatch(ctx context.Context, olderThan time.Duration, limit int, from, now time.Time) (int64, int64, time.Time, error) {
+func (s *Store) CompactBatch(ctx context.Context, olderThan time.Duration, limit int, from, now time.Time, scope store.Scope) (int64, int64, time.Time, error) {
 	var runs, rows int64
 	var last *time.Time
 	var fromArg any
@@ -53,7 +54,7 @@ func (s *Store) CompactBatch(ctx context.Context, olderThan time.Duration, limit
 		fromArg = from
 	}
 	s.hook("compact", pgCompactBatch)
-	err := s.d.QueryRow(ctx, pgCompactBatch, clockArg(now), olderThan.Milliseconds(), fromArg, limit).Scan(&runs, &rows, &last)
+	err := s.d.QueryRow(ctx, pgCompactBatch, append(append([]any{clockArg(now), olderThan.Milliseconds(), fromArg}, scope.Args()...), limit)...).Scan(&runs, &rows, &last)
 	if last == nil {
 		return runs, rows, from, err
 	}

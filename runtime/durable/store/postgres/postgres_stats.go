@@ -17,14 +17,14 @@ const pgStatsCounts = `SELECT workflow, status, COUNT(*) FROM _sky_durable_runs 
 const pgStatsStarted = `
 SELECT CAST(floor(extract(epoch FROM CAST(? AS TIMESTAMPTZ) - created_at) / 60) AS INT), COUNT(*)
   FROM _sky_durable_runs
- WHERE created_at > ? AND created_at <= ? GROUP BY 1`
+ WHERE created_at > ? AND created_at <= ? AND ` + store.ScopeID + ` GROUP BY 1`
 
 // pgStatsFinished buckets the runs that ended in the window: a finished run
 // is not updated again until compaction, so updated_at is its end.
 const pgStatsFinished = `
 SELECT CAST(floor(extract(epoch FROM CAST(? AS TIMESTAMPTZ) - updated_at) / 60) AS INT), COUNT(*)
   FROM _sky_durable_runs
- WHERE status IN (` + store.SQLUnclaimable + `) AND updated_at > ? AND updated_at <= ? GROUP BY 1`
+ WHERE status IN (` + store.SQLUnclaimable + `) AND updated_at > ? AND updated_at <= ? AND ` + store.ScopeID + ` GROUP BY 1`
 
 // pgStatsHolds are the limits that hold due runs back at a time (the
 // first parameter; the next two are the oldest claimed_at of a live lease):
@@ -49,7 +49,8 @@ full_keys AS MATERIALIZED (
        OR (r.limit_key IS NOT NULL AND (r.workflow, r.limit_key) IN (SELECT k.workflow, k.limit_key FROM full_keys k)))`
 	pgStatsDueRun = `
   FROM _sky_durable_runs r
- WHERE r.status NOT IN (` + store.SQLDueIndexExcludes + `) AND r.status <> ` + store.SQLRunning + ` AND r.wake_at <= CAST(? AS TIMESTAMPTZ)`
+ WHERE r.status NOT IN (` + store.SQLDueIndexExcludes + `) AND r.status <> ` + store.SQLRunning + ` AND r.wake_at <= CAST(? AS TIMESTAMPTZ)
+   AND ` + store.ScopeRunsID
 )
 
 // pgStatsDue and pgStatsStuck walk the due index (its predicate written as
@@ -66,10 +67,10 @@ SELECT count(*)` + pgStatsDueRun + ` AND ` + pgStatsHeld
 const pgStatsStuck = `
 SELECT id, workflow, wake_at, claimed_by FROM _sky_durable_runs
  WHERE status NOT IN (` + store.SQLDueIndexExcludes + `) AND status = ` + store.SQLRunning + ` AND wake_at <= ?
-   AND (claimed_at IS NULL OR claimed_at < ?)
+   AND (claimed_at IS NULL OR claimed_at < ?) AND ` + store.ScopeID + `
  ORDER BY wake_at`
 
-func (s *Store) Stats(ctx context.Context, now time.Time, minutes int, lease time.Duration) (store.Stats, error) {
+func (s *Store) Stats(ctx context.Context, now time.Time, minutes int, lease time.Duration, scope store.Scope) (store.Stats, error) {
 	var st store.Stats
 	s.hook("stats", pgStatsNow)
 	if err := s.d.QueryRow(ctx, pgStatsNow, clockArg(now)).Scan(&st.Now); err != nil {
@@ -94,7 +95,7 @@ func (s *Store) Stats(ctx context.Context, now time.Time, minutes int, lease tim
 		into *[]int
 	}{{pgStatsStarted, &st.Started}, {pgStatsFinished, &st.Finished}} {
 		s.hook("stats", q.sql)
-		rows, err := store.QueryAll(ctx, s.d, q.sql, []any{now, from, now}, func(scan func(...any) error) ([2]int, error) {
+		rows, err := store.QueryAll(ctx, s.d, q.sql, append([]any{now, from, now}, scope.Args()...), func(scan func(...any) error) ([2]int, error) {
 			var r [2]int
 			return r, scan(&r[0], &r[1])
 		})
@@ -109,19 +110,19 @@ func (s *Store) Stats(ctx context.Context, now time.Time, minutes int, lease tim
 	}
 	since := now.Add(-lease)
 	s.hook("stats", pgStatsDue)
-	oldest, err := store.QueryAll(ctx, s.d, pgStatsDue, []any{now, since, since, now}, due)
+	oldest, err := store.QueryAll(ctx, s.d, pgStatsDue, append([]any{now, since, since, now}, scope.Args()...), due)
 	if err != nil {
 		return st, err
 	}
 	s.hook("stats", pgStatsHeldCount)
-	if err := s.d.QueryRow(ctx, pgStatsHeldCount, now, since, since, now).Scan(&st.Held); err != nil {
+	if err := s.d.QueryRow(ctx, pgStatsHeldCount, append([]any{now, since, since, now}, scope.Args()...)...).Scan(&st.Held); err != nil {
 		return st, err
 	}
 	if len(oldest) > 0 {
 		st.OldestDue = &oldest[0]
 	}
 	s.hook("stats", pgStatsStuck)
-	stuck, err := store.QueryAll(ctx, s.d, pgStatsStuck, []any{now, since}, due)
+	stuck, err := store.QueryAll(ctx, s.d, pgStatsStuck, append([]any{now, since}, scope.Args()...), due)
 	st.StuckCount = len(stuck)
 	st.Stuck = stuck[:min(len(stuck), store.StuckLimit)]
 	return st, err
@@ -129,10 +130,11 @@ func (s *Store) Stats(ctx context.Context, now time.Time, minutes int, lease tim
 
 const pgDueBacklog = pgClock + `
 SELECT COUNT(*) FROM _sky_durable_runs
- WHERE status NOT IN (` + store.SQLDueIndexExcludes + `) AND status <> ` + store.SQLRunning + ` AND wake_at <= (SELECT now FROM clock)`
+ WHERE status NOT IN (` + store.SQLDueIndexExcludes + `) AND status <> ` + store.SQLRunning + ` AND wake_at <= (SELECT now FROM clock)
+   AND ` + store.ScopeID
 
-func (s *Store) DueBacklog(ctx context.Context, now time.Time) (int64, error) {
+func (s *Store) DueBacklog(ctx context.Context, now time.Time, scope store.Scope) (int64, error) {
 	var n int64
 	s.hook("backlog", pgDueBacklog)
-	return n, s.d.QueryRow(ctx, pgDueBacklog, clockArg(now)).Scan(&n)
+	return n, s.d.QueryRow(ctx, pgDueBacklog, append([]any{clockArg(now)}, scope.Args()...)...).Scan(&n)
 }

@@ -33,13 +33,13 @@ const pgNoRun = `(SELECT r.id FROM _sky_durable_runs r WHERE r.id = s.run_id) IS
 // older than the last orphan listed.
 const pgOrphanSignals = `
 SELECT s.run_id, s.name, octet_length(s.payload), s.created_at FROM _sky_durable_signals s
- WHERE ` + pgNoRun + `
+ WHERE ` + pgNoRun + ` AND ` + store.ScopeSignals + `
  ORDER BY s.created_at
  LIMIT ?`
 
-func (s *Store) ListOrphanSignals(ctx context.Context, limit int) ([]store.OrphanSignal, error) {
+func (s *Store) ListOrphanSignals(ctx context.Context, limit int, scope store.Scope) ([]store.OrphanSignal, error) {
 	s.hook("orphan signals", pgOrphanSignals)
-	return store.QueryAll(ctx, s.d, pgOrphanSignals, []any{limit}, func(scan func(...any) error) (store.OrphanSignal, error) {
+	return store.QueryAll(ctx, s.d, pgOrphanSignals, append(scope.Args(), limit), func(scan func(...any) error) (store.OrphanSignal, error) {
 		var o store.OrphanSignal
 		err := scan(&o.RunID, &o.Name, &o.Bytes, &o.CreatedAt)
 		return o, err

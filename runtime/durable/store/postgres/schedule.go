@@ -57,6 +57,14 @@ func (s *Store) DeleteSchedule(ctx context.Context, id string) (bool, error) {
 
 const pgListSchedules = `SELECT ` + pgScheduleColumns + ` FROM _sky_durable_schedules ORDER BY id`
 
+// pgWorkflowNames: see store.WorkflowNamesSQL.
+const pgWorkflowNames = store.WorkflowNamesSQL
+
+func (s *Store) WorkflowNames(ctx context.Context) ([]string, error) {
+	s.hook("workflows", pgWorkflowNames)
+	return store.QueryStrings(ctx, s.d, pgWorkflowNames, nil)
+}
+
 func (s *Store) ListSchedules(ctx context.Context) ([]store.Schedule, error) {
 	s.hook("schedule", pgListSchedules)
 	return store.QueryAll(ctx, s.d, pgListSchedules, nil, pgScheduleScanner)

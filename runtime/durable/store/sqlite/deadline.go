@@ -68,11 +68,7 @@ func (s *Store) TimeOutRuns(ctx context.Context, now time.Time, limit int) (int6
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 		s.hook("timeout", sqliteTimeOutRuns)
 		var err error
-		ids, err = store.QueryAll(ctx, tx, sqliteTimeOutRuns, []any{ms(now), store.InfinityMs, ms(now), ms(now), limit},
-			func(scan func(...any) error) (string, error) {
-				var id string
-				return id, scan(&id)
-			})
+		ids, err = store.QueryStrings(ctx, tx, sqliteTimeOutRuns, []any{ms(now), store.InfinityMs, ms(now), ms(now), limit})
 		if err != nil || len(ids) == 0 {
 			return err
 		}

@@ -22,13 +22,13 @@ func (s *Store) TakeTurn(ctx context.Context, job string, every time.Duration, n
 // sqliteOrphanSignals: see pgOrphanSignals.
 const sqliteOrphanSignals = `
 SELECT s.run_id, s.name, length(CAST(s.payload AS BLOB)), s.created_at FROM _sky_durable_signals s
- WHERE NOT EXISTS (SELECT 1 FROM _sky_durable_runs r WHERE r.id = s.run_id)
+ WHERE NOT EXISTS (SELECT 1 FROM _sky_durable_runs r WHERE r.id = s.run_id) AND ` + store.ScopeSignals + `
  ORDER BY s.created_at
  LIMIT ?`
 
-func (s *Store) ListOrphanSignals(ctx context.Context, limit int) ([]store.OrphanSignal, error) {
+func (s *Store) ListOrphanSignals(ctx context.Context, limit int, scope store.Scope) ([]store.OrphanSignal, error) {
 	s.hook("orphan signals", sqliteOrphanSignals)
-	return store.QueryAll(ctx, s.d, sqliteOrphanSignals, []any{limit}, func(scan func(...any) error) (store.OrphanSignal, error) {
+	return store.QueryAll(ctx, s.d, sqliteOrphanSignals, append(scope.Args(), limit), func(scan func(...any) error) (store.OrphanSignal, error) {
 		var o store.OrphanSignal
 		var created int64
 		err := scan(&o.RunID, &o.Name, &o.Bytes, &created)

@@ -48,6 +48,14 @@ func (s *Store) DeleteSchedule(ctx context.Context, id string) (bool, error) {
 
 const sqliteListSchedules = `SELECT ` + sqliteScheduleColumns + ` FROM _sky_durable_schedules ORDER BY id`
 
+// sqliteWorkflowNames: see store.WorkflowNamesSQL.
+const sqliteWorkflowNames = store.WorkflowNamesSQL
+
+func (s *Store) WorkflowNames(ctx context.Context) ([]string, error) {
+	s.hook("workflows", sqliteWorkflowNames)
+	return store.QueryStrings(ctx, s.d, sqliteWorkflowNames, nil)
+}
+
 func (s *Store) ListSchedules(ctx context.Context) ([]store.Schedule, error) {
 	s.hook("schedule", sqliteListSchedules)
 	return store.QueryAll(ctx, s.d, sqliteListSchedules, nil, sqliteScheduleScanner)

@@ -493,6 +493,7 @@ var listDialect = store.ListDialect{
 	IndexedBy: func(index string) string { return " INDEXED BY " + index },
 	Time:      func(t time.Time) any { return ms(t) },
 	IDIn:      func(sub string) string { return "IN (" + sub + ")" },
+	Namespace: `(CASE WHEN instr(id, char(31)) = 0 THEN '' ELSE substr(id, 1, instr(id, char(31)) - 1) END)`,
 }
 
 // searchDialect is store.SearchSQL's view of SQLite: the finished runs

@@ -16,7 +16,7 @@ import (
 const sqlitePickCompactable = `
 SELECT id, created_at FROM _sky_durable_runs INDEXED BY _sky_durable_runs_compactable
  WHERE status IN (` + store.SQLCompactable + `) AND compacted_at IS NULL
-   AND created_at >= ? AND created_at < ? AND updated_at < ?
+   AND created_at >= ? AND created_at < ? AND updated_at < ? AND ` + store.ScopeID + `
  ORDER BY created_at
  LIMIT ?`
 
@@ -31,7 +31,7 @@ const sqliteStampCompactedOf = `UPDATE _sky_durable_runs SET compacted_at = ?
 
 // CompactBatch compacts one batch in one transaction (SQLite holds its
 // single writer lock for it, so batches keep that lock short).
-func (s *Store) CompactBatch(ctx context.Context, olderThan time.Duration, limit int, from, now time.Time) (int64, int64, time.Time, error) {
+func (s *Store) CompactBatch(ctx context.Context, olderThan time.Duration, limit int, from, now time.Time, scope store.Scope) (int64, int64, time.Time, error) {
 	var runs, rows int64
 	last := from
 	err := s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
@@ -42,7 +42,7 @@ func (s *Store) CompactBatch(ctx context.Context, olderThan time.Duration, limit
 			id      string
 			created int64
 		}
-		found, err := store.QueryAll(ctx, tx, sqlitePickCompactable, []any{max(ms(from), 0), cutoff, cutoff, limit}, func(scan func(...any) error) (picked, error) {
+		found, err := store.QueryAll(ctx, tx, sqlitePickCompactable, append(append([]any{max(ms(from), 0), cutoff, cutoff}, scope.Args()...), limit), func(scan func(...any) error) (picked, error) {
 			var p picked
 			return p, scan(&p.id, &p.created)
 		})

@@ -13,13 +13,13 @@ const sqliteStatsCounts = `SELECT workflow, status, COUNT(*) FROM _sky_durable_r
 // on the listing index (created_at, id).
 const sqliteStatsStarted = `
 SELECT (? - created_at) / 60000, COUNT(*) FROM _sky_durable_runs INDEXED BY _sky_durable_runs_list
- WHERE created_at > ? AND created_at <= ? GROUP BY 1`
+ WHERE created_at > ? AND created_at <= ? AND ` + store.ScopeID + ` GROUP BY 1`
 
 // sqliteStatsFinished buckets the runs that ended in the window: a finished
 // run is not updated again until compaction, so updated_at is its end.
 const sqliteStatsFinished = `
 SELECT (? - updated_at) / 60000, COUNT(*) FROM _sky_durable_runs
- WHERE status IN (` + store.SQLUnclaimable + `) AND updated_at > ? AND updated_at <= ? GROUP BY 1`
+ WHERE status IN (` + store.SQLUnclaimable + `) AND updated_at > ? AND updated_at <= ? AND ` + store.ScopeID + ` GROUP BY 1`
 
 // sqliteStatsHolds are the limits that hold due runs back at a time (the
 // first parameter; the next two are the oldest claimed_at of a live lease):
@@ -44,7 +44,8 @@ full_keys AS (
        OR (r.limit_key IS NOT NULL AND (r.workflow, r.limit_key) IN (SELECT k.workflow, k.limit_key FROM full_keys k)))`
 	sqliteStatsDueRun = `
   FROM _sky_durable_runs r
- WHERE r.status IN (` + store.SQLClaimable + `) AND r.status <> ` + store.SQLRunning + ` AND r.wake_at <= ?`
+ WHERE r.status IN (` + store.SQLClaimable + `) AND r.status <> ` + store.SQLRunning + ` AND r.wake_at <= ?
+   AND ` + store.ScopeRunsID
 )
 
 // sqliteStatsDue reads the due index: the claimable runs due longest, but
@@ -60,10 +61,10 @@ SELECT count(*)` + sqliteStatsDueRun + ` AND ` + sqliteStatsHeld
 const sqliteStatsStuck = `
 SELECT id, workflow, wake_at, claimed_by FROM _sky_durable_runs
  WHERE status IN (` + store.SQLClaimable + `) AND status = ` + store.SQLRunning + ` AND wake_at <= ?
-   AND (claimed_at IS NULL OR claimed_at < ?)
+   AND (claimed_at IS NULL OR claimed_at < ?) AND ` + store.ScopeID + `
  ORDER BY wake_at`
 
-func (s *Store) Stats(ctx context.Context, now time.Time, minutes int, lease time.Duration) (store.Stats, error) {
+func (s *Store) Stats(ctx context.Context, now time.Time, minutes int, lease time.Duration, scope store.Scope) (store.Stats, error) {
 	st := store.Stats{Now: now}
 	s.hook("stats", sqliteStatsCounts)
 	var err error
@@ -83,7 +84,7 @@ func (s *Store) Stats(ctx context.Context, now time.Time, minutes int, lease tim
 		into *[]int
 	}{{sqliteStatsStarted, &st.Started}, {sqliteStatsFinished, &st.Finished}} {
 		s.hook("stats", q.sql)
-		rows, err := store.QueryAll(ctx, s.d, q.sql, []any{ms(now), from, ms(now)}, func(scan func(...any) error) ([2]int, error) {
+		rows, err := store.QueryAll(ctx, s.d, q.sql, append([]any{ms(now), from, ms(now)}, scope.Args()...), func(scan func(...any) error) ([2]int, error) {
 			var r [2]int
 			return r, scan(&r[0], &r[1])
 		})
@@ -100,29 +101,30 @@ func (s *Store) Stats(ctx context.Context, now time.Time, minutes int, lease tim
 		return r, err
 	}
 	s.hook("stats", sqliteStatsDue)
-	oldest, err := store.QueryAll(ctx, s.d, sqliteStatsDue, []any{ms(now), ms(now.Add(-lease)), ms(now.Add(-lease)), ms(now)}, due)
+	oldest, err := store.QueryAll(ctx, s.d, sqliteStatsDue, append([]any{ms(now), ms(now.Add(-lease)), ms(now.Add(-lease)), ms(now)}, scope.Args()...), due)
 	if err != nil {
 		return st, err
 	}
 	s.hook("stats", sqliteStatsHeldCount)
-	if err := s.d.QueryRow(ctx, sqliteStatsHeldCount, ms(now), ms(now.Add(-lease)), ms(now.Add(-lease)), ms(now)).Scan(&st.Held); err != nil {
+	if err := s.d.QueryRow(ctx, sqliteStatsHeldCount, append([]any{ms(now), ms(now.Add(-lease)), ms(now.Add(-lease)), ms(now)}, scope.Args()...)...).Scan(&st.Held); err != nil {
 		return st, err
 	}
 	if len(oldest) > 0 {
 		st.OldestDue = &oldest[0]
 	}
 	s.hook("stats", sqliteStatsStuck)
-	stuck, err := store.QueryAll(ctx, s.d, sqliteStatsStuck, []any{ms(now), ms(now.Add(-lease))}, due)
+	stuck, err := store.QueryAll(ctx, s.d, sqliteStatsStuck, append([]any{ms(now), ms(now.Add(-lease))}, scope.Args()...), due)
 	st.StuckCount = len(stuck)
 	st.Stuck = stuck[:min(len(stuck), store.StuckLimit)]
 	return st, err
 }
 
 const sqliteDueBacklog = `SELECT COUNT(*) FROM _sky_durable_runs
- WHERE status IN (` + store.SQLClaimable + `) AND status <> ` + store.SQLRunning + ` AND wake_at <= ?`
+ WHERE status IN (` + store.SQLClaimable + `) AND status <> ` + store.SQLRunning + ` AND wake_at <= ?
+   AND ` + store.ScopeID
 
-func (s *Store) DueBacklog(ctx context.Context, now time.Time) (int64, error) {
+func (s *Store) DueBacklog(ctx context.Context, now time.Time, scope store.Scope) (int64, error) {
 	var n int64
 	s.hook("backlog", sqliteDueBacklog)
-	return n, s.d.QueryRow(ctx, sqliteDueBacklog, ms(now)).Scan(&n)
+	return n, s.d.QueryRow(ctx, sqliteDueBacklog, append([]any{ms(now)}, scope.Args()...)...).Scan(&n)
 }

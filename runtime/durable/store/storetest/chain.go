@@ -64,7 +64,7 @@ var chainCases = []storeCase{
 			f.claim(at, "T"+id, id)
 			f.ok("Complete", f.s.Complete(f.ctx, store.Fence{RunID: id, Token: "T" + id}, &JournalSteps(1)[0], `"ok"`, at))
 		}
-		runs, rows, last, err := f.s.CompactBatch(f.ctx, time.Hour, 10, time.Time{}, T0.Add(2*time.Hour))
+		runs, rows, last, err := f.s.CompactBatch(f.ctx, time.Hour, 10, time.Time{}, T0.Add(2*time.Hour), store.Scope{})
 		if err != nil || runs != 2 || rows != 2 || !last.Equal(T0.Add(time.Second)) {
 			f.t.Fatalf("CompactBatch = %d runs, %d rows, last %v, %v; want 2 runs, 2 rows, last created at T0+1s", runs, rows, last, err)
 		}

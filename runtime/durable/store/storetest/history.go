@@ -148,7 +148,7 @@ func init() {
 			if len(f.runHistory("s")) != 3 {
 				f.t.Fatalf("a done run's history = %v, want its failure, its second claim and its completion", f.runHistory("s"))
 			}
-			if runs, _, _, err := f.s.CompactBatch(f.ctx, time.Second, 10, time.Time{}, now.Add(time.Hour)); err != nil || runs != 1 {
+			if runs, _, _, err := f.s.CompactBatch(f.ctx, time.Second, 10, time.Time{}, now.Add(time.Hour), store.Scope{}); err != nil || runs != 1 {
 				f.t.Fatalf("CompactBatch = %d, %v; want 1 run", runs, err)
 			}
 			if h := f.runHistory("s"); len(h) != 0 {

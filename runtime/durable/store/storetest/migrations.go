@@ -196,4 +196,5 @@ func CheckLatestMigrations(t *testing.T, s store.Store, d *db.DB) {
 	CheckDeadlineMigration(t, s, d)
 	CheckFlowMigrated(t, s, d)
 	CheckSearchMigrated(t, s, d)
+	CheckNamespaceMigrated(t, s, d)
 }

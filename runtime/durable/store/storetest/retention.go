@@ -13,7 +13,7 @@ func init() { cases = append(cases, retentionCases...) }
 // orphans lists the orphan signals as "run/name" (ListOrphanSignals).
 func (f *fixture) orphans(limit int) []string {
 	f.t.Helper()
-	found, err := f.s.ListOrphanSignals(f.ctx, limit)
+	found, err := f.s.ListOrphanSignals(f.ctx, limit, store.Scope{})
 	f.ok("ListOrphanSignals", err)
 	out := []string{}
 	for _, o := range found {
@@ -65,7 +65,7 @@ var retentionCases = []storeCase{
 		if got, want := f.orphans(2), []string{"typo/go", "later/go"}; !cmp.Equal(got, want) {
 			f.t.Errorf("orphans limit 2 = %v, want %v", got, want)
 		}
-		found, err := f.s.ListOrphanSignals(f.ctx, 1)
+		found, err := f.s.ListOrphanSignals(f.ctx, 1, store.Scope{})
 		f.ok("ListOrphanSignals", err)
 		if want := (store.OrphanSignal{RunID: "typo", Name: "go", Bytes: 3, CreatedAt: T0.Add(time.Second)}); len(found) != 1 || !found[0].CreatedAt.Equal(want.CreatedAt) ||
 			found[0].RunID != want.RunID || found[0].Bytes != want.Bytes {

@@ -551,7 +551,7 @@ var cases = []storeCase{
 		f.ok("Complete", f.s.Complete(f.ctx, store.Fence{RunID: "c", Token: "C"}, nil, `"out"`, T0.Add(-70*time.Second)))
 		f.insert("b", "w", 1, T0.Add(-30*time.Second))
 
-		st, err := f.s.Stats(f.ctx, T0, 60, Lease)
+		st, err := f.s.Stats(f.ctx, T0, 60, Lease, store.Scope{})
 		f.ok("Stats", err)
 		wantCounts := []store.StatusCount{{Workflow: "w", Status: store.StatusRunning, N: 1}, {Workflow: "w", Status: store.StatusWaiting, N: 2}, {Workflow: "x", Status: store.StatusDone, N: 1}}
 		if diff := cmp.Diff(wantCounts, st.Counts); diff != "" {
@@ -572,7 +572,7 @@ var cases = []storeCase{
 			f.t.Errorf("stuck = %d %+v, want the run claimed by worker-A", st.StuckCount, st.Stuck)
 		}
 		// Due now and unclaimed: old and b (c is done, stuck is running).
-		if n, err := f.s.DueBacklog(f.ctx, T0); err != nil || n != 2 {
+		if n, err := f.s.DueBacklog(f.ctx, T0, store.Scope{}); err != nil || n != 2 {
 			f.t.Errorf("DueBacklog = %d, %v; want 2", n, err)
 		}
 		if !st.Now.Equal(T0) {
@@ -580,7 +580,7 @@ var cases = []storeCase{
 		}
 		// Once the stuck run is reclaimed and renewed it is no longer stuck.
 		f.claim(T0, "B", "stuck")
-		st, err = f.s.Stats(f.ctx, T0.Add(time.Minute), 60, Lease)
+		st, err = f.s.Stats(f.ctx, T0.Add(time.Minute), 60, Lease, store.Scope{})
 		f.ok("Stats", err)
 		if st.StuckCount != 0 {
 			f.t.Errorf("a freshly claimed run counts as stuck: %+v", st.Stuck)
