@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -165,5 +167,53 @@ func TestEngineCallsInsideAStepFailTheRun(t *testing.T) {
 		if ids := ledgerIDs(t, h); len(ids) != 0 {
 			t.Errorf("ledger %v: a step that polled committed its effect", ids)
 		}
+	})
+}
+
+// TestHaltingWorkerClaimsNothingMore: in a Work loop, an attempt that halts
+// the program marks the loop halting before it releases its run, and a poll
+// of the loop that sees the mark claims nothing — not the released run, not
+// another due one — so no poller takes a run while the program stops (a
+// claim cut off by the stop after it committed would leave the run held
+// until its lease ends; testscripts/durable_step_guards saw it).
+func TestHaltingWorkerClaimsNothingMore(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		var halting atomic.Bool
+		var markedAtRelease []bool
+		e := h.engine("W", func(o *Options) {
+			o.OnStatement = func(op, _ string) {
+				if op == "release" {
+					markedAtRelease = append(markedAtRelease, halting.Load())
+				}
+			}
+		})
+		quit := Register("halt-loop", str, str, func(c *Ctx, in string) task.Task[string] {
+			return Step(c, str, "quit", task.Fail[string](&exitRequest{5}))
+		})
+		plain := Register("halt-loop-plain", str, str, func(c *Ctx, in string) task.Task[string] { return task.Succeed(in) })
+		defs := []Workflow{quit.Erase(), plain.Erase()}
+		h.start(quit, "q", "q")
+		worked, _, err := e.pollWait(h.ctx, defs, PollOptions{halting: &halting})
+		if !worked || !IsHalt(err) {
+			t.Fatalf("poll = %v, %v; want the exit request", worked, err)
+		}
+		if len(markedAtRelease) != 1 || !markedAtRelease[0] {
+			t.Fatalf("halting marked at the release statements: %v; want [true]", markedAtRelease)
+		}
+		h.start(plain, "p", "p")
+		h.clock.Advance(time.Second)
+		for range 3 {
+			if worked, _, err := e.pollWait(h.ctx, defs, PollOptions{halting: &halting, MaxRuns: 10}); worked || err != nil {
+				t.Fatalf("a poll of the halting loop = %v, %v; want no work", worked, err)
+			}
+		}
+		h.wantStatus("q", StatusWaiting)
+		h.wantStatus("p", StatusWaiting)
+		// The same engine outside the loop (Poll) still claims.
+		if worked, err := e.Poll(h.ctx, []Workflow{plain.Erase()}); !worked || err != nil {
+			t.Fatalf("Poll after the loop = %v, %v", worked, err)
+		}
+		h.wantStatus("p", StatusDone)
 	})
 }

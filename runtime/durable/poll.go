@@ -32,7 +32,16 @@ type PollOptions struct {
 	// quiet lets the poll trust an earlier idle probe while the engine's
 	// hint listener heard nothing (Work's pollers; see quietWindow).
 	quiet bool
+	// halting is Work's: an attempt that halts the program (Halter) sets
+	// it before it releases its run, and a poll that finds it set claims
+	// nothing, so no other poller of the stopping worker takes the released
+	// run (its claim could be cut off by the stop after it committed,
+	// leaving the run held until its lease ends).
+	halting *atomic.Bool
 }
+
+// stopping reports whether an attempt of this Work loop halted the program.
+func (o PollOptions) stopping() bool { return o.halting != nil && o.halting.Load() }
 
 // Poll claims one due run whose workflow (and version, see PinToStart) is
 // among defs and advances it until it suspends, completes or fails (Sky's
@@ -62,6 +71,9 @@ func (e *Engine) pollWait(ctx context.Context, defs []Workflow, opts PollOptions
 	if e.optsErr != nil {
 		return false, 0, e.optsErr
 	}
+	if opts.stopping() {
+		return false, 0, nil
+	}
 	if opts.MaxRuns <= 0 {
 		opts.MaxRuns = 1
 	}
@@ -79,9 +91,9 @@ func (e *Engine) pollWait(ctx context.Context, defs []Workflow, opts PollOptions
 		return false, 0, err
 	}
 	var ch chain
-	for i := 0; i < opts.MaxRuns; i++ {
+	for i := 0; i < opts.MaxRuns && !opts.stopping(); i++ {
 		// A chained claim (completeAndClaim) knows no limits.
-		ch.on = i+1 < opts.MaxRuns && len(reg.limited) == 0
+		ch.on = i+1 < opts.MaxRuns && len(reg.limited) == 0 && !opts.stopping()
 		worked, err := e.pollOne(ctx, reg, opts, &ch)
 		didWork = didWork || worked
 		if err != nil || !worked || ch.none {
@@ -333,6 +345,9 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 		log.Warn("durable step result not journalled; the step runs again on retry", "step", c.at(), "error", errText(err))
 	}
 	halted := end.outcome == attemptHalted
+	if halted && opts.halting != nil {
+		opts.halting.Store(true)
+	}
 	if ctx.Err() != nil || halted {
 		// The worker is shutting down (or the program is stopping); the
 		// run is not at fault. Give it back, due at once, so a peer resumes

@@ -124,11 +124,12 @@ func (e *Engine) Work(ctx context.Context, defs []Workflow, opts WorkerOptions) 
 		}()
 	}
 	var stats WorkerStats
+	var halting atomic.Bool
 	for i := range opts.Concurrency {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			e.poller(ctx, runCtx, defs, opts, i == 0, kick, wake, report, halt, &stats.Advanced)
+			e.poller(ctx, runCtx, defs, opts, i == 0, kick, wake, report, halt, &halting, &stats.Advanced)
 		}()
 	}
 	wg.Wait()
@@ -148,8 +149,8 @@ func (e *Engine) Work(ctx context.Context, defs []Workflow, opts WorkerOptions) 
 // that a rate limit refused waits only until the limit's next token (when
 // that comes before the tick, or, for a poller other than the watcher, at
 // all), so the limit delivers its rate. A body's System.exit stops the
-// worker (halt).
-func (e *Engine) poller(ctx, runCtx context.Context, defs []Workflow, opts WorkerOptions, watcher bool, kick <-chan struct{}, wake func(string), report func(string), halt func(error), advanced *int64) {
+// worker (halt); from then on no poller claims (halting).
+func (e *Engine) poller(ctx, runCtx context.Context, defs []Workflow, opts WorkerOptions, watcher bool, kick <-chan struct{}, wake func(string), report func(string), halt func(error), halting *atomic.Bool, advanced *int64) {
 	tick := time.NewTimer(0)
 	defer tick.Stop()
 	if !watcher {
@@ -172,7 +173,7 @@ func (e *Engine) poller(ctx, runCtx context.Context, defs []Workflow, opts Worke
 					wake("")
 				}
 			}
-			worked, wait, err := e.pollWait(runCtx, defs, PollOptions{Versions: opts.Versions, claimed: claimed, quiet: true})
+			worked, wait, err := e.pollWait(runCtx, defs, PollOptions{Versions: opts.Versions, claimed: claimed, quiet: true, halting: halting})
 			if IsHalt(err) {
 				halt(err)
 				return
