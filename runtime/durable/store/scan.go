@@ -68,9 +68,18 @@ type ListDialect struct {
 	Time      func(time.Time) any
 	IDIn      func(subquery string) string
 	// Namespace is the expression of the namespace index's first column:
-	// the namespace of a run's id, '' for the default namespace (migration
-	// 0016 on PostgreSQL, 0014 on SQLite).
-	Namespace string
+	// the namespace of a run's id outside the default namespace; Namespaced
+	// is that partial index's predicate, word for word (an id holding
+	// NamespaceSep), which a query must state for its planner to use it
+	// (migration 0016 on PostgreSQL, 0014 on SQLite).
+	Namespace, Namespaced string
+	// Unnamespaced is the test that an id is the default namespace's (it
+	// holds no NamespaceSep), written so that PostgreSQL's planner, which
+	// keeps no statistics on it, estimates it true of a third of the runs
+	// (an inequality's default): the default namespace's listing then keeps
+	// the listing index. (NOT LIKE '%…%' was estimated true of a few rows
+	// on a table without statistics: a sequential scan and a sort.)
+	Unnamespaced string
 }
 
 // ListSQL builds the listing query for f, newest first, given the run
@@ -79,7 +88,10 @@ type ListDialect struct {
 // reads only the first rows of an index scan:
 //
 //   - no filter: (created_at, id);
-//   - no filter but a namespace (f.Scope): (namespace, created_at, id);
+//   - no filter but a namespace other than the default one (f.Scope):
+//     (namespace, created_at, id), an index of those namespaces' runs only,
+//     so a database that uses none pays nothing for it; the default
+//     namespace's listing reads (created_at, id) and skips the others' runs;
 //   - a status: (status, created_at, id);
 //   - a workflow and a status: (workflow, status, created_at, id);
 //   - a workflow alone: the same index, the newest Limit runs of each status
@@ -100,13 +112,18 @@ func ListSQL(columns string, f ListFilter, d ListDialect) (string, []any) {
 	switch {
 	case f.Parent != "":
 		return listChildrenSQL(columns, f, indexedBy, extra, with)
-	case f.Workflow == "" && f.Status == "" && f.Scope.On:
+	case f.Workflow == "" && f.Status == "" && f.Scope.On && f.Scope.Prefix != "":
 		// The scope is this index's first column, not a filter.
 		ns := strings.TrimSuffix(f.Scope.Prefix, NamespaceSep)
 		f.Scope = Scope{}
 		extra, extraArgs = pageConditions(f, timeArg)
-		return "SELECT " + columns + from + indexedBy("_sky_durable_runs_namespace_list") + " WHERE " + d.Namespace + " = ?" + extra + order,
+		return "SELECT " + columns + from + indexedBy("_sky_durable_runs_namespace_list") + " WHERE " + d.Namespaced + " AND " + d.Namespace + " = ?" + extra + order,
 			with(ns)
+	case f.Workflow == "" && f.Status == "" && f.Scope.On:
+		// The default namespace: the listing index, its rows tested.
+		f.Scope = Scope{}
+		extra, extraArgs = pageConditions(f, timeArg)
+		return "SELECT " + columns + from + indexedBy("_sky_durable_runs_list") + " WHERE " + d.Unnamespaced + extra + order, with()
 	case f.Workflow == "" && f.Status == "":
 		return "SELECT " + columns + from + indexedBy("_sky_durable_runs_list") + " WHERE TRUE" + extra + order, with()
 	case f.Workflow == "":

@@ -768,10 +768,12 @@ func (s *Store) WakeRun(ctx context.Context, runID string, now time.Time) (bool,
 
 // listDialect is store.ListSQL's view of PostgreSQL.
 var listDialect = store.ListDialect{
-	IndexedBy: func(string) string { return "" },
-	Time:      func(t time.Time) any { return t },
-	IDIn:      func(sub string) string { return "= ANY (ARRAY(" + sub + "))" },
-	Namespace: `(CASE WHEN strpos(id, chr(31)) = 0 THEN '' ELSE split_part(id, chr(31), 1) END)`,
+	IndexedBy:    func(string) string { return "" },
+	Time:         func(t time.Time) any { return t },
+	IDIn:         func(sub string) string { return "= ANY (ARRAY(" + sub + "))" },
+	Namespace:    `split_part(id, chr(31), 1)`,
+	Namespaced:   `strpos(id, chr(31)) > 0`,
+	Unnamespaced: `strpos(id, chr(31)) < 1`,
 }
 
 // pgSearchMatch is a search's condition (store.SearchSQL) on both parts of

@@ -490,10 +490,12 @@ func (s *Store) ReadRun(ctx context.Context, runID string) (store.Run, error) {
 
 // listDialect is store.ListSQL's view of SQLite.
 var listDialect = store.ListDialect{
-	IndexedBy: func(index string) string { return " INDEXED BY " + index },
-	Time:      func(t time.Time) any { return ms(t) },
-	IDIn:      func(sub string) string { return "IN (" + sub + ")" },
-	Namespace: `(CASE WHEN instr(id, char(31)) = 0 THEN '' ELSE substr(id, 1, instr(id, char(31)) - 1) END)`,
+	IndexedBy:    func(index string) string { return " INDEXED BY " + index },
+	Time:         func(t time.Time) any { return ms(t) },
+	IDIn:         func(sub string) string { return "IN (" + sub + ")" },
+	Namespace:    `substr(id, 1, instr(id, char(31)) - 1)`,
+	Namespaced:   `instr(id, char(31)) > 0`,
+	Unnamespaced: `instr(id, char(31)) = 0`,
 }
 
 // searchDialect is store.SearchSQL's view of SQLite: the finished runs

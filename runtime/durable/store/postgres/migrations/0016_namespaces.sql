@@ -4,8 +4,11 @@
 -- A namespace's ids are prefixed with its name and the unit separator
 -- (chr(31), store.NamespaceSep); the default namespace's carry no prefix, so
 -- the runs written before this migration are the default namespace's and
--- nothing is rewritten. The index's first column is the namespace of the id
--- ('' for the default one), the expression the listing
--- (store.ListSQL, listDialect.Namespace) writes word for word.
+-- nothing is rewritten. The index holds the runs of the other namespaces
+-- only (partial): a database that uses none pays nothing for it at a
+-- run's insert or status change; the default namespace's listing reads the
+-- listing index (created_at, id). Its first column is the namespace of the
+-- id, the expression and predicate the listing (store.ListSQL, listDialect)
+-- writes word for word.
 CREATE INDEX _sky_durable_runs_namespace_list ON _sky_durable_runs
-  ((CASE WHEN strpos(id, chr(31)) = 0 THEN '' ELSE split_part(id, chr(31), 1) END), created_at, id);
+  (split_part(id, chr(31), 1), created_at, id) WHERE strpos(id, chr(31)) > 0;

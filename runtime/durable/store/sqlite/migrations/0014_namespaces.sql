@@ -5,8 +5,10 @@
 -- A namespace's ids are prefixed with its name and the unit separator
 -- (char(31), store.NamespaceSep); the default namespace's carry no prefix,
 -- so the runs written before this migration are the default namespace's and
--- nothing is rewritten. The index's first column is the namespace of the id
--- ('' for the default one), the expression the listing (store.ListSQL,
--- listDialect.Namespace) writes word for word.
+-- nothing is rewritten. The index holds the runs of the other namespaces
+-- only (partial): a database that uses none pays nothing for it; the
+-- default namespace's listing reads the listing index (created_at, id). Its
+-- first column is the namespace of the id, the expression and predicate the
+-- listing (store.ListSQL, listDialect) writes word for word.
 CREATE INDEX _sky_durable_runs_namespace_list ON _sky_durable_runs
-  ((CASE WHEN instr(id, char(31)) = 0 THEN '' ELSE substr(id, 1, instr(id, char(31)) - 1) END), created_at, id);
+  (substr(id, 1, instr(id, char(31)) - 1), created_at, id) WHERE instr(id, char(31)) > 0;
