@@ -54,8 +54,11 @@ bench-peers:
 	cd bench/peers && $(GO) build -o ../../$(BIN)/peers .
 	$(BIN)/peers $(PEERSFLAGS)
 
+# make test runs the short chaos run and the short matrix at once (each has a
+# server of its own); make chaos runs them one after the other (-parallel 1)
+# so neither's figures carry the other's load.
 chaos:
-	$(GO) test -count=1 -timeout 30m -run '^TestChaos(Matrix)?$$' -v ./examples/worker -args -chaos $(CHAOS) -chaos-workers $(CHAOS_WORKERS)
+	$(GO) test -count=1 -timeout 30m -parallel 1 -run '^TestChaos(Matrix)?$$' -v ./examples/worker -args -chaos $(CHAOS) -chaos-workers $(CHAOS_WORKERS)
 
 chaos-matrix:
 	$(GO) test -count=1 -timeout 60m -run '^TestChaosMatrix$$' -v ./examples/worker -args -chaos-matrix
