@@ -117,7 +117,7 @@ func URL(t testing.TB, name string) string {
 func createDatabase(t testing.TB, name, from string) string {
 	t.Helper()
 	server := ServerURL()
-	dbName := "sky_t_" + label(name) + randomSuffix(t)
+	dbName := "sky_t_" + label(name) + randomSuffix()
 	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
 	defer cancel()
 	if err := adminExec(ctx, server, "CREATE DATABASE "+dbName+" TEMPLATE "+from); err != nil {
@@ -145,31 +145,39 @@ var (
 // drop drops the test database dbName of server: in the background under
 // Run, which reports a failure and fails the run; else at once, failing t.
 func drop(t testing.TB, server, dbName string) {
-	do := func() error {
-		ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
-		defer cancel()
-		if err := adminExec(ctx, server, "DROP DATABASE IF EXISTS "+dbName+" WITH (FORCE)"); err != nil {
-			return fmt.Errorf("dbtest: cannot drop test database %s (test %s): %w", dbName, t.Name(), err)
-		}
-		return nil
-	}
-	if !dropLater.Load() {
-		if err := do(); err != nil {
-			t.Error(err)
-		}
+	if dropLater.Load() {
+		dropInBackground(server, dbName, "test "+t.Name())
 		return
 	}
+	if err := dropDatabase(server, dbName, "test "+t.Name()); err != nil {
+		t.Error(err)
+	}
+}
+
+// dropInBackground drops dbName (owner says whose it was) while the tests
+// go on; awaitDrops waits for it.
+func dropInBackground(server, dbName, owner string) {
 	drops.Add(1)
 	go func() {
 		defer drops.Done()
 		dropping <- struct{}{}
 		defer func() { <-dropping }()
-		if err := do(); err != nil {
+		if err := dropDatabase(server, dbName, owner); err != nil {
 			dropMu.Lock()
 			dropErrs = append(dropErrs, err)
 			dropMu.Unlock()
 		}
 	}()
+}
+
+// dropDatabase drops dbName, with its connections.
+func dropDatabase(server, dbName, owner string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
+	defer cancel()
+	if err := adminExec(ctx, server, "DROP DATABASE IF EXISTS "+dbName+" WITH (FORCE)"); err != nil {
+		return fmt.Errorf("dbtest: cannot drop test database %s (%s): %w", dbName, owner, err)
+	}
+	return nil
 }
 
 // awaitDrops waits for the background drops and returns their errors.
@@ -198,11 +206,10 @@ func label(name string) string {
 	return s + "_"
 }
 
-func randomSuffix(t testing.TB) string {
+// randomSuffix makes a database name unique (crypto/rand.Read never fails).
+func randomSuffix() string {
 	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		t.Fatalf("dbtest: random database name: %v", err)
-	}
+	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
 
@@ -284,6 +291,7 @@ func Run(m interface{ Run() int }) int {
 	}
 	dropLater.Store(true)
 	status := m.Run()
+	spares.stop()
 	if err := awaitDrops(); err != nil {
 		fmt.Fprintf(os.Stderr, "%v\n", err)
 		status = max(status, 1)

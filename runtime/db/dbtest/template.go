@@ -76,6 +76,9 @@ func preparedURL(t testing.TB, driver string) string {
 		}
 		return file
 	}
+	if dsn, ok := spares.take(t, name); ok {
+		return dsn
+	}
 	return createDatabase(t, driver, name)
 }
 
@@ -113,7 +116,7 @@ func makeTemplate(t testing.TB, driver string) (string, error) {
 		name = filepath.Join(dir, "template.db")
 		dsn = name
 	} else {
-		name = "sky_template_" + randomSuffix(t)
+		name = "sky_template_" + randomSuffix()
 		if err := adminExec(ctx, ServerURL(), "CREATE DATABASE "+name+" TEMPLATE template0"); err != nil {
 			return "", err
 		}
