@@ -48,13 +48,16 @@ CHECK = echo "$(GO) vet ./..." && $(GO) vet ./... && \
 # make check runs alongside the tests (they mostly wait on databases and
 # processes); its output is printed after them only when it fails, and then
 # make test fails.
-SLOW_TESTS := ./runtime/durable ./examples/worker ./runtime/durable/store/postgres ./runtime/durable/durabletest \
-	./runtime/durable/ui ./examples ./cmd/sky
+# TESTFLAGS are more go test flags for make test, e.g. TESTFLAGS='-p 3' (how
+# many packages at once; go test's default is the number of cores).
+TESTFLAGS ?=
+SLOW_TESTS := ./runtime/durable ./examples/worker ./runtime/durable/durabletest ./runtime/durable/ui \
+	./runtime/durable/store/postgres ./cmd/sky ./examples
 test:
 	$(GO) build -o $(BIN)/testrun ./internal/testrun
 	@echo "make check (go vet, gofmt, staticcheck) runs alongside the tests; its output follows them if it fails"
 	@( $(CHECK) ) > $(BIN)/check.log 2>&1 & checking=$$!; \
-	$(BIN)/testrun -count=1 -timeout 40m $(SLOW_TESTS) ./...; status=$$?; \
+	$(BIN)/testrun -count=1 -timeout 40m $(TESTFLAGS) $(SLOW_TESTS) ./...; status=$$?; \
 	if ! wait $$checking; then cat $(BIN)/check.log; echo "make check failed (above)"; exit 1; fi; \
 	exit $$status
 
