@@ -34,15 +34,32 @@ run: sky
 
 STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 STATICCHECK_VERSION := v0.8.2
+# CHECK is make check as one shell command (make test runs it alongside the
+# tests): go vet, gofmt, staticcheck (installed on first use).
+CHECK = echo "$(GO) vet ./..." && $(GO) vet ./... && \
+	out=$$(gofmt -l $$(git ls-files '*.go')) && if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi && \
+	{ test -x $(STATICCHECK) || GOFLAGS= $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION); } && \
+	echo "$(STATICCHECK) ./..." && $(STATICCHECK) ./...
 
 # internal/testrun starts a private PostgreSQL cluster (durability off), runs
 # go test against it and prints the tests' count per store at the end. The
-# slowest packages are named first so go test starts them first (it runs two
-# at a time on two cores) instead of last, alphabetically.
-SLOW_TESTS := ./runtime/durable ./runtime/durable/store/postgres ./runtime/durable/durabletest ./cmd/sky ./examples/worker
-test: check
+# slowest packages are named first, longest first, so go test starts them
+# first (it runs two at a time on two cores) instead of last, alphabetically.
+# make check runs alongside the tests (they mostly wait on databases and
+# processes); its output is printed after them only when it fails, and then
+# make test fails.
+# TESTFLAGS are more go test flags for make test, e.g. TESTFLAGS='-p 3' (how
+# many packages at once; go test's default is the number of cores).
+TESTFLAGS ?=
+SLOW_TESTS := ./runtime/durable ./examples/worker ./runtime/durable/durabletest ./runtime/durable/ui \
+	./runtime/durable/store/postgres ./cmd/sky ./examples
+test:
 	$(GO) build -o $(BIN)/testrun ./internal/testrun
-	$(BIN)/testrun -count=1 -timeout 40m $(SLOW_TESTS) ./...
+	@echo "make check (go vet, gofmt, staticcheck) runs alongside the tests; its output follows them if it fails"
+	@( $(CHECK) ) > $(BIN)/check.log 2>&1 & checking=$$!; \
+	$(BIN)/testrun -count=1 -timeout 40m $(TESTFLAGS) $(SLOW_TESTS) ./...; status=$$?; \
+	if ! wait $$checking; then cat $(BIN)/check.log; echo "make check failed (above)"; exit 1; fi; \
+	exit $$status
 
 bench: skybench
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./...
@@ -54,14 +71,14 @@ bench-peers:
 	cd bench/peers && $(GO) build -o ../../$(BIN)/peers .
 	$(BIN)/peers $(PEERSFLAGS)
 
+# make test runs the short chaos run and the short matrix at once (each has a
+# server of its own); make chaos runs them one after the other (-parallel 1)
+# so neither's figures carry the other's load.
 chaos:
-	$(GO) test -count=1 -timeout 30m -run '^TestChaos(Matrix)?$$' -v ./examples/worker -args -chaos $(CHAOS) -chaos-workers $(CHAOS_WORKERS)
+	$(GO) test -count=1 -timeout 30m -parallel 1 -run '^TestChaos(Matrix)?$$' -v ./examples/worker -args -chaos $(CHAOS) -chaos-workers $(CHAOS_WORKERS)
 
 chaos-matrix:
 	$(GO) test -count=1 -timeout 60m -run '^TestChaosMatrix$$' -v ./examples/worker -args -chaos-matrix
 
 check:
-	$(GO) vet ./...
-	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
-	@test -x $(STATICCHECK) || GOFLAGS= $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
-	$(STATICCHECK) ./...
+	@$(CHECK)

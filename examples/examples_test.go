@@ -6,22 +6,49 @@
 package examples
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
-// buildSky builds cmd/sky into a temporary directory.
+// TestMain removes the sky binary buildSky made.
+func TestMain(m *testing.M) {
+	status := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(status)
+}
+
+// built is cmd/sky built once for the whole test process (a build with a
+// warm cache still takes seconds to link).
+var built struct {
+	once sync.Once
+	dir  string // the temporary directory holding it
+	bin  string
+	err  error
+}
+
+// buildSky returns cmd/sky built into a temporary directory, once.
 func buildSky(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "sky")
-	out, err := exec.Command("go", "build", "-o", bin, "../cmd/sky").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build ../cmd/sky: %v\n%s", err, out)
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "sky-examples-"); built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "sky")
+		if out, err := exec.Command("go", "build", "-o", built.bin, "../cmd/sky").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build ../cmd/sky: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.bin
 }
 
 // runExample copies an example into a fresh directory (so its SQLite file

@@ -12,14 +12,16 @@ import (
 	"testing"
 )
 
-// TestInterruptCancelsMain runs the real binary on a program that sleeps,
-// sends SIGINT once it has started, and expects the sleep to be cancelled
-// and sky to exit 130 with "sky: interrupted".
+// TestInterruptCancelsMain runs sky as a process of its own on a program
+// that sleeps, sends SIGINT once it has started, and expects the sleep to be
+// cancelled and sky to exit 130 with "sky: interrupted". The process is this
+// test binary as the `sky` command TestMain puts on $PATH (testscript.Main),
+// which runs runCLI as main does; a go build of the binary took seconds.
 func TestInterruptCancelsMain(t *testing.T) {
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "sky")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bin, err := exec.LookPath("sky")
+	if err != nil {
+		t.Fatalf("no sky command on $PATH (TestMain puts it there): %v", err)
 	}
 	prog := filepath.Join(dir, "Main.sky")
 	src := `module Main exposing (main)

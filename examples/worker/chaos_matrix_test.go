@@ -102,6 +102,7 @@ type cellResult struct {
 }
 
 func TestChaosMatrix(t *testing.T) {
+	t.Parallel() // with TestChaos: each has a server of its own
 	scale := shortMatrix
 	if *chaosMatrix {
 		scale = fullMatrix

@@ -67,6 +67,7 @@ type chaos struct {
 }
 
 func TestChaos(t *testing.T) {
+	t.Parallel() // with TestChaosMatrix (make chaos runs them one after the other: -parallel 1)
 	srv := dbtest.StartCrashSafe(t)
 	c := &chaos{t: t, rng: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7)),
 		url: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable&connect_timeout=2", srv.Port())}

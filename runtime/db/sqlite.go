@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
@@ -20,6 +21,9 @@ import (
 const (
 	sqliteBusyTimeoutMS = 10000
 	sqliteReaders       = 4
+	// sqlitePrepared bounds each pool's held statements (preparedStatements);
+	// statements past it are parsed on each call.
+	sqlitePrepared = 1000
 )
 
 // sqliteBackend sends every write and every transaction to one writer
@@ -32,6 +36,95 @@ type sqliteBackend struct {
 	// memory: ":memory:", one connection that reads and writes (a second
 	// connection would open a second, empty database).
 	memory bool
+	// written and read hold the statements prepared on writer and readers.
+	written, read preparedStatements
+}
+
+// preparedStatements holds one pool's statements prepared, by their text:
+// SQLite parses and plans a statement when it is prepared, which for the
+// engine's longer statements (the claim) costs more than running them, and
+// database/sql prepares a statement again on every call unless it is held.
+// A *sql.Stmt prepares itself once on each connection it meets; SQLite
+// prepares it again itself when the schema changed.
+type preparedStatements struct {
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt
+	// missed are statements a transaction ran unprepared: it holds the
+	// writer's only connection, so they are prepared by the next call that
+	// waits for that connection anyway (prepareMissed).
+	missed []*statement
+}
+
+// held returns st's held statement, or nil.
+func (p *preparedStatements) held(st *statement) *sql.Stmt {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stmts[st.text]
+}
+
+// get returns st prepared on pool, preparing it on first use; nil (run it
+// unprepared) for a statement that changes the schema, or once the pool
+// holds sqlitePrepared statements. It holds no lock while it prepares: that
+// waits for a connection, which a transaction may hold.
+func (p *preparedStatements) get(ctx context.Context, pool *sql.DB, st *statement) (*sql.Stmt, error) {
+	if s := p.held(st); s != nil || st.reshape {
+		return s, nil
+	}
+	p.mu.Lock()
+	full := len(p.stmts) >= sqlitePrepared
+	p.mu.Unlock()
+	if full {
+		return nil, nil
+	}
+	s, err := pool.PrepareContext(ctx, st.text)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if other, ok := p.stmts[st.text]; ok { // prepared meanwhile by another call
+		s.Close()
+		return other, nil
+	}
+	if p.stmts == nil {
+		p.stmts = map[string]*sql.Stmt{}
+	}
+	p.stmts[st.text] = s
+	return s, nil
+}
+
+// miss notes that a transaction ran st unprepared.
+func (p *preparedStatements) miss(st *statement) {
+	if st.reshape {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.missed) < sqlitePrepared {
+		p.missed = append(p.missed, st)
+	}
+}
+
+// prepareMissed prepares the statements transactions missed, on pool (the
+// writer), before a call on it; one that fails to prepare stays unheld.
+func (p *preparedStatements) prepareMissed(ctx context.Context, pool *sql.DB) {
+	p.mu.Lock()
+	missed := p.missed
+	p.missed = nil
+	p.mu.Unlock()
+	for _, st := range missed {
+		_, _ = p.get(ctx, pool, st)
+	}
+}
+
+// close closes every held statement.
+func (p *preparedStatements) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, s := range p.stmts {
+		s.Close()
+	}
+	p.stmts = nil
 }
 
 // openSQLiteMemory opens ":memory:": a private database that lives while
@@ -111,7 +204,17 @@ func openSQLite(ctx context.Context, dsn string, readOnly bool) (backend, error)
 }
 
 func (b *sqliteBackend) exec(ctx context.Context, st *statement, args []any) (int64, error) {
-	res, err := b.writer.ExecContext(ctx, st.text, args...)
+	b.written.prepareMissed(ctx, b.writer)
+	prepared, err := b.written.get(ctx, b.writer, st)
+	if err != nil {
+		return 0, err
+	}
+	var res sql.Result
+	if prepared != nil {
+		res, err = prepared.ExecContext(ctx, args...)
+	} else {
+		res, err = b.writer.ExecContext(ctx, st.text, args...)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -119,11 +222,21 @@ func (b *sqliteBackend) exec(ctx context.Context, st *statement, args []any) (in
 }
 
 func (b *sqliteBackend) query(ctx context.Context, st *statement, args []any) (rawRows, error) {
-	pool := b.readers
-	if st.writes {
-		pool = b.writer
+	pool, held := b.readers, &b.read
+	if st.writes || b.memory {
+		pool, held = b.writer, &b.written
+		held.prepareMissed(ctx, pool)
 	}
-	rs, err := pool.QueryContext(ctx, st.text, args...)
+	prepared, err := held.get(ctx, pool, st)
+	if err != nil {
+		return nil, err
+	}
+	var rs *sql.Rows
+	if prepared != nil {
+		rs, err = prepared.QueryContext(ctx, args...)
+	} else {
+		rs, err = pool.QueryContext(ctx, st.text, args...)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -152,13 +265,15 @@ func (b *sqliteBackend) begin(ctx context.Context) (txConn, error) {
 		conn.Close()
 		return nil, err
 	}
-	return &sqliteTx{conn: conn, tx: tx}, nil
+	return &sqliteTx{conn: conn, tx: tx, held: &b.written}, nil
 }
 
 // schemaChanged is a no-op: SQLite re-prepares statements itself.
 func (b *sqliteBackend) schemaChanged() {}
 
 func (b *sqliteBackend) close() error {
+	b.written.close()
+	b.read.close()
 	if b.memory {
 		return b.writer.Close()
 	}
@@ -192,14 +307,34 @@ func execScript(ctx context.Context, c execer, script string) (int64, error) {
 	return after - before, nil
 }
 
-// sqliteTx is a transaction on the writer connection.
+// sqliteTx is a transaction on the writer connection. It runs the writer's
+// held statements; one not held yet cannot be prepared on the writer while
+// the transaction has its only connection, so it runs unprepared and is
+// noted as missed.
 type sqliteTx struct {
 	conn *sql.Conn
 	tx   *sql.Tx
+	held *preparedStatements
+}
+
+// stmt returns st's held statement bound to the transaction, or nil.
+func (t *sqliteTx) stmt(ctx context.Context, st *statement) *sql.Stmt {
+	s := t.held.held(st)
+	if s == nil {
+		t.held.miss(st)
+		return nil
+	}
+	return t.tx.StmtContext(ctx, s)
 }
 
 func (t *sqliteTx) exec(ctx context.Context, st *statement, args []any) (int64, error) {
-	res, err := t.tx.ExecContext(ctx, st.text, args...)
+	var res sql.Result
+	var err error
+	if s := t.stmt(ctx, st); s != nil {
+		res, err = s.ExecContext(ctx, args...)
+	} else {
+		res, err = t.tx.ExecContext(ctx, st.text, args...)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -207,7 +342,13 @@ func (t *sqliteTx) exec(ctx context.Context, st *statement, args []any) (int64, 
 }
 
 func (t *sqliteTx) query(ctx context.Context, st *statement, args []any) (rawRows, error) {
-	rs, err := t.tx.QueryContext(ctx, st.text, args...)
+	var rs *sql.Rows
+	var err error
+	if s := t.stmt(ctx, st); s != nil {
+		rs, err = s.QueryContext(ctx, args...)
+	} else {
+		rs, err = t.tx.QueryContext(ctx, st.text, args...)
+	}
 	if err != nil {
 		return nil, err
 	}

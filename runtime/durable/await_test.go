@@ -75,6 +75,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 // claimed and parked on a signal, are signalled and finished by the worker. On SQLite, where the listener is in-process, the same
 // 1,000 calls return too.
 func TestThousandAwaitsShareOneListener(t *testing.T) {
+	t.Parallel()
 	const n = 1000
 	for _, driver := range dbtest.Drivers() {
 		t.Run(driver, func(t *testing.T) {

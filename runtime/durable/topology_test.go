@@ -280,6 +280,7 @@ func (l *topologyLoad) check() {
 // a hint listener on a direct connection (SKY_DURABLE_LISTEN_URL's role),
 // which must deliver hints of the runs' wake-ups.
 func TestWorkersThroughPgBouncer(t *testing.T) {
+	t.Parallel()
 	bouncer := dbtest.StartPgBouncer(t)
 	direct := dbtest.URL(t, "bouncer")
 	l := newTopologyLoad(t, direct, 120)
@@ -320,6 +321,7 @@ func TestWorkersThroughPgBouncer(t *testing.T) {
 // promoted. The workers' multi-host URL (target_session_attrs=read-write)
 // finds the new primary; nothing is lost or doubled.
 func TestWorkersSurviveFailoverToAPromotedReplica(t *testing.T) {
+	t.Parallel()
 	primary := dbtest.StartPrimary(t)
 	replica := primary.StartReplica(t)
 	url := fmt.Sprintf("postgres://postgres@127.0.0.1:%d,127.0.0.1:%d/postgres?sslmode=disable&target_session_attrs=read-write&connect_timeout=2",
@@ -353,8 +355,10 @@ func TestWorkersSurviveFailoverToAPromotedReplica(t *testing.T) {
 // load, with pg_ctl restart -m fast and -m immediate (a crash and WAL
 // recovery), and prints how long the workers took to do work again.
 func TestWorkersSurviveDatabaseRestart(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"fast", "immediate"} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel() // a server of its own
 			srv := dbtest.StartCrashSafe(t)
 			url := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable&connect_timeout=2", srv.Port())
 			const runs = 150
@@ -381,6 +385,7 @@ func TestWorkersSurviveDatabaseRestart(t *testing.T) {
 // pg_ctl restart -m fast (the server's identity changed: a new start time)
 // and delivers the hint of a run started afterwards.
 func TestHintsResumeAfterADatabaseRestart(t *testing.T) {
+	t.Parallel()
 	srv := dbtest.StartCrashSafe(t)
 	url := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable&connect_timeout=2", srv.Port())
 	d := openPG(t, url, 2)
@@ -435,6 +440,7 @@ func TestHintsResumeAfterADatabaseRestart(t *testing.T) {
 // DB.Listener refuses with a hint and AwaitResult polls instead; it still sees
 // the run finish.
 func TestAwaitResultThroughPgBouncerPolls(t *testing.T) {
+	t.Parallel()
 	bouncer := dbtest.StartPgBouncer(t)
 	direct := dbtest.URL(t, "await")
 	ctx := context.Background()

@@ -125,6 +125,7 @@ func runFanOut(tb testing.TB, parents, n, workers, pollers int) fanOutResult {
 }
 
 func TestFanOutOf1000ChildrenWith4Workers(t *testing.T) {
+	t.Parallel()
 	res := runFanOut(t, 1, 1000, 4, 1)
 	if res.inserts != 1 {
 		t.Errorf("the children were inserted by %d statements, want 1", res.inserts)
@@ -146,6 +147,7 @@ func BenchmarkFanOut1000(b *testing.B) {
 // statements (group commit) and lock their parents' rows in their triggers:
 // every parent fans in, no engine error (a deadlock would be one).
 func TestManyParentsFanOutAtOnce(t *testing.T) {
+	t.Parallel()
 	res := runFanOut(t, 20, 50, 4, 4)
 	if res.inserts != 20 {
 		t.Errorf("%d child insert statements, want 20 (one per parent)", res.inserts)

@@ -120,6 +120,7 @@ func count(t testing.TB, d *db.DB, sql string, args ...any) int64 {
 }
 
 func TestManyWorkersDrainRuns(t *testing.T) {
+	t.Parallel()
 	const (
 		workers = 4
 		runs    = 2000

@@ -1,5 +1,7 @@
 // Package dbtest gives tests real, isolated databases: a fresh SQLite file or
-// a fresh PostgreSQL database per call, dropped when the test ends. A missing
+// a fresh PostgreSQL database per call, dropped when the test ends (under
+// Main in the background: Main waits for every drop before the process
+// ends, and a failed drop fails the run). A missing
 // PostgreSQL is a loud failure, never a skip: Main starts a private throwaway
 // server when none answers and the PostgreSQL binaries are installed.
 //
@@ -11,12 +13,15 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -112,24 +117,75 @@ func URL(t testing.TB, name string) string {
 func createDatabase(t testing.TB, name, from string) string {
 	t.Helper()
 	server := ServerURL()
-	dbName := "sky_t_" + label(name) + randomSuffix(t)
+	dbName := "sky_t_" + label(name) + randomSuffix()
 	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
 	defer cancel()
 	if err := adminExec(ctx, server, "CREATE DATABASE "+dbName+" TEMPLATE "+from); err != nil {
 		t.Fatalf("dbtest: cannot create a PostgreSQL test database on %s: %v\n%s", redact(server), err, howToStart)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
-		defer cancel()
-		if err := adminExec(ctx, server, "DROP DATABASE IF EXISTS "+dbName+" WITH (FORCE)"); err != nil {
-			t.Errorf("dbtest: cannot drop test database %s: %v", dbName, err)
-		}
-	})
+	t.Cleanup(func() { drop(t, server, dbName) })
 	u, err := withDatabase(server, dbName)
 	if err != nil {
 		t.Fatalf("dbtest: %v", err)
 	}
 	return u
+}
+
+// drops are the test databases being dropped in the background (under
+// Run, which waits for them: a test does not wait for its database to go);
+// dropping bounds how many at once.
+var (
+	drops     sync.WaitGroup
+	dropping  = make(chan struct{}, 4)
+	dropMu    sync.Mutex
+	dropErrs  []error
+	dropLater atomic.Bool // Run is in charge: it waits for the drops
+)
+
+// drop drops the test database dbName of server: in the background under
+// Run, which reports a failure and fails the run; else at once, failing t.
+func drop(t testing.TB, server, dbName string) {
+	if dropLater.Load() {
+		dropInBackground(server, dbName, "test "+t.Name())
+		return
+	}
+	if err := dropDatabase(server, dbName, "test "+t.Name()); err != nil {
+		t.Error(err)
+	}
+}
+
+// dropInBackground drops dbName (owner says whose it was) while the tests
+// go on; awaitDrops waits for it.
+func dropInBackground(server, dbName, owner string) {
+	drops.Add(1)
+	go func() {
+		defer drops.Done()
+		dropping <- struct{}{}
+		defer func() { <-dropping }()
+		if err := dropDatabase(server, dbName, owner); err != nil {
+			dropMu.Lock()
+			dropErrs = append(dropErrs, err)
+			dropMu.Unlock()
+		}
+	}()
+}
+
+// dropDatabase drops dbName, with its connections.
+func dropDatabase(server, dbName, owner string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
+	defer cancel()
+	if err := adminExec(ctx, server, "DROP DATABASE IF EXISTS "+dbName+" WITH (FORCE)"); err != nil {
+		return fmt.Errorf("dbtest: cannot drop test database %s (%s): %w", dbName, owner, err)
+	}
+	return nil
+}
+
+// awaitDrops waits for the background drops and returns their errors.
+func awaitDrops() error {
+	drops.Wait()
+	dropMu.Lock()
+	defer dropMu.Unlock()
+	return errors.Join(dropErrs...)
 }
 
 const howToStart = "hint: start PostgreSQL (e.g. `pg_ctlcluster 15 main start`), or set " + EnvURL +
@@ -150,11 +206,10 @@ func label(name string) string {
 	return s + "_"
 }
 
-func randomSuffix(t testing.TB) string {
+// randomSuffix makes a database name unique (crypto/rand.Read never fails).
+func randomSuffix() string {
 	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		t.Fatalf("dbtest: random database name: %v", err)
-	}
+	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
 
@@ -234,7 +289,13 @@ func Run(m interface{ Run() int }) int {
 		}()
 		os.Setenv(EnvURL, srv.URL())
 	}
+	dropLater.Store(true)
 	status := m.Run()
+	spares.stop()
+	if err := awaitDrops(); err != nil {
+		fmt.Fprintf(os.Stderr, "%v\n", err)
+		status = max(status, 1)
+	}
 	if err := dropTemplates(); err != nil {
 		fmt.Fprintf(os.Stderr, "dbtest: %v\n", err)
 	}

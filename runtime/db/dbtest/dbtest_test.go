@@ -108,7 +108,7 @@ func TestStartServerKeepsDefaultsAndNamesItsPostmaster(t *testing.T) {
 }
 
 // TestOpenIsolatedAndDropped checks each Open is a fresh database and that
-// the PostgreSQL one is dropped when its test ends.
+// the PostgreSQL one is dropped once its test ended.
 func TestOpenIsolatedAndDropped(t *testing.T) {
 	var pgName string
 	t.Run("inner", func(t *testing.T) {
@@ -129,6 +129,9 @@ func TestOpenIsolatedAndDropped(t *testing.T) {
 	})
 	if !strings.HasPrefix(pgName, "sky_t_") {
 		t.Fatalf("test database name %q, want prefix sky_t_", pgName)
+	}
+	if err := dbtest.AwaitDrops(); err != nil { // under Main the drops run in the background
+		t.Fatal(err)
 	}
 	admin := dbtest.Open(t, "postgres")
 	var n int64

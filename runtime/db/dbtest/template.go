@@ -61,18 +61,9 @@ func preparedURL(t testing.TB, driver string) string {
 	if template.prepare == nil {
 		return ""
 	}
-	template.mu.Lock()
-	defer template.mu.Unlock()
-	if template.made == nil {
-		template.made = map[string]string{}
-	}
-	name, ok := template.made[driver]
-	if !ok {
-		var err error
-		if name, err = makeTemplate(t, driver); err != nil {
-			t.Fatalf("dbtest: preparing the %s template: %v", driver, err)
-		}
-		template.made[driver] = name
+	name, err := madeTemplate(t, driver)
+	if err != nil {
+		t.Fatalf("dbtest: preparing the %s template: %v", driver, err)
 	}
 	if driver == "sqlite" {
 		file := filepath.Join(t.TempDir(), "sky.db")
@@ -85,7 +76,29 @@ func preparedURL(t testing.TB, driver string) string {
 		}
 		return file
 	}
+	if dsn, ok := spares.take(t, name); ok {
+		return dsn
+	}
 	return createDatabase(t, driver, name)
+}
+
+// madeTemplate returns driver's template, making it on first use; the
+// copies are made outside the lock, so tests running at once copy at once.
+func madeTemplate(t testing.TB, driver string) (string, error) {
+	template.mu.Lock()
+	defer template.mu.Unlock()
+	if template.made == nil {
+		template.made = map[string]string{}
+	}
+	if name, ok := template.made[driver]; ok {
+		return name, nil
+	}
+	name, err := makeTemplate(t, driver)
+	if err != nil {
+		return "", err
+	}
+	template.made[driver] = name
+	return name, nil
 }
 
 // makeTemplate makes and prepares driver's template, closed when it
@@ -103,7 +116,7 @@ func makeTemplate(t testing.TB, driver string) (string, error) {
 		name = filepath.Join(dir, "template.db")
 		dsn = name
 	} else {
-		name = "sky_template_" + randomSuffix(t)
+		name = "sky_template_" + randomSuffix()
 		if err := adminExec(ctx, ServerURL(), "CREATE DATABASE "+name+" TEMPLATE template0"); err != nil {
 			return "", err
 		}

@@ -8,6 +8,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -37,12 +38,17 @@ func (l *statementLog) observe(e db.Event) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.add(e.SQL, slices.Clone(e.Args))
+}
+
+// add keeps sql with args unless l has seen it.
+func (l *statementLog) add(sql string, args []any) {
 	if l.args == nil {
 		l.args = map[string][]any{}
 	}
-	if _, seen := l.args[e.SQL]; !seen {
-		l.order = append(l.order, e.SQL)
-		l.args[e.SQL] = slices.Clone(e.Args)
+	if _, seen := l.args[sql]; !seen {
+		l.order = append(l.order, sql)
+		l.args[sql] = args
 	}
 }
 
@@ -50,20 +56,39 @@ func (l *statementLog) observe(e db.Event) {
 // every statement the store sent; then checks the plan of each
 // (checkStatementPlans).
 func TestStoreConformance(t *testing.T) {
-	var log statementLog
-	opened := 0
+	var mu sync.Mutex
+	logs := map[string]*statementLog{} // by case name
 	storetest.Run(t, func(t *testing.T) (store.Store, *db.DB) {
 		d := dbtest.Open(t, "postgres")
-		opened++
+		log := &statementLog{}
+		mu.Lock()
+		logs[path.Base(t.Name())] = log
+		mu.Unlock()
 		stop := d.Observe(log.observe)
 		t.Cleanup(stop)
 		return New(d, func(string, string) {}), d
 	})
-	if opened < storetest.Cases() {
-		t.Logf("the plans are checked after the whole suite; %d of its %d cases ran", opened, storetest.Cases())
+	if len(logs) < storetest.Cases() {
+		t.Logf("the plans are checked after the whole suite; %d of its %d cases ran", len(logs), storetest.Cases())
 		return
 	}
+	// The cases ran at once; each statement is explained with the
+	// arguments of its first use in the suite's order, as if they had not.
+	var log statementLog
+	for _, name := range storetest.CaseNames() {
+		log.merge(logs[name])
+	}
 	t.Run("every statement has a stable plan", func(t *testing.T) { checkStatementPlans(t, &log) })
+}
+
+// merge adds the statements of other that l has not seen, in other's order.
+func (l *statementLog) merge(other *statementLog) {
+	if other == nil {
+		return
+	}
+	for _, sql := range other.order {
+		l.add(sql, other.args[sql])
+	}
 }
 
 // badPlan is what no plan of the engine may show: JIT compilation (its

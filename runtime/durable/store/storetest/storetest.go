@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -62,22 +63,40 @@ func StepIDs(j []store.JournalEntry) []string {
 	return ids
 }
 
+// lanes is how many cases Run runs at once: a case waits on its database's
+// round trips more than it computes, and shares nothing with another.
+const lanes = 4
+
 // Run runs every case of the suite against the stores open makes, each on
-// its own database.
+// its own database, lanes at a time (open must be safe for concurrent
+// use). It returns when every case has ended.
 func Run(t *testing.T, open Open) {
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			s, d := open(t)
-			f := &fixture{t: t, ctx: context.Background(), s: s, d: d}
-			if err := s.Setup(f.ctx); err != nil {
-				t.Fatalf("Setup: %v", err)
+	next := make(chan storeCase)
+	var wg sync.WaitGroup
+	for range lanes {
+		wg.Add(1)
+		go func() { // t.Run may be called from several goroutines at once
+			defer wg.Done()
+			for c := range next {
+				t.Run(c.name, func(t *testing.T) {
+					s, d := open(t)
+					f := &fixture{t: t, ctx: context.Background(), s: s, d: d}
+					if err := s.Setup(f.ctx); err != nil {
+						t.Fatalf("Setup: %v", err)
+					}
+					if err := s.Setup(f.ctx); err != nil {
+						t.Fatalf("Setup again (it must be idempotent): %v", err)
+					}
+					c.run(f)
+				})
 			}
-			if err := s.Setup(f.ctx); err != nil {
-				t.Fatalf("Setup again (it must be idempotent): %v", err)
-			}
-			c.run(f)
-		})
+		}()
 	}
+	for _, c := range cases {
+		next <- c
+	}
+	close(next)
+	wg.Wait()
 }
 
 // fixture is one case's store and helpers that fail the test on error.
@@ -668,6 +687,16 @@ var cases = []storeCase{
 // suite did (the PostgreSQL plan test) knows whether a -run filter left
 // some out.
 func Cases() int { return len(cases) }
+
+// CaseNames are the suite's case names (each its subtest's name), in the
+// suite's order.
+func CaseNames() []string {
+	names := make([]string, len(cases))
+	for i, c := range cases {
+		names[i] = c.name
+	}
+	return names
+}
 
 // listPages lists the runs filter selects page by page (at most five, each
 // after the last run of the one before), as their ids.
