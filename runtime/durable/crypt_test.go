@@ -469,3 +469,35 @@ func TestEncryptionReplayOpensASealedExport(t *testing.T) {
 		}
 	})
 }
+
+// TestEncryptionBindsTheNamespace: under the same key, a sealed input copied
+// from run "v1" of namespace a onto run "v1" of namespace b does not open
+// there (the associated data holds the namespace), while a's still does.
+func TestEncryptionBindsTheNamespace(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		in := func(ns string) *Engine {
+			return h.engine(ns, func(o *Options) { o.Keys = testKey("k1", 1); o.Namespace = ns })
+		}
+		a, b := in("a"), in("b")
+		for _, e := range []*Engine{a, b} {
+			if err := Start(h.ctx, e, vault, "v1", e.namespace+"-"+secret); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := d.Exec(h.ctx, `UPDATE _sky_durable_runs SET input = (SELECT input FROM _sky_durable_runs WHERE id = ?) WHERE id = ?`,
+			"a\x1fv1", "b\x1fv1"); err != nil {
+			t.Fatal(err)
+		}
+		r, err := b.ReadRun(h.ctx, "v1")
+		if err == nil && strings.Contains(r.Input, secret) {
+			t.Fatalf("namespace b opened namespace a's sealed input: %q", r.Input)
+		}
+		if err != nil && !errors.Is(err, ErrUnreadable) {
+			t.Fatalf("namespace b reading the moved input: %v; want ErrUnreadable", err)
+		}
+		if r, err := a.ReadRun(h.ctx, "v1"); err != nil || r.Input != `"a-`+secret+`"` {
+			t.Fatalf("namespace a's own run: %q, %v", r.Input, err)
+		}
+	})
+}

@@ -181,7 +181,7 @@ func New(d *db.DB, opts Options) *Engine {
 		e.optsErr = err
 	}
 	e.scoped = newNamespacedStore(e.store, e.namespace)
-	e.sealed = &sealingStore{Store: e.scoped, ring: ring}
+	e.sealed = &sealingStore{Store: e.scoped, ring: ring.Scoped(e.scoped.p)}
 	e.store = e.sealed
 	if e.retain.orphans == 0 {
 		e.retain.orphans = DefaultOrphanSignalTTL

@@ -51,6 +51,22 @@ var ErrNotOpened = errors.New("keyring: the sealed value does not open")
 type Ring struct {
 	ids   []string
 	aeads map[string]cipher.AEAD
+	// scope is put before every run id in the associated data (Scoped).
+	scope string
+}
+
+// Scoped is r sealing and opening within scope (a namespace's id prefix):
+// the associated data of every value is scope + run id, so a value sealed
+// for run "r" of one namespace does not open as run "r" of another, even
+// under the same key. The empty scope is r itself (the default namespace:
+// values sealed before namespaces still open); a nil ring stays nil.
+func (r *Ring) Scoped(scope string) *Ring {
+	if r == nil || scope == "" {
+		return r
+	}
+	c := *r
+	c.scope = scope
+	return &c
 }
 
 // Parse reads a keyring written "id:BASE64,id:BASE64" (the first entry
@@ -155,7 +171,7 @@ func (r *Ring) Seal(runID, entry, plain string) string {
 	if _, err := rand.Read(buf); err != nil {
 		panic("keyring: the system's random source failed: " + err.Error())
 	}
-	buf = aead.Seal(buf, buf, []byte(plain), place(runID, entry))
+	buf = aead.Seal(buf, buf, []byte(plain), place(r.scope+runID, entry))
 	var b strings.Builder
 	b.Grow(len(Prefix) + len(id) + 1 + base64.RawStdEncoding.EncodedLen(len(buf)))
 	b.WriteString(Prefix)
@@ -182,7 +198,7 @@ func (r *Ring) Open(runID, entry, text string) (string, error) {
 		return "", fmt.Errorf("%w: the value sealed with key %q is truncated or altered", ErrNotOpened, id)
 	}
 	n := aead.NonceSize()
-	plain, err := aead.Open(nil, raw[:n], raw[n:], place(runID, entry))
+	plain, err := aead.Open(nil, raw[:n], raw[n:], place(r.scope+runID, entry))
 	if err != nil {
 		return "", fmt.Errorf("%w: the value sealed with key %q does not open at %s of run %q: it was altered or copied from elsewhere, or key %q is not the key it was sealed with", ErrNotOpened, id, entry, runID, id)
 	}

@@ -110,3 +110,30 @@ func BenchmarkSealOpen(b *testing.B) {
 		}
 	}
 }
+
+// TestScopedSealsForItsNamespaceOnly: a value sealed within a scope (a
+// namespace's id prefix) opens within that scope only, under the same key
+// and run id; the empty scope is the unscoped ring.
+func TestScopedSealsForItsNamespaceOnly(t *testing.T) {
+	r, err := Parse("k1:" + base64.StdEncoding.EncodeToString(make([]byte, KeySize)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := r.Scoped("a\x1f"), r.Scoped("b\x1f")
+	sealed := a.Seal("r1", "input", "secret")
+	if got, err := a.Open("r1", "input", sealed); err != nil || got != "secret" {
+		t.Fatalf("open in its scope = %q, %v", got, err)
+	}
+	for name, other := range map[string]*Ring{"another scope": b, "no scope": r, "the empty scope": r.Scoped("")} {
+		if _, err := other.Open("r1", "input", sealed); !errors.Is(err, ErrNotOpened) {
+			t.Errorf("open in %s = %v; want ErrNotOpened", name, err)
+		}
+	}
+	if got, err := r.Scoped("").Open("r1", "input", r.Seal("r1", "input", "plain scope")); err != nil || got != "plain scope" {
+		t.Errorf("the empty scope does not open the unscoped ring's value: %q, %v", got, err)
+	}
+	var none *Ring
+	if none.Scoped("a\x1f") != nil {
+		t.Error("a nil ring scoped is not nil")
+	}
+}
