@@ -17,7 +17,8 @@ import (
 // the engine and its store: sealingStore seals every payload on its way to
 // the store and opens it on its way back, so both stores see only sealed
 // text and stay unaware of keys. The place a value is sealed for (its
-// associated data) is its run id and its entry; see the place* functions.
+// associated data) is its run id and its entry (see the place* functions),
+// within the engine's namespace (keyring.Ring.Scoped with its id prefix).
 // Plain values stored before a keyring was set still read (Open passes
 // them through); `sky durable rekey` (Engine.Rekey) seals them.
 //
