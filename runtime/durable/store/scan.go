@@ -112,18 +112,18 @@ func ListSQL(columns string, f ListFilter, d ListDialect) (string, []any) {
 	switch {
 	case f.Parent != "":
 		return listChildrenSQL(columns, f, indexedBy, extra, with)
-	case f.Workflow == "" && f.Status == "" && f.Scope.On && f.Scope.Prefix != "":
-		// The scope is this index's first column, not a filter.
-		ns := strings.TrimSuffix(f.Scope.Prefix, NamespaceSep)
-		f.Scope = Scope{}
-		extra, extraArgs = pageConditions(f, timeArg)
-		return "SELECT " + columns + from + indexedBy("_sky_durable_runs_namespace_list") + " WHERE " + d.Namespaced + " AND " + d.Namespace + " = ?" + extra + order,
-			with(ns)
 	case f.Workflow == "" && f.Status == "" && f.Scope.On:
-		// The default namespace: the listing index, its rows tested.
+		// The scope is not the generic filter here: the namespace index's
+		// first column, or for the default namespace the listing index
+		// with its rows tested.
+		prefix := f.Scope.Prefix
 		f.Scope = Scope{}
 		extra, extraArgs = pageConditions(f, timeArg)
-		return "SELECT " + columns + from + indexedBy("_sky_durable_runs_list") + " WHERE " + d.Unnamespaced + extra + order, with()
+		if prefix == "" {
+			return "SELECT " + columns + from + indexedBy("_sky_durable_runs_list") + " WHERE " + d.Unnamespaced + extra + order, with()
+		}
+		return "SELECT " + columns + from + indexedBy("_sky_durable_runs_namespace_list") + " WHERE " + d.Namespaced + " AND " + d.Namespace + " = ?" + extra + order,
+			with(strings.TrimSuffix(prefix, NamespaceSep))
 	case f.Workflow == "" && f.Status == "":
 		return "SELECT " + columns + from + indexedBy("_sky_durable_runs_list") + " WHERE TRUE" + extra + order, with()
 	case f.Workflow == "":
