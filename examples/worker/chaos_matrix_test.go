@@ -29,6 +29,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -42,7 +43,10 @@ import (
 	"skydurable/runtime/task"
 )
 
-var chaosMatrix = flag.Bool("chaos-matrix", false, "TestChaosMatrix runs the full matrix (60 s cells, the horizon held 5 minutes, a burst of 10,000 starts)")
+var (
+	chaosMatrix = flag.Bool("chaos-matrix", false, "TestChaosMatrix runs the full matrix (60 s cells, the horizon held 5 minutes, a burst of 10,000 starts)")
+	chaosCells  = flag.String("chaos-cells", "", "TestChaosMatrix runs only these cells (comma-separated names, as printed) besides the baseline")
+)
 
 const (
 	matrixWorkers     = 2
@@ -119,6 +123,13 @@ func TestChaosMatrix(t *testing.T) {
 		{name: "held xmin horizon", window: func(s matrixScale) time.Duration { return s.horizon }, strike: strikeHorizon},
 		{name: "event burst", recovers: true, window: each, strike: strikeBurst},
 		{name: "repeated SIGKILL", recovers: true, window: each, strike: strikeKills},
+	}
+	if *chaosCells != "" {
+		want := strings.Split(*chaosCells, ",")
+		faults = slices.DeleteFunc(faults, func(f matrixFault) bool { return f.name != "baseline" && !slices.Contains(want, f.name) })
+		if len(faults) != len(want)+1 {
+			t.Fatalf("-chaos-cells %q: a name is not a cell's (the cells: baseline, postgres restart, pg_terminate_backend, pool exhausted, held xmin horizon, event burst, repeated SIGKILL)", *chaosCells)
+		}
 	}
 	srv := dbtest.StartCrashSafe(t)
 	var results []cellResult

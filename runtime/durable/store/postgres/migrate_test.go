@@ -86,6 +86,7 @@ func TestMigrations(t *testing.T) {
 		{From: 13, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0013 added the history
 		{From: 14, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0014 added the key queue
 		{From: 15, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0016 added the namespace index
+		{From: 16, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0017 rebuilt the claim index
 	})
 }
 

@@ -436,7 +436,7 @@ var sqlConstants = map[string][]string{
 	"pgNow":                      {pgNow},
 	"pgPickByName":               {pgPickByName},
 	"pgPickByVersion":            {pgPickByVersion},
-	"pgPriorityLevels":           {pgPriorityLevels},
+	"pgClaimLevels":              {pgClaimLevels},
 	"pgPutEvent":                 {pgPutEvent},
 	"pgPutSchedule":              {pgPutSchedule},
 	"pgPutSignal":                {pgPutSignal},

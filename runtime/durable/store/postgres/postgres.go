@@ -170,26 +170,41 @@ const pgClaimClock = `WITH clock AS (
   SELECT COALESCE(CAST(? AS TIMESTAMPTZ), clock_timestamp()) AS now,
          set_config('synchronous_commit', 'off', true) AS commit_mode)`
 
-// pgPriorityLevels is the CTE of the distinct priorities of the live runs,
-// highest first: a loose index scan of the claim index (one index probe per
+// pgClaimKey is a run's place in the claim order (lowest first), the
+// leading column of the claim index (migration 0017): its priority (higher
+// first) and, within a priority, the runs already started before the runs
+// not yet started. A run not yet started has no attempt and no history
+// (every suspension, failure and claim after the first is in its history):
+// the others resume after a sleep or a signal, retry, or are reclaimed
+// from a lost worker. So a burst of starts queues
+// behind the work in progress instead of ahead of it: a run that slept
+// finishes before the burst's runs begin, and the runs in flight stay few.
+// The expression is the index's word for word (the planner matches it).
+func pgClaimKey(alias string) string {
+	return "(CAST(" + alias + ".attempts = 0 AND " + alias + ".history_count = 0 AS INT) - 2 * CAST(" + alias + ".priority AS BIGINT))"
+}
+
+// pgClaimLevels is the CTE of the distinct claim keys of the live runs,
+// lowest first: a loose index scan of the claim index (one index probe per
 // level; a recursive CTE yields its rows in the order it makes them). The
 // claim reads the due runs of one level after another (a LATERAL range scan
 // of the same index, bounded by the clock like the due index), stopping at
-// the first level that has a claimable one, so it orders by priority then
+// the first level that has a claimable one, so it orders by claim key then
 // due time without reading the backlog, and an empty poll costs one probe
 // per level and reads no waiting run.
-const pgPriorityLevels = `
+var pgClaimLevels = `
 levels AS (
-  WITH RECURSIVE l(p) AS (
-    (SELECT x.priority FROM _sky_durable_runs x WHERE x.status NOT IN (` + store.SQLDueIndexExcludes + `) ORDER BY -x.priority LIMIT 1)
+  WITH RECURSIVE l(k) AS (
+    (SELECT ` + pgClaimKey("x") + ` FROM _sky_durable_runs x WHERE x.status NOT IN (` + store.SQLDueIndexExcludes + `) ORDER BY 1 LIMIT 1)
     UNION ALL
-    SELECT (SELECT x.priority FROM _sky_durable_runs x WHERE x.status NOT IN (` + store.SQLDueIndexExcludes + `) AND -x.priority > -l.p
-             ORDER BY -x.priority LIMIT 1)
-      FROM l WHERE l.p IS NOT NULL)
-  SELECT p FROM l WHERE p IS NOT NULL)`
+    SELECT (SELECT ` + pgClaimKey("x") + ` FROM _sky_durable_runs x WHERE x.status NOT IN (` + store.SQLDueIndexExcludes + `) AND ` + pgClaimKey("x") + ` > l.k
+             ORDER BY 1 LIMIT 1)
+      FROM l WHERE l.k IS NOT NULL)
+  SELECT k FROM l WHERE k IS NOT NULL)`
 
-// pgClaimWhere builds the claim statement: it picks the highest-priority,
-// then most overdue, claimable run matching pick (a predicate on r reading one JSON parameter)
+// pgClaimWhere builds the claim statement: it picks the first claimable run
+// in claim order (pgClaimKey: highest priority, started before not yet
+// started), then most overdue, matching pick (a predicate on r reading one JSON parameter)
 // with SKIP LOCKED, leases it and reads its journal, in one statement (one
 // round trip, also for an empty poll). The due index (wake_at) drives the
 // scan: the time is an uncorrelated scalar subquery, which PostgreSQL
@@ -246,22 +261,22 @@ func pgClaimStatement(head, also, extra, pick string, n int) string {
 		limit, token, source = strconv.Itoa(n), "tokens.token", "numbered"
 	}
 	sql := head + `,
-lease AS (SELECT CAST(? AS BIGINT) * INTERVAL '1 millisecond' AS span),` + pgPriorityLevels + `,
+lease AS (SELECT CAST(? AS BIGINT) * INTERVAL '1 millisecond' AS span),` + pgClaimLevels + `,
 picked AS (
-  SELECT c.id, c.locked, c.wake_at, c.priority, c.workflow, c.limit_key FROM levels CROSS JOIN LATERAL (
-  SELECT r.id, r.xmin AS locked, r.wake_at, r.priority, r.workflow, r.limit_key FROM _sky_durable_runs r
-   WHERE -r.priority >= -levels.p AND (-r.priority, r.wake_at) <= (-levels.p, (SELECT now FROM clock))
+  SELECT c.id, c.locked, c.wake_at, c.k, c.workflow, c.limit_key FROM levels CROSS JOIN LATERAL (
+  SELECT r.id, r.xmin AS locked, r.wake_at, ` + pgClaimKey("r") + ` AS k, r.workflow, r.limit_key FROM _sky_durable_runs r
+   WHERE ` + pgClaimKey("r") + ` >= levels.k AND (` + pgClaimKey("r") + `, r.wake_at) <= (levels.k, (SELECT now FROM clock))
      AND r.status NOT IN (` + store.SQLDueIndexExcludes + `)` + also + `
      AND (r.claimed_at IS NULL OR r.claimed_at < (SELECT now FROM clock) - (SELECT span FROM lease))
      AND ` + pick + `
-   ORDER BY -r.priority, r.wake_at
+   ORDER BY ` + pgClaimKey("r") + `, r.wake_at
    LIMIT ` + limit + `
    FOR UPDATE OF r SKIP LOCKED) c
   LIMIT ` + limit + `)`
 	from := "picked, clock, lease"
 	if batch {
 		sql += `,
-numbered AS (SELECT p.id, p.locked, row_number() OVER (ORDER BY p.priority DESC, p.wake_at, p.id) AS n FROM picked p),
+numbered AS (SELECT p.id, p.locked, row_number() OVER (ORDER BY p.k, p.wake_at, p.id) AS n FROM picked p),
 tokens AS (SELECT t.token, t.n FROM json_array_elements_text(CAST(? AS JSON)) WITH ORDINALITY AS t(token, n))`
 		from = "numbered JOIN tokens ON tokens.n = numbered.n, clock, lease"
 	}

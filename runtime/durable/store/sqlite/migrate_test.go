@@ -70,6 +70,7 @@ func TestMigrations(t *testing.T) {
 		{From: 11, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0011 added the history
 		{From: 12, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0012 added the key queue
 		{From: 13, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0014 added the namespace index
+		{From: 14, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0015 rebuilt the claim index
 	})
 }
 

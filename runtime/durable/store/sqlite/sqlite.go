@@ -144,9 +144,19 @@ const sqliteMarkDelivered = `UPDATE _sky_durable_signals SET delivered = TRUE WH
 
 const sqliteLoadSnapshot = `SELECT seq, data FROM _sky_durable_snapshot WHERE id = ?`
 
+// sqliteClaimKeyOf is a run's place in the claim order, lowest first, the
+// leading column of the claim index (migration 0015, word for word):
+// priority, higher first, and within a priority the runs already started
+// (an attempt or a history) before the runs not yet started (PostgreSQL's pgClaimKey
+// says why).
+func sqliteClaimKeyOf(alias string) string {
+	return "((" + alias + ".attempts = 0 AND " + alias + ".history_count = 0) - 2 * " + alias + ".priority)"
+}
+
 // sqliteClaimWhere builds the claim statement: it picks and leases the
-// highest-priority, then most overdue, claimable run matching pick (a
-// predicate on the unqualified run columns reading one JSON parameter) in
+// first claimable run in claim order (sqliteClaimKeyOf), then the most
+// overdue, matching pick (a predicate on the unqualified run columns
+// reading one JSON parameter) in
 // one statement (SQLite runs it under its single writer lock), which also
 // returns the run's journal as one JSON array of [seq, step_id, kind,
 // result, created_at] arrays (sorted by seq in Go: an ORDER BY in the
@@ -154,12 +164,13 @@ const sqliteLoadSnapshot = `SELECT seq, data FROM _sky_durable_snapshot WHERE id
 // claim and that read, so it is complete. When limited, a run must also pass
 // sqliteLimitsOK.
 //
-// The priority is the highest level of the live runs (a loose index scan,
+// The claim key is the lowest level of the live runs (a loose index scan,
 // one probe per level) that has a claimable run; the run is then the most
 // overdue of that level, so neither step reads the backlog.
 // INDEXED BY pins the claim index: without statistics SQLite would otherwise
 // pick the (status, created_at, id) listing index and sort.
 func sqliteClaimWhere(pick string, limited bool) string {
+	sqliteClaimKey := sqliteClaimKeyOf("c")
 	cond := func(alias string) string {
 		c := `
       AND ` + alias + `.wake_at <= ?
@@ -179,17 +190,17 @@ UPDATE _sky_durable_runs
  WHERE id = (
    SELECT c.id FROM _sky_durable_runs AS c INDEXED BY _sky_durable_runs_claim
     WHERE c.status IN (` + store.SQLClaimable + `)
-      AND c.priority = (
-        WITH RECURSIVE l(p) AS (
-          SELECT (SELECT priority FROM _sky_durable_runs INDEXED BY _sky_durable_runs_claim
-                   WHERE status IN (` + store.SQLClaimable + `) ORDER BY priority DESC LIMIT 1)
+      AND ` + sqliteClaimKey + ` = (
+        WITH RECURSIVE l(k) AS (
+          SELECT (SELECT ` + sqliteClaimKeyOf("y") + ` FROM _sky_durable_runs AS y INDEXED BY _sky_durable_runs_claim
+                   WHERE y.status IN (` + store.SQLClaimable + `) ORDER BY 1 LIMIT 1)
           UNION ALL
-          SELECT (SELECT priority FROM _sky_durable_runs INDEXED BY _sky_durable_runs_claim
-                   WHERE status IN (` + store.SQLClaimable + `) AND priority < l.p ORDER BY priority DESC LIMIT 1)
-            FROM l WHERE l.p IS NOT NULL)
-        SELECT l.p FROM l WHERE l.p IS NOT NULL AND EXISTS (
+          SELECT (SELECT ` + sqliteClaimKeyOf("y") + ` FROM _sky_durable_runs AS y INDEXED BY _sky_durable_runs_claim
+                   WHERE y.status IN (` + store.SQLClaimable + `) AND ` + sqliteClaimKeyOf("y") + ` > l.k ORDER BY 1 LIMIT 1)
+            FROM l WHERE l.k IS NOT NULL)
+        SELECT l.k FROM l WHERE l.k IS NOT NULL AND EXISTS (
           SELECT 1 FROM _sky_durable_runs AS x INDEXED BY _sky_durable_runs_claim
-           WHERE x.status IN (` + store.SQLClaimable + `) AND x.priority = l.p` + cond("x") + `)
+           WHERE x.status IN (` + store.SQLClaimable + `) AND ` + sqliteClaimKeyOf("x") + ` = l.k` + cond("x") + `)
         LIMIT 1)` + cond("c") + `
     ORDER BY c.wake_at
     LIMIT 1)

@@ -112,6 +112,38 @@ var flowCases = []storeCase{
 			f.t.Errorf("run urgent has priority %d, want 5", r.Priority)
 		}
 	}},
+	{"StartedRunsComeFirst", func(f *fixture) {
+		// Within a priority, a run already started (here one that slept,
+		// and one whose worker was lost) is claimed before the runs not yet
+		// started, however overdue those are; a higher priority still
+		// comes first.
+		for _, id := range []string{"slept", "lost"} {
+			f.insertWith(id, "w", 0, "", T0)
+		}
+		for _, id := range []string{"slept", "lost"} {
+			c, ok, err := f.s.ClaimRun(f.ctx, []string{"w"}, T0, Lease, "tok-"+id, "w1")
+			if err != nil || !ok || c.ID != id {
+				f.t.Fatalf("claim of %s = %+v, %v, %v", id, c, ok, err)
+			}
+		}
+		f.ok("Suspend", f.s.Suspend(f.ctx, store.Fence{RunID: "slept", Token: "tok-slept"}, T0.Add(time.Hour), "", T0))
+		f.insertWith("fresh", "w", 0, "", T0.Add(time.Second))
+		f.insertWith("fresh-later", "w", 0, "", T0.Add(2*time.Second))
+		f.insertWith("urgent", "w", 1, "", T0.Add(3*time.Hour))
+		now := T0.Add(4 * time.Hour)
+		var got []string
+		for i := 0; i < 6; i++ {
+			c, ok, err := f.s.ClaimRun(f.ctx, []string{"w"}, now, Lease, "t"+string(rune('a'+i)), "w1")
+			f.ok("ClaimRun", err)
+			if !ok {
+				break
+			}
+			got = append(got, c.ID)
+		}
+		if want := []string{"urgent", "lost", "slept", "fresh", "fresh-later"}; !slices.Equal(got, want) {
+			f.t.Errorf("claims in order %v, want %v (priority first, then the started runs, each level most overdue first)", got, want)
+		}
+	}},
 	{"ConcurrencyLimitHoldsRuns", func(f *fixture) {
 		f.ok("DeclareLimits", f.s.DeclareLimits(f.ctx, store.Limits{Workflow: "w", Concurrency: 2}, T0))
 		for _, id := range []string{"w1", "w2", "w3"} {
