@@ -52,6 +52,9 @@ type spec struct {
 	DBOSPoll time.Duration
 	// Statements resets pg_stat_statements when the timed phase begins.
 	Statements bool
+	// Perf, when set, is the file `perf record` writes a profile of the
+	// whole machine to during the timed phase (call graphs, 999 Hz).
+	Perf string
 }
 
 const (

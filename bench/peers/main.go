@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -43,7 +44,10 @@ type config struct {
 	// logs the plan of every statement slower than it; the server's log is
 	// kept (its path printed at the end).
 	ExplainOver time.Duration
-	Out         io.Writer
+	// Perf, when set, is a directory: each child's timed phase is
+	// profiled there with perf record (one file per run, named after it).
+	Perf string
+	Out  io.Writer
 }
 
 func main() {
@@ -63,6 +67,7 @@ func main() {
 	flag.DurationVar(&cfg.DBOSPoll, "dbos-poll", 10*time.Millisecond, "DBOS queue base polling interval (DBOS's default is 1s)")
 	flag.IntVar(&cfg.Statements, "statements", 0, "load pg_stat_statements and print this many top statements (by total time) of each PostgreSQL run")
 	flag.DurationVar(&cfg.ExplainOver, "explain-over", 0, "load auto_explain: the server logs the plan of every statement slower than this, and its log is kept")
+	flag.StringVar(&cfg.Perf, "perf", "", "profile each run's timed phase with perf record (the whole machine, call graphs) into this directory, one file per run")
 	flag.Parse()
 	if child != "" {
 		runChild(child)
@@ -131,6 +136,14 @@ func (cfg config) check() error {
 		return fmt.Errorf("-dbos-poll must be positive, not %s", cfg.DBOSPoll)
 	case cfg.Statements < 0 || cfg.ExplainOver < 0:
 		return fmt.Errorf("-statements and -explain-over cannot be negative (got %d, %s)", cfg.Statements, cfg.ExplainOver)
+	}
+	if cfg.Perf != "" {
+		if _, err := exec.LookPath("perf"); err != nil {
+			return fmt.Errorf("-perf needs perf on PATH (Debian's linux-perf): %w", err)
+		}
+		if err := os.MkdirAll(cfg.Perf, 0o755); err != nil {
+			return fmt.Errorf("-perf %s: %w", cfg.Perf, err)
+		}
 	}
 	return nil
 }

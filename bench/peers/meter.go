@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -35,7 +36,9 @@ type meter struct {
 	postmaster int       // the private server's postmaster; 0 on SQLite
 	admin      *pgx.Conn // a connection to another database of the server
 	database   string
-	statements bool // reset pg_stat_statements at begin
+	statements bool      // reset pg_stat_statements at begin
+	perf       string    // the profile's file, when profiling (spec.Perf)
+	profiler   *exec.Cmd // perf record, between begin and end
 	// flush makes every connection of the engine's pool publish its
 	// pending statistics (PostgreSQL publishes a backend's counts at most
 	// once a second, or when it exits) and returns how many transactions
@@ -49,7 +52,7 @@ const settleTimeout = 30 * time.Second
 // newMeter connects to the server's admin database (PostgreSQL) for the
 // statistics of database.
 func newMeter(ctx context.Context, sp spec) (*meter, error) {
-	m := &meter{postmaster: sp.Postmaster, database: sp.Database, statements: sp.Statements}
+	m := &meter{postmaster: sp.Postmaster, database: sp.Database, statements: sp.Statements, perf: sp.Perf}
 	if sp.Driver != "postgres" {
 		return m, nil
 	}
@@ -86,6 +89,12 @@ func (m *meter) begin(ctx context.Context) (reading, error) {
 	if r.server, err = serverCPU(m.postmaster); err != nil {
 		return r, err
 	}
+	if m.perf != "" {
+		m.profiler = exec.Command("perf", "record", "--quiet", "-a", "-g", "-F", "999", "-o", m.perf)
+		if err := m.profiler.Start(); err != nil {
+			return r, fmt.Errorf("perf record (Debian's linux-perf): %w", err)
+		}
+	}
 	r.proc = processCPU()
 	r.at = time.Now()
 	return r, nil
@@ -100,6 +109,15 @@ func (m *meter) end(ctx context.Context, stop func() error) (reading, error) {
 	var err error
 	if r.server, err = serverCPU(m.postmaster); err != nil {
 		return r, err
+	}
+	if m.profiler != nil {
+		// perf record writes its file when interrupted.
+		if err := m.profiler.Process.Signal(os.Interrupt); err != nil {
+			return r, err
+		}
+		if err := m.profiler.Wait(); err != nil {
+			return r, fmt.Errorf("perf record: %w", err)
+		}
 	}
 	if stop != nil {
 		if err := stop(); err != nil {

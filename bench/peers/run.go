@@ -200,6 +200,9 @@ func (r *runner) measure(ctx context.Context, round int, driver, workload string
 		Workflows: r.cfg.Workflows, Pollers: r.cfg.Pollers, Warm: r.cfg.Warm, Serial: r.cfg.Serial,
 		DBOSPoll: r.cfg.DBOSPoll, Statements: r.cfg.Statements > 0,
 	}
+	if r.cfg.Perf != "" {
+		sp.Perf = filepath.Join(r.cfg.Perf, fmt.Sprintf("r%d_%s_%d_%s_%s.data", round, v.Engine, v.MaxRuns, driver, workload))
+	}
 	switch driver {
 	case "postgres":
 		name := fmt.Sprintf("peers_r%d_%s_%s_%d", round, v.Engine, workload, v.MaxRuns)

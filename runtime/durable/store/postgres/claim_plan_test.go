@@ -12,7 +12,7 @@ import (
 )
 
 // claimKeyPlan is the claim key (pgClaimKey) as EXPLAIN prints it.
-const claimKeyPlan = "(CASE WHEN (status = 'running'::text) THEN 2 WHEN ((attempts = 0) AND (history_count = 0)) THEN 1 ELSE 0 END - (3 * (priority)::bigint))"
+const claimKeyPlan = "(CASE WHEN ((status = 'running'::text) OR ((attempts = 0) AND (history_count = 0))) THEN 1 ELSE 0 END - (2 * (priority)::bigint))"
 
 // claimBound is the claim's bound on the claim index: one level of the
 // claim key, due by the current time (pgClaimLevels).
@@ -20,7 +20,7 @@ const claimBound = "Index Cond: ((" + claimKeyPlan + " >= l_1.k) AND (ROW(" + cl
 
 // claimSorted is the plan sorting the picked runs by claim key and due
 // time: every due run read for each claim (the plan the claim must not get).
-const claimSorted = "3 * (r.priority)::bigint))), r.wake_at"
+const claimSorted = "2 * (r.priority)::bigint))), r.wake_at"
 
 // TestEmptyPollIsAnIndexRangeOnPostgres checks the claim's plan: with many
 // runs waiting and none due, the due index is bounded by the current time

@@ -172,21 +172,22 @@ const pgClaimClock = `WITH clock AS (
 
 // pgClaimKey is a run's place in the claim order (lowest first), the
 // leading column of the claim index (migration 0017): its priority (higher
-// first) and, within a priority, three levels: the runs already started,
-// then the runs not yet started, then the running runs (claimable once
-// their lease ended: a lost worker's). A run not yet started has no attempt
-// and no history (every suspension, failure and claim after the first is
-// in its history); the others resume after a sleep or a signal, or retry.
-// So a burst of starts queues behind the work in progress instead of ahead
-// of it: a run that slept finishes before the burst's runs begin, and the
-// runs in flight stay few. The running runs are a level of their own, after
-// the fresh ones, because every run leaves a row version behind in it (its
-// wake_at the lease's end) when it moves on: a claim reaches those only when
-// nothing else is due. The expression is the index's word for word (the
-// planner matches it).
+// first) and, within a priority, two levels: the runs already started and
+// waiting again (resumed after a sleep or a signal, retried), then the
+// others (not yet started, or running: claimable once their lease ended).
+// A run not yet started has no attempt and no history (every suspension,
+// failure and claim after the first is in its history). So a burst of
+// starts queues behind the work in progress instead of ahead of it: a run
+// that slept finishes before the burst's runs begin, and the runs in flight
+// stay few. The running runs share the fresh runs' level, due at their
+// lease's end: a lost worker's run is reclaimed in that order, never
+// starved by a steady stream of starts, and the row version every run
+// leaves behind there when it moves on (its wake_at the lease's end) sorts
+// after the due fresh runs, where a claim stops before reaching it. The
+// expression is the index's word for word (the planner matches it).
 func pgClaimKey(alias string) string {
-	return "(CASE WHEN " + alias + ".status = " + store.SQLRunning + " THEN 2 WHEN " + alias + ".attempts = 0 AND " + alias +
-		".history_count = 0 THEN 1 ELSE 0 END - 3 * CAST(" + alias + ".priority AS BIGINT))"
+	return "(CASE WHEN " + alias + ".status = " + store.SQLRunning + " OR (" + alias + ".attempts = 0 AND " + alias +
+		".history_count = 0) THEN 1 ELSE 0 END - 2 * CAST(" + alias + ".priority AS BIGINT))"
 }
 
 // pgClaimLevels is the CTE of the distinct claim keys of the live runs,

@@ -147,12 +147,12 @@ const sqliteLoadSnapshot = `SELECT seq, data FROM _sky_durable_snapshot WHERE id
 // sqliteClaimKeyOf is a run's place in the claim order, lowest first, the
 // leading column of the claim index (migration 0015, word for word):
 // priority, higher first, and within a priority the runs already started
-// (an attempt or a history), then the runs not yet started, then the
-// running runs (claimable once their lease ended); PostgreSQL's pgClaimKey
-// says why.
+// and waiting again (an attempt or a history), then the others (not yet
+// started, or running and claimable once their lease ended); PostgreSQL's
+// pgClaimKey says why.
 func sqliteClaimKeyOf(alias string) string {
-	return "(CASE WHEN " + alias + ".status = " + store.SQLRunning + " THEN 2 WHEN " + alias + ".attempts = 0 AND " + alias +
-		".history_count = 0 THEN 1 ELSE 0 END - 3 * " + alias + ".priority)"
+	return "(CASE WHEN " + alias + ".status = " + store.SQLRunning + " OR (" + alias + ".attempts = 0 AND " + alias +
+		".history_count = 0) THEN 1 ELSE 0 END - 2 * " + alias + ".priority)"
 }
 
 // sqliteClaimWhere builds the claim statement: it picks and leases the

@@ -113,10 +113,11 @@ var flowCases = []storeCase{
 		}
 	}},
 	{"StartedRunsComeFirst", func(f *fixture) {
-		// Within a priority, a run already started (here one that slept)
-		// is claimed before the runs not yet started, however overdue
-		// those are, and a running run whose lease ended (its worker was
-		// lost) after them; a higher priority still comes first.
+		// Within a priority, a run already started and waiting again (here
+		// one that slept) is claimed before the runs not yet started,
+		// however overdue those are; a running run whose lease ended (its
+		// worker was lost) is due with those, at its lease's end; a higher
+		// priority still comes first.
 		for _, id := range []string{"slept", "lost"} {
 			f.insertWith(id, "w", 0, "", T0)
 		}
@@ -141,7 +142,7 @@ var flowCases = []storeCase{
 			got = append(got, c.ID)
 		}
 		if want := []string{"urgent", "slept", "fresh", "fresh-later", "lost"}; !slices.Equal(got, want) {
-			f.t.Errorf("claims in order %v, want %v (priority first, then the started runs, the fresh ones, the running ones; each level most overdue first)", got, want)
+			f.t.Errorf("claims in order %v, want %v (priority first, then the started runs, then the fresh and the running ones by due time)", got, want)
 		}
 	}},
 	{"ConcurrencyLimitHoldsRuns", func(f *fixture) {
