@@ -79,6 +79,22 @@ func (f *fixture) complete(id string, now time.Time) {
 	f.ok("Complete "+id, f.s.Complete(f.ctx, store.Fence{RunID: id, Token: token}, nil, `"ok"`, now))
 }
 
+// claimRuns claims runs of workflow w with ClaimRun, at most n, until none
+// is due, and returns their ids in claim order.
+func (f *fixture) claimRuns(now time.Time, n int) []string {
+	f.t.Helper()
+	var got []string
+	for i := 0; i < n; i++ {
+		c, ok, err := f.s.ClaimRun(f.ctx, []string{"w"}, now, Lease, "t"+string(rune('a'+i)), "w1")
+		f.ok("ClaimRun", err)
+		if !ok {
+			break
+		}
+		got = append(got, c.ID)
+	}
+	return got
+}
+
 // claims claims with limits until none is due and returns the ids.
 func (f *fixture) claims(now time.Time, names, limited []string) []string {
 	var ids []string
@@ -96,15 +112,7 @@ var flowCases = []storeCase{
 		f.insertWith("urgent", "w", 5, "", T0.Add(time.Second))
 		f.insertWith("future", "w", 10, "", T0.Add(time.Hour))
 		now := T0.Add(time.Minute)
-		var got []string
-		for i := 0; i < 5; i++ {
-			c, ok, err := f.s.ClaimRun(f.ctx, []string{"w"}, now, Lease, "t"+string(rune('a'+i)), "w1")
-			f.ok("ClaimRun", err)
-			if !ok {
-				break
-			}
-			got = append(got, c.ID)
-		}
+		got := f.claimRuns(now, 5)
 		if want := []string{"urgent", "urgent-late", "normal", "low"}; !slices.Equal(got, want) {
 			f.t.Errorf("claims in order %v, want %v (a run not yet due is never claimed)", got, want)
 		}
@@ -132,15 +140,7 @@ var flowCases = []storeCase{
 		f.insertWith("fresh-later", "w", 0, "", T0.Add(2*time.Second))
 		f.insertWith("urgent", "w", 1, "", T0.Add(3*time.Hour))
 		now := T0.Add(4 * time.Hour)
-		var got []string
-		for i := 0; i < 6; i++ {
-			c, ok, err := f.s.ClaimRun(f.ctx, []string{"w"}, now, Lease, "t"+string(rune('a'+i)), "w1")
-			f.ok("ClaimRun", err)
-			if !ok {
-				break
-			}
-			got = append(got, c.ID)
-		}
+		got := f.claimRuns(now, 6)
 		if want := []string{"urgent", "slept", "fresh", "fresh-later", "lost"}; !slices.Equal(got, want) {
 			f.t.Errorf("claims in order %v, want %v (priority first, then the started runs, then the fresh and the running ones by due time)", got, want)
 		}
