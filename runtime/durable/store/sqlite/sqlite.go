@@ -158,13 +158,12 @@ func sqliteClaimKeyOf(alias string) string {
 // sqliteClaimWhere builds the claim statement: it picks and leases the
 // first claimable run in claim order (sqliteClaimKeyOf), then the most
 // overdue, matching pick (a predicate on the unqualified run columns
-// reading one JSON parameter) in
-// one statement (SQLite runs it under its single writer lock), which also
-// returns the run's journal as one JSON array of [seq, step_id, kind,
-// result, created_at] arrays (sorted by seq in Go: an ORDER BY in the
-// aggregate costs a temporary B-tree): no other writer can run between the
-// claim and that read, so it is complete. When limited, a run must also pass
-// sqliteLimitsOK.
+// reading one JSON parameter) in one statement (SQLite runs it under its
+// single writer lock), which also returns the run's journal as one JSON
+// array of [seq, step_id, kind, result, created_at] arrays (sorted by seq
+// in Go: an ORDER BY in the aggregate costs a temporary B-tree): no other
+// writer can run between the claim and that read, so it is complete. When
+// limited, a run must also pass sqliteLimitsOK.
 //
 // The claim key is the lowest level of the live runs (a loose index scan,
 // one probe per level) that has a claimable run; the run is then the most
