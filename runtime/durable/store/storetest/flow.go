@@ -139,9 +139,12 @@ var flowCases = []storeCase{
 		f.insertWith("fresh", "w", 0, "", T0.Add(time.Second))
 		f.insertWith("fresh-later", "w", 0, "", T0.Add(2*time.Second))
 		f.insertWith("urgent", "w", 1, "", T0.Add(3*time.Hour))
+		// Started after the lost run's lease ended: it comes after that run,
+		// which a stream of fresh starts never starves.
+		f.insertWith("fresh-after-lease", "w", 0, "", T0.Add(Lease+time.Second))
 		now := T0.Add(4 * time.Hour)
-		got := f.claimRuns(now, 6)
-		if want := []string{"urgent", "slept", "fresh", "fresh-later", "lost"}; !slices.Equal(got, want) {
+		got := f.claimRuns(now, 7)
+		if want := []string{"urgent", "slept", "fresh", "fresh-later", "lost", "fresh-after-lease"}; !slices.Equal(got, want) {
 			f.t.Errorf("claims in order %v, want %v (priority first, then the started runs, then the fresh and the running ones by due time)", got, want)
 		}
 	}},
