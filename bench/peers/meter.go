@@ -111,12 +111,14 @@ func (m *meter) end(ctx context.Context, stop func() error) (reading, error) {
 		return r, err
 	}
 	if m.profiler != nil {
-		// perf record writes its file when interrupted.
+		// perf record writes its file when interrupted, and then exits
+		// with status 130: the file says whether it worked.
 		if err := m.profiler.Process.Signal(os.Interrupt); err != nil {
 			return r, err
 		}
-		if err := m.profiler.Wait(); err != nil {
-			return r, fmt.Errorf("perf record: %w", err)
+		waitErr := m.profiler.Wait()
+		if st, err := os.Stat(m.perf); err != nil || st.Size() == 0 {
+			return r, fmt.Errorf("perf record wrote no profile to %s (%v): %v", m.perf, waitErr, err)
 		}
 	}
 	if stop != nil {
