@@ -25,9 +25,12 @@ type ring struct {
 	total   int64
 	eof     bool
 	changed chan struct{} // closed and replaced on every write and at the end
+	ended   chan struct{} // closed at the end
 }
 
-func newRing(size int) *ring { return &ring{size: size, changed: make(chan struct{})} }
+func newRing(size int) *ring {
+	return &ring{size: size, changed: make(chan struct{}), ended: make(chan struct{})}
+}
 
 // fill copies the stream into the ring until it ends.
 func (r *ring) fill(f *os.File) {
@@ -45,6 +48,7 @@ func (r *ring) fill(f *os.File) {
 		}
 		if err != nil {
 			r.eof = true
+			close(r.ended)
 		}
 		close(r.changed)
 		r.changed = make(chan struct{})

@@ -14,6 +14,11 @@ import (
 	"skydurable/runtime/value"
 )
 
+// streamGrace is how long the child's exit waits for its output streams to
+// end: a child's own pipes end as it exits, so wait then readFrom sees the
+// whole output and eof; a grandchild holding them open does not hold wait.
+const streamGrace = 100 * time.Millisecond
+
 // defaultRing is how many of the last bytes of each output stream a child
 // keeps when its Command does not say (real Sky's 1 MiB).
 const defaultRing = 1 << 20
@@ -36,7 +41,7 @@ type child struct {
 	evNext   [2]int64
 	evExited bool
 
-	exited chan struct{} // closed when the child has exited and was reaped
+	exited chan struct{} // closed when the child has exited and was reaped, and its streams ended (or streamGrace passed)
 	state  *os.ProcessState
 }
 
@@ -221,6 +226,14 @@ func spawn(spec *value.Record) (value.Value, error) {
 	go func() {
 		_ = cmd.Wait() // the status is in ProcessState; a non-zero exit is not an error here
 		c.state = cmd.ProcessState
+		grace, stop := context.WithTimeout(context.Background(), streamGrace)
+		defer stop()
+		for _, r := range c.out {
+			select {
+			case <-r.ended:
+			case <-grace.Done():
+			}
+		}
 		close(c.exited)
 	}()
 	return value.Opaque{Kind: processKind, V: c}, nil
