@@ -53,13 +53,13 @@ ANALYZE`); err != nil {
 			byKey, notByKey},
 		{"complete of 3 in 4", pgCompleteBatch(4), "NULL, " + row("r10") + ", '1', 2, 'b', 'step', '1', " + row("r20") + ", '1', NULL, NULL, NULL, NULL, " +
 			row("r30") + ", '1', NULL, NULL, NULL, NULL" + strings.Repeat(", NULL", 8), byKey, notByKey},
-		{"claim by name", pgClaimWhere(pgPickByName, 2), `NULL, 1000, '["w"]', '["x","y"]', 'B'`,
+		{"claim by name", pgClaimWhere(pgPickByName, 2), `NULL, 1000, NULL, '["w"]', '["x","y"]', 'B'`,
 			[]string{"Index Scan using _sky_durable_runs_claim on _sky_durable_runs r", claimBound}, []string{claimSorted, "Hash Semi Join"}},
-		{"claim pinned", pgClaimWhere(pgPickByVersion, 2), `NULL, 1000, '[{"w":"w","v":1}]', '["x","y"]', 'B'`,
+		{"claim pinned", pgClaimWhere(pgPickByVersion, 2), `NULL, 1000, NULL, '[{"w":"w","v":1}]', '["x","y"]', 'B'`,
 			[]string{"Index Scan using _sky_durable_runs_claim on _sky_durable_runs r", claimBound}, []string{claimSorted, "Hash Semi Join"}},
-		{"claim with limits", pgClaimAdmitted, `NULL, 1000, '["w"]', '["w"]', 'x', 'B'`,
+		{"claim with limits", pgClaimAdmitted, `NULL, 1000, NULL, '["w"]', '["w"]', 'x', 'B'`,
 			[]string{"Index Scan using _sky_durable_runs_claim on _sky_durable_runs r", claimBound}, []string{claimSorted, "Seq Scan on _sky_durable_runs"}},
-		{"gated claim with limits", pgClaimAdmittedGated, `NULL, 1000, '["w"]', 1000, false, '["w"]', '["w"]', '["w"]', 'x', 'B', '["w"]'`,
+		{"gated claim with limits", pgClaimAdmittedGated, `NULL, 1000, '["w"]', 1000, NULL, false, '["w"]', '["w"]', '["w"]', 'x', 'B', '["w"]'`,
 			[]string{"Index Scan using _sky_durable_runs_claim on _sky_durable_runs r", claimBound, "Index Scan using _sky_durable_runs_running"},
 			[]string{claimSorted, "Seq Scan on _sky_durable_runs"}},
 	}

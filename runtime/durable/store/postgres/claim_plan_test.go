@@ -15,8 +15,8 @@ import (
 const claimKeyPlan = "(CASE WHEN ((status = 'running'::text) OR ((attempts = 0) AND (history_count = 0))) THEN 1 ELSE 0 END - (2 * (priority)::bigint))"
 
 // claimBound is the claim's bound on the claim index: one level of the
-// claim key, due by the current time (pgClaimLevels).
-const claimBound = "Index Cond: ((" + claimKeyPlan + " >= l_1.k) AND (ROW(" + claimKeyPlan + ", wake_at) <= ROW(l_1.k, $"
+// claim key, from its floor, due by the current time (pgClaimLevels).
+const claimBound = "Index Cond: ((ROW(" + claimKeyPlan + ", wake_at) >= ROW(levels.k, levels.lo)) AND (ROW(" + claimKeyPlan + ", wake_at) <= ROW(levels.k, $"
 
 // claimSorted is the plan sorting the picked runs by claim key and due
 // time: every due run read for each claim (the plan the claim must not get).
@@ -48,7 +48,7 @@ func TestEmptyPollIsAnIndexRangeOnPostgres(t *testing.T) {
 		var plan strings.Builder
 		err := d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
 			rows, err := tx.Query(ctx, "EXPLAIN (ANALYZE, COSTS OFF) "+c.sql,
-				nil, storetest.Lease.Milliseconds(), c.picks, "token", "worker")
+				nil, storetest.Lease.Milliseconds(), nil, c.picks, "token", "worker")
 			if err != nil {
 				return err
 			}
@@ -100,9 +100,9 @@ func TestClaimPlanSurvivesABurstOnAFreshTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	claims := []struct{ name, sql, args string }{
-		{"by name", pgClaim, `NULL, 1000, '["w"]', 'token', 'B'`},
-		{"pinned", pgClaimPinned, `NULL, 1000, '[{"w":"w","v":1}]', 'token', 'B'`},
-		{"with a completion", pgCompleteClaimByVersion[0], `NULL, '""', 'none', 'token', 1000, 'none', '[{"w":"w","v":1}]', 'token', 'B'`},
+		{"by name", pgClaim, `NULL, 1000, NULL, '["w"]', 'token', 'B'`},
+		{"pinned", pgClaimPinned, `NULL, 1000, NULL, '[{"w":"w","v":1}]', 'token', 'B'`},
+		{"with a completion", pgCompleteClaimByVersion[0], `NULL, '""', 'none', 'token', 1000, NULL, 'none', '[{"w":"w","v":1}]', 'token', 'B'`},
 	}
 	burst := func(tx *db.DB) error {
 		_, err := tx.ExecRaw(ctx, due(100, 3099))
@@ -143,13 +143,13 @@ INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at,
 	}
 	const byName, pinned = `'["w"]'`, `'[{"w":"w","v":1}]'`
 	claims := []struct{ name, sql, args string }{
-		{"by name", pgClaim, `NULL, 1000, ` + byName + `, 'token', 'B'`},
-		{"pinned", pgClaimPinned, `NULL, 1000, ` + pinned + `, 'token', 'B'`},
-		{"batch", pgClaimWhere(pgPickByName, 8), `NULL, 1000, ` + byName + `, '["a","b","c","d","e","f","g","h"]', 'B'`},
-		{"batch pinned", pgClaimWhere(pgPickByVersion, 8), `NULL, 1000, ` + pinned + `, '["a","b","c","d","e","f","g","h"]', 'B'`},
-		{"with a completion", pgCompleteClaimByVersion[0], `NULL, '""', 'none', 'token', 1000, 'none', ` + pinned + `, 'token', 'B'`},
-		{"with limits", pgClaimAdmitted, `NULL, 1000, ` + byName + `, '[]', 'token', 'B'`},
-		{"with limits, gated", pgClaimAdmittedGated, `NULL, 1000, '[]', 1000, TRUE, '[]', ` + byName + `, '[]', 'token', 'B', '[]'`},
+		{"by name", pgClaim, `NULL, 1000, NULL, ` + byName + `, 'token', 'B'`},
+		{"pinned", pgClaimPinned, `NULL, 1000, NULL, ` + pinned + `, 'token', 'B'`},
+		{"batch", pgClaimWhere(pgPickByName, 8), `NULL, 1000, NULL, ` + byName + `, '["a","b","c","d","e","f","g","h"]', 'B'`},
+		{"batch pinned", pgClaimWhere(pgPickByVersion, 8), `NULL, 1000, NULL, ` + pinned + `, '["a","b","c","d","e","f","g","h"]', 'B'`},
+		{"with a completion", pgCompleteClaimByVersion[0], `NULL, '""', 'none', 'token', 1000, NULL, 'none', ` + pinned + `, 'token', 'B'`},
+		{"with limits", pgClaimAdmitted, `NULL, 1000, NULL, ` + byName + `, '[]', 'token', 'B'`},
+		{"with limits, gated", pgClaimAdmittedGated, `NULL, 1000, '[]', 1000, NULL, TRUE, '[]', ` + byName + `, '[]', 'token', 'B', '[]'`},
 	}
 	for _, c := range claims {
 		for _, mode := range []string{"force_generic_plan", "force_custom_plan"} {

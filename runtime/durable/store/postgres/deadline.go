@@ -136,7 +136,8 @@ func (s *Store) withoutJIT(ctx context.Context, fn func(ctx context.Context, tx 
 
 // pgProbe is Store.Probe, three index probes in one statement: the first
 // run of the workflows on the due index up to the horizon (in wake_at
-// order, so an idle queue reads no entry before it), the earliest deadline
+// order, so an idle queue reads no entry before it; from the claims'
+// lowest floor while they are fresh, floors.go), the earliest deadline
 // (pgAnyOverdue's min()) and the first schedule tick of the workflows up to
 // the horizon; the answer says which is due now and how many milliseconds
 // until the first one (the horizon when none comes sooner).
@@ -145,6 +146,7 @@ horizon AS (SELECT now, now + CAST(? AS BIGINT) * INTERVAL '1 millisecond' AS un
 found AS (
   SELECT (SELECT r.wake_at FROM _sky_durable_runs r
            WHERE r.status NOT IN (` + store.SQLDueIndexExcludes + `) AND r.wake_at <= (SELECT until FROM horizon)
+             AND r.wake_at >= COALESCE(CAST(? AS TIMESTAMPTZ), '-infinity')
              AND r.workflow = ANY (ARRAY(SELECT jsonb_array_elements_text(CAST(? AS JSONB))))
            ORDER BY r.wake_at LIMIT 1) AS due,
          (SELECT min(r.deadline_at) FROM _sky_durable_runs r
@@ -156,12 +158,25 @@ SELECT COALESCE(f.due <= h.now, FALSE), COALESCE(f.deadline <= h.now, FALSE), CO
        CAST(ceil(extract(epoch FROM LEAST(f.due, f.deadline, f.tick, h.until) - h.now) * 1000) AS BIGINT)
   FROM found f, horizon h`
 
+// Probe reads the due index from the claims' lowest floor while they are
+// fresh, so under a held xmin horizon it skips the row versions no one
+// sees, as the claims do; the quiet it allows then ends when the floors go
+// stale, so a run made due below them (claimFloors) still waits at most
+// floorRefresh for the next claim without floors.
 func (s *Store) Probe(ctx context.Context, workflows []string, now time.Time, horizon time.Duration) (store.Probe, error) {
 	var p store.Probe
 	var nextMs int64
+	var from any
+	low, left, fresh := s.floors.lowest(now)
+	if fresh {
+		from = low
+	}
 	names := jsonText(append([]string{}, workflows...)) // nil: an empty array
 	s.hook("probe", pgProbe)
-	err := s.d.QueryRow(ctx, pgProbe, clockArg(now), horizon.Milliseconds(), names, names).Scan(&p.Due, &p.Overdue, &p.SchedulesDue, &nextMs)
+	err := s.d.QueryRow(ctx, pgProbe, clockArg(now), horizon.Milliseconds(), from, names, names).Scan(&p.Due, &p.Overdue, &p.SchedulesDue, &nextMs)
 	p.Next = time.Duration(nextMs) * time.Millisecond
+	if fresh && p.Next > left {
+		p.Next = left
+	}
 	return p, err
 }

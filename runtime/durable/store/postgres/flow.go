@@ -137,7 +137,7 @@ func (s *Store) ClaimLimited(ctx context.Context, c store.LimitedClaim, now time
 	limited := jsonText(c.Limited)
 	lease := c.Lease.Milliseconds()
 	var wait time.Duration
-	runs, refused, err := s.claimRowsOp(ctx, s.d, "claim", ungated, clockArg(now), lease, pick, limited, c.Token, c.Worker)
+	runs, refused, err := s.claimRowsOp(ctx, s.d, "claim", ungated, clockArg(now), lease, s.floors.param(now), pick, limited, c.Token, c.Worker)
 	if err == nil && len(runs) == 0 && refused != nil {
 		hasUnlimited := len(c.Limited) < len(c.Names)
 		if c.Pinned {
@@ -145,7 +145,7 @@ func (s *Store) ClaimLimited(ctx context.Context, c store.LimitedClaim, now time
 		}
 		var token *claimNote
 		runs, token, err = s.claimRowsOp(ctx, s.d, "claim", gated,
-			clockArg(now), lease, limited, lease, hasUnlimited, limited, pick, limited, c.Token, c.Worker, limited)
+			clockArg(now), lease, limited, lease, s.floors.param(now), hasUnlimited, limited, pick, limited, c.Token, c.Worker, limited)
 		if token != nil {
 			wait = token.at.Sub(token.now)
 		}

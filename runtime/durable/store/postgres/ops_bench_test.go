@@ -124,7 +124,7 @@ func BenchmarkOpsList(b *testing.B) {
 	}
 	b.StopTimer()
 	fmt.Printf("ops claim plan (PinToStart) on the same table:\n%s\n",
-		explain(b, d, postgres.ClaimPinnedSQL, nil, durable.DefaultLease.Milliseconds(), `[{"w":"wf-0","v":1},{"w":"wf-0","v":2}]`, "explain-token", "explain"))
+		explain(b, d, postgres.ClaimPinnedSQL, nil, durable.DefaultLease.Milliseconds(), nil, `[{"w":"wf-0","v":1},{"w":"wf-0","v":2}]`, "explain-token", "explain"))
 	for _, f := range filters {
 		sql, args := store.ListSQL(postgres.RunColumns, f, postgres.ListDialect)
 		fmt.Printf("ops ls plan, %s:\n%s\n", lsArgs(f), explain(b, d, sql, args...))

@@ -164,18 +164,20 @@ func checkStatementPlans(t *testing.T, log *statementLog) {
 				continue
 			}
 			for _, mode := range []string{"force_generic_plan", "force_custom_plan"} {
-				plan, err := explain(ctx, d, sql, log.args[sql], mode, withoutJITStatements[sql])
-				if err != nil {
-					t.Errorf("%s, %s: EXPLAIN failed: %v\n%s", st.name, mode, err, sql)
-					continue
-				}
-				checked++
-				if m := badPlan.FindString(plan); m != "" && (m == "JIT:" || st.seqScans && wholeTable[sql] == "") {
-					t.Errorf("%s, %s: the plan shows %q:\n%s\n%s", st.name, mode, m, sql, plan)
-				}
-				for part, index := range wantIndex {
-					if st.seqScans && strings.Contains(sql, part) && !strings.Contains(plan, index) {
-						t.Errorf("%s, %s: the plan does not read %s:\n%s\n%s", st.name, mode, index, sql, plan)
+				for _, args := range withFloors(sql, log.args[sql]) {
+					plan, err := explain(ctx, d, sql, args, mode, withoutJITStatements[sql])
+					if err != nil {
+						t.Errorf("%s, %s: EXPLAIN failed: %v\n%s", st.name, mode, err, sql)
+						continue
+					}
+					checked++
+					if m := badPlan.FindString(plan); m != "" && (m == "JIT:" || st.seqScans && wholeTable[sql] == "") {
+						t.Errorf("%s, %s: the plan shows %q:\n%s\n%s", st.name, mode, m, sql, plan)
+					}
+					for part, index := range wantIndex {
+						if st.seqScans && strings.Contains(sql, part) && !strings.Contains(plan, index) {
+							t.Errorf("%s, %s: the plan does not read %s:\n%s\n%s", st.name, mode, index, sql, plan)
+						}
 					}
 				}
 			}
@@ -185,6 +187,35 @@ func checkStatementPlans(t *testing.T, log *statementLog) {
 		t.Fatal("no statement was checked")
 	}
 	t.Logf("%d plans of %d statements checked", checked, len(log.order))
+}
+
+// floorParams are the parameters of the claim floors (floors.go) by the
+// SQL that takes each, with a value that sets them: the suite's claims run
+// on a test clock, without floors, and the plan of each statement with
+// them is checked too.
+var floorParams = map[string]any{
+	`floors AS (SELECT CAST(? AS JSON) AS f)`: `[{"k":-2,"lo":"2026-01-01T00:00:00Z"},{"k":-1,"lo":"2026-01-01T00:00:00Z"},` +
+		`{"k":0,"lo":"2026-01-01T00:00:00Z"},{"k":1,"lo":"2026-01-01T00:00:00Z"}]`,
+	`AND r.wake_at >= COALESCE(CAST(? AS TIMESTAMPTZ), '-infinity')`: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+}
+
+// withFloors is args, then args with the floor parameters of sql set when
+// it takes any.
+func withFloors(sql string, args []any) [][]any {
+	out := [][]any{args}
+	set := slices.Clone(args)
+	changed := false
+	for part, v := range floorParams {
+		if i := strings.Index(sql, part); i >= 0 {
+			if n := strings.Count(sql[:i], "?"); n < len(set) {
+				set[n], changed = v, true
+			}
+		}
+	}
+	if changed {
+		out = append(out, set)
+	}
+	return out
 }
 
 // fillRuns makes the tables the size of a busy installation: 100,000 runs
@@ -391,6 +422,7 @@ var sqlConstants = map[string][]string{
 	"pgClaimAdmittedPinned":      {pgClaimAdmittedPinned},
 	"pgClaimBeforeDeadline":      {pgClaimBeforeDeadline},
 	"pgClaimCTE":                 {pgClaimCTE},
+	"pgClaimFloorRows":           {pgClaimFloorRows},
 	"pgClaimClock":               {pgClaimClock},
 	"pgClaimPicked":              {pgClaimPicked},
 	"pgClaimPinned":              {pgClaimPinned},

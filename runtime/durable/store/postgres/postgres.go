@@ -27,6 +27,8 @@ type Store struct {
 	completes *groupCommit[completeRequest]
 	// doneInstalled says WatchDone found the done trigger (notify.go).
 	doneInstalled atomic.Bool
+	// floors are where the claims start reading each level (floors.go).
+	floors claimFloors
 }
 
 func init() {
@@ -139,14 +141,16 @@ SELECT new.id, new.workflow, new.version, ` + store.SQLWaiting + `, new.input, 0
   FROM clock, new, queue
 ON CONFLICT (id) DO NOTHING`
 
-// pgInsertArgs are the arguments of pgInsertRun for r.
-func pgInsertArgs(r store.NewRun, now time.Time) []any {
+// insertArgs are the arguments of pgInsertRun for r; the claim floors
+// learn of the run (claimFloors.started).
+func (s *Store) insertArgs(r store.NewRun, now time.Time) []any {
+	s.floors.started(r.Priority, now)
 	return []any{clockArg(now), r.ID, r.Workflow, r.Version, r.Input, r.TraceContext, store.DeadlineMs(r.Deadline), r.Priority, r.LimitKeyArg()}
 }
 
 func (s *Store) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (bool, string, error) {
 	// One round trip when the id is new.
-	n, err := s.exec(ctx, s.d, "start", pgInsertRun, pgInsertArgs(r, now)...)
+	n, err := s.exec(ctx, s.d, "start", pgInsertRun, s.insertArgs(r, now)...)
 	if err != nil || n == 1 {
 		return n == 1, "", err
 	}
@@ -190,23 +194,51 @@ func pgClaimKey(alias string) string {
 		".history_count = 0) THEN 1 ELSE 0 END - 2 * CAST(" + alias + ".priority AS BIGINT))"
 }
 
-// pgClaimLevels is the CTE of the distinct claim keys of the live runs,
-// lowest first: a loose index scan of the claim index (one index probe per
-// level; a recursive CTE yields its rows in the order it makes them). The
-// claim reads the due runs of one level after another (a LATERAL range scan
-// of the same index, bounded by the clock like the due index), stopping at
-// the first level that has a claimable one, so it orders by claim key then
-// due time without reading the backlog, and an empty poll costs one probe
-// per level and reads no waiting run.
+// pgClaimLevels is the CTE of the claim key levels to read, lowest first,
+// each with the lowest due time worth reading (lo); it follows the floors
+// CTE (the statement's parameter, claimFloors in floors.go).
+//
+// Without floors (NULL), it is a loose index scan of the claim index: one
+// index probe per level, each giving the level's first live entry (a
+// recursive CTE yields its rows in the order it makes them), lo -infinity.
+// The claim reads the due runs of one level after another (a LATERAL range
+// scan of the same index, bounded by the clock like the due index),
+// stopping at the first level that has a claimable one, so it orders by
+// claim key then due time without reading the backlog, and an empty poll
+// costs one probe per level and reads no waiting run. Each probe's first
+// entry (first) is the level's earliest live due time: the statement
+// returns them (rows of part 3) and the store keeps them as the floors.
+//
+// With floors (a JSON array of {k, lo}, by k), the levels are those, and
+// each level's range starts at its lo: index entries below it are skipped
+// without a read. They are row versions no transaction sees any more but
+// the server may not remove yet (a long transaction holds the xmin
+// horizon): without floors each probe and each range scan reads every one
+// of them, from the level's start, before the first live run.
 var pgClaimLevels = `
+floors AS (SELECT CAST(? AS JSON) AS f),
 levels AS (
-  WITH RECURSIVE l(k) AS (
-    (SELECT ` + pgClaimKey("x") + ` FROM _sky_durable_runs x WHERE x.status NOT IN (` + store.SQLDueIndexExcludes + `) ORDER BY 1 LIMIT 1)
+  WITH RECURSIVE l(k, first) AS (
+    (SELECT ` + pgClaimKey("x") + `, x.wake_at FROM _sky_durable_runs x WHERE x.status NOT IN (` + store.SQLDueIndexExcludes + `) ORDER BY 1, 2 LIMIT 1)
     UNION ALL
-    SELECT (SELECT ` + pgClaimKey("x") + ` FROM _sky_durable_runs x WHERE x.status NOT IN (` + store.SQLDueIndexExcludes + `) AND ` + pgClaimKey("x") + ` > l.k
-             ORDER BY 1 LIMIT 1)
-      FROM l WHERE l.k IS NOT NULL)
-  SELECT k FROM l WHERE k IS NOT NULL)`
+    SELECT n.k, n.first FROM l CROSS JOIN LATERAL (
+      SELECT ` + pgClaimKey("x") + ` AS k, x.wake_at AS first FROM _sky_durable_runs x
+       WHERE x.status NOT IN (` + store.SQLDueIndexExcludes + `) AND ` + pgClaimKey("x") + ` > l.k
+       ORDER BY 1, 2 LIMIT 1) n)
+  SELECT l.k, CAST('-infinity' AS TIMESTAMPTZ) AS lo, l.first FROM l WHERE (SELECT f FROM floors) IS NULL
+  UNION ALL
+  SELECT j.k, j.lo, NULL FROM json_to_recordset((SELECT f FROM floors)) AS j(k BIGINT, lo TIMESTAMPTZ))`
+
+// pgClaimFloorRows are a claim statement's rows of part 3 (a level and its
+// earliest live due time or the clock, the earlier, in the seq and
+// created_at columns) and its row of part 4 (the floors were read), when
+// it ran without floors.
+const pgClaimFloorRows = `
+UNION ALL
+SELECT 3, '', '', '', 0, '', 0, '', clock.now, FALSE, v.k, '', '', '', LEAST(v.first, clock.now), ''
+  FROM levels v, clock WHERE (SELECT f FROM floors) IS NULL
+UNION ALL
+SELECT 4, '', '', '', 0, '', 0, '', clock.now, FALSE, 0, '', '', '', clock.now, '' FROM clock WHERE (SELECT f FROM floors) IS NULL`
 
 // pgClaimWhere builds the claim statement: it picks the first claimable run
 // in claim order (pgClaimKey: highest priority, started before not yet
@@ -271,7 +303,7 @@ lease AS (SELECT CAST(? AS BIGINT) * INTERVAL '1 millisecond' AS span),` + pgCla
 picked AS (
   SELECT c.id, c.locked, c.wake_at, c.k, c.workflow, c.limit_key FROM levels CROSS JOIN LATERAL (
   SELECT r.id, r.xmin AS locked, r.wake_at, ` + pgClaimKey("r") + ` AS k, r.workflow, r.limit_key FROM _sky_durable_runs r
-   WHERE ` + pgClaimKey("r") + ` >= levels.k AND (` + pgClaimKey("r") + `, r.wake_at) <= (levels.k, (SELECT now FROM clock))
+   WHERE (` + pgClaimKey("r") + `, r.wake_at) >= (levels.k, levels.lo) AND (` + pgClaimKey("r") + `, r.wake_at) <= (levels.k, (SELECT now FROM clock))
      AND r.status NOT IN (` + store.SQLDueIndexExcludes + `)` + also + `
      AND (r.claimed_at IS NULL OR r.claimed_at < (SELECT now FROM clock) - (SELECT span FROM lease))
      AND ` + pick + `
@@ -304,7 +336,7 @@ SELECT 0 AS part, c.id, c.lease_token, c.workflow, c.version, c.input, c.attempt
   FROM claimed c
 UNION ALL
 SELECT 1, c.id, c.lease_token, '', 0, '', 0, '', c.now, FALSE, j.seq, j.step_id, j.kind, j.result, j.created_at, ''
-  FROM claimed c JOIN _sky_durable_journal j ON j.run_id = c.id` + extra + `
+  FROM claimed c JOIN _sky_durable_journal j ON j.run_id = c.id` + extra + pgClaimFloorRows + `
 ORDER BY part, seq`
 }
 
@@ -348,7 +380,7 @@ func (s *Store) CompleteAndClaim(ctx context.Context, f store.Fence, last *store
 		sql = sqls[1]
 		args = append(args, last.Seq, last.StepID, string(last.Kind), last.Result)
 	}
-	args = append(args, next.Lease.Milliseconds(), f.RunID, string(pick), next.Token, next.Worker)
+	args = append(args, next.Lease.Milliseconds(), s.floors.param(now), f.RunID, string(pick), next.Token, next.Worker)
 	runs, completed, err := s.claimRowsOp(ctx, s.d, "complete+claim", sql, args...)
 	if err != nil {
 		return store.Claimed{}, false, nil, err
@@ -387,7 +419,7 @@ func (s *Store) ClaimPinned(ctx context.Context, keys []store.VersionKey, now ti
 
 // claimOne claims one run with the single-run statement.
 func (s *Store) claimOne(ctx context.Context, r claimRequest) (store.Claimed, bool, error) {
-	runs, err := s.claimRows(ctx, r.single, clockArg(r.now), r.lease.Milliseconds(), r.pick, r.token, r.worker)
+	runs, err := s.claimRows(ctx, r.single, clockArg(r.now), r.lease.Milliseconds(), s.floors.param(r.now), r.pick, r.token, r.worker)
 	if err != nil || len(runs) == 0 {
 		return store.Claimed{}, false, err
 	}
@@ -422,6 +454,8 @@ func (s *Store) claimRowsOp(ctx context.Context, q *db.DB, op, sql string, args 
 	}
 	defer rs.Close()
 	at := map[string]int{}
+	first := map[int64]time.Time{}
+	var read *time.Time
 	for rs.Next() {
 		var part int
 		var run claimedRun
@@ -431,8 +465,15 @@ func (s *Store) claimRowsOp(ctx context.Context, q *db.DB, op, sql string, args 
 			&run.c.JournalRead, &e.Seq, &e.StepID, &kind, &e.Result, &e.CreatedAt, &run.c.TraceContext); err != nil {
 			return nil, nil, err
 		}
-		if part == 2 {
+		switch part {
+		case 2:
 			note = &claimNote{now: run.c.Now, at: e.CreatedAt}
+			continue
+		case 3:
+			first[int64(e.Seq)] = e.CreatedAt
+			continue
+		case 4:
+			read = &run.c.Now
 			continue
 		}
 		if part == 0 {
@@ -447,6 +488,9 @@ func (s *Store) claimRowsOp(ctx context.Context, q *db.DB, op, sql string, args 
 	}
 	if err := rs.Err(); err != nil {
 		return nil, nil, err
+	}
+	if read != nil {
+		s.floors.learn(*read, first)
 	}
 	for i := range runs {
 		if !runs[i].c.JournalRead {

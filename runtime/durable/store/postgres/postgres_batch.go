@@ -356,7 +356,7 @@ func (s *Store) claimBatch(ctx context.Context, batch []claimRequest) []error {
 		if k.pinned {
 			sql = batchStatement("claim pinned", size, func(n int) string { return pgClaimWhere(pgPickByVersion, n) })
 		}
-		runs, err := s.claimRows(ctx, sql, clockArg(first.now), k.lease.Milliseconds(), k.pick, string(tokensJSON), k.worker)
+		runs, err := s.claimRows(ctx, sql, clockArg(first.now), k.lease.Milliseconds(), s.floors.param(first.now), k.pick, string(tokensJSON), k.worker)
 		if err != nil {
 			for _, i := range idx {
 				if db.Rejected(err) {

@@ -120,7 +120,7 @@ func (s *Store) FireSchedules(ctx context.Context, workflows []string, now time.
 			var last any
 			for _, tick := range p.Ticks {
 				r := store.NewRun{ID: store.RunIDOf(sc.ID, tick), Workflow: sc.Workflow, Version: sc.Version, Input: sc.Input, LimitKey: p.LimitKey}
-				n, err := s.exec(ctx, tx, "schedule", pgInsertRun, pgInsertArgs(r, now)...)
+				n, err := s.exec(ctx, tx, "schedule", pgInsertRun, s.insertArgs(r, now)...)
 				if err != nil {
 					return err
 				}
