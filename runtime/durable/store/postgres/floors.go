@@ -22,9 +22,9 @@ import (
 // clock ran more than floorMargin behind the claim's, or its transaction
 // committed more than floorMargin after its statement read the clock, or
 // it is a fork's copy of a due child (store.TimeTravelSQL keeps the
-// child's due time), or it started at a priority the floors do not name. Such a run is claimed
-// by the next claim without floors, at most floorRefresh later: the bound
-// docs/durable.md ("Claim floors") states. This store's own starts keep it
+// child's due time), or it is at a priority the floors do not name. Such a
+// run is claimed by the next claim without floors, at most floorRefresh
+// later: the bound docs/durable.md ("Claim floors") states. This store's own starts keep it
 // exact for its claims: a start at a priority the floors do not name, or
 // with a clock behind them, drops them. A claim whose clock is more than
 // floorMargin from this machine's (a test's clock) reads without floors.
