@@ -80,6 +80,27 @@ func claimBuffers(t *testing.T, d *db.DB, floors any) int {
 	return n
 }
 
+// floorStore is a PostgreSQL store on a database of its own, set up.
+func floorStore(t *testing.T) (*Store, *db.DB) {
+	t.Helper()
+	d := dbtest.Open(t, "postgres")
+	s := New(d, nil)
+	if err := s.Setup(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return s, d
+}
+
+// claimWants claims a run of workflow w on the database's clock and fails
+// unless it is want.
+func claimWants(t *testing.T, s *Store, want string) {
+	t.Helper()
+	c, ok, err := s.ClaimRun(context.Background(), []string{"w"}, time.Time{}, storetest.Lease, "token-"+want, "worker")
+	if err != nil || !ok || c.ID != want {
+		t.Fatalf("claim: got %q (%v, %v), want %s", c.ID, ok, err, want)
+	}
+}
+
 // topBuffers is the first Buffers line of a plan: the whole statement's.
 var topBuffers = regexp.MustCompile(`Buffers: shared hit=(\d+)`)
 
@@ -91,11 +112,7 @@ var topBuffers = regexp.MustCompile(`Buffers: shared hit=(\d+)`)
 // Both claim the oldest live run.
 func TestClaimFloorsSkipTheRowVersionsNoOneSees(t *testing.T) {
 	ctx := context.Background()
-	d := dbtest.Open(t, "postgres")
-	s := New(d, nil)
-	if err := s.Setup(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s, d := floorStore(t)
 	if _, err := d.ExecRaw(ctx, `
 INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at, updated_at)
 SELECT 'old' || g, 'w', 'waiting', '""', now() - interval '1 hour' + g * interval '1 ms', now(), now() FROM generate_series(1, 20000) g;
@@ -108,17 +125,10 @@ ANALYZE _sky_durable_runs`); err != nil {
 	if _, err := d.ExecRaw(ctx, `UPDATE _sky_durable_runs SET status = 'done', wake_at = 'infinity' WHERE id LIKE 'old%'`); err != nil {
 		t.Fatal(err)
 	}
-	claim := func(want string) {
-		t.Helper()
-		c, ok, err := s.ClaimRun(ctx, []string{"w"}, time.Time{}, storetest.Lease, "token-"+want, "worker")
-		if err != nil || !ok || c.ID != want {
-			t.Fatalf("claim: got %q (%v, %v), want %s", c.ID, ok, err, want)
-		}
-	}
 	if s.floors.param(time.Time{}) != nil {
 		t.Fatal("a new store has floors")
 	}
-	claim("live1") // without floors: reads them
+	claimWants(t, s, "live1") // without floors: reads them
 	floors := s.floors.param(time.Time{})
 	if floors == nil {
 		t.Fatal("the claim without floors left none")
@@ -128,7 +138,7 @@ ANALYZE _sky_durable_runs`); err != nil {
 	if with > 60 || without < 10*with {
 		t.Errorf("shared buffers of a claim: %d without floors, %d with; want at most 60 with, a tenth of without", without, with)
 	}
-	claim("live2") // with floors
+	claimWants(t, s, "live2") // with floors
 }
 
 // TestClaimFloorsBound: a run made due below the floors by another writer
@@ -138,37 +148,26 @@ ANALYZE _sky_durable_runs`); err != nil {
 // that run first.
 func TestClaimFloorsBound(t *testing.T) {
 	ctx := context.Background()
-	d := dbtest.Open(t, "postgres")
-	s := New(d, nil)
-	if err := s.Setup(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s, d := floorStore(t)
 	start := func(id string, priority int) {
 		t.Helper()
 		if ok, _, err := s.InsertRun(ctx, store.NewRun{ID: id, Workflow: "w", Version: 1, Input: `""`, Priority: priority}, time.Time{}); err != nil || !ok {
 			t.Fatalf("start %s: %v %v", id, ok, err)
 		}
 	}
-	claim := func(want string) {
-		t.Helper()
-		c, ok, err := s.ClaimRun(ctx, []string{"w"}, time.Time{}, storetest.Lease, "token-"+want, "worker")
-		if err != nil || !ok || c.ID != want {
-			t.Fatalf("claim: got %q (%v, %v), want %s", c.ID, ok, err, want)
-		}
-	}
 	for _, id := range []string{"a", "b", "c", "d"} {
 		start(id, 0)
 	}
-	claim("a") // reads the floors
+	claimWants(t, s, "a") // reads the floors
 	if _, err := d.Exec(ctx, `INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at, updated_at)
 VALUES ('late', 'w', 'waiting', '""', now() - interval '1 hour', now(), now())`); err != nil {
 		t.Fatal(err)
 	}
-	claim("b") // with the floors: 'late' is below them
+	claimWants(t, s, "b") // with the floors: 'late' is below them
 	s.floors.mu.Lock()
 	s.floors.read = s.floors.read.Add(-floorRefresh)
 	s.floors.mu.Unlock()
-	claim("late") // a floorRefresh later: without them, the most overdue
+	claimWants(t, s, "late") // a floorRefresh later: without them, the most overdue
 	if s.floors.param(time.Time{}) == nil {
 		t.Fatal("the claim without floors left none")
 	}
@@ -176,13 +175,13 @@ VALUES ('late', 'w', 'waiting', '""', now() - interval '1 hour', now(), now())`)
 	if s.floors.param(time.Time{}) != nil {
 		t.Fatal("a start at priority 3 kept floors that do not name it")
 	}
-	claim("urgent")
+	claimWants(t, s, "urgent")
 	start("next", 3) // its priority is named now
 	if s.floors.param(time.Time{}) == nil {
 		t.Fatal("a start at a priority the floors name dropped them")
 	}
-	claim("next")
-	claim("c")
+	claimWants(t, s, "next")
+	claimWants(t, s, "c")
 }
 
 // TestProbeKeepsTheFloorsBound: while the floors are fresh the probe reads
@@ -191,17 +190,11 @@ VALUES ('late', 'w', 'waiting', '""', now() - interval '1 hour', now(), now())`)
 // seen by the probe (and the claim) after.
 func TestProbeKeepsTheFloorsBound(t *testing.T) {
 	ctx := context.Background()
-	d := dbtest.Open(t, "postgres")
-	s := New(d, nil)
-	if err := s.Setup(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s, d := floorStore(t)
 	if ok, _, err := s.InsertRun(ctx, store.NewRun{ID: "a", Workflow: "w", Version: 1, Input: `""`}, time.Time{}); err != nil || !ok {
 		t.Fatalf("start: %v %v", ok, err)
 	}
-	if c, ok, err := s.ClaimRun(ctx, []string{"w"}, time.Time{}, storetest.Lease, "token", "worker"); err != nil || !ok || c.ID != "a" {
-		t.Fatalf("claim: %q %v %v", c.ID, ok, err)
-	}
+	claimWants(t, s, "a")
 	if _, err := d.Exec(ctx, `INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at, updated_at)
 VALUES ('late', 'w', 'waiting', '""', now() - interval '1 hour', now(), now())`); err != nil {
 		t.Fatal(err)
