@@ -101,6 +101,23 @@ func claimWants(t *testing.T, s *Store, want string) {
 	}
 }
 
+// setAge makes s's floors, if it has any, age old: the tests check what
+// fresh and stale floors do whatever time they took to get there.
+func setAge(s *Store, age time.Duration) {
+	s.floors.mu.Lock()
+	defer s.floors.mu.Unlock()
+	if !s.floors.read.IsZero() {
+		s.floors.read = time.Now().Add(-age)
+	}
+}
+
+// floorsRead is whether s has floors read at or after t.
+func floorsRead(s *Store, t time.Time) bool {
+	s.floors.mu.Lock()
+	defer s.floors.mu.Unlock()
+	return !s.floors.read.IsZero() && !s.floors.read.Before(t)
+}
+
 // topBuffers is the first Buffers line of a plan: the whole statement's.
 var topBuffers = regexp.MustCompile(`Buffers: shared hit=(\d+)`)
 
@@ -129,6 +146,7 @@ ANALYZE _sky_durable_runs`); err != nil {
 		t.Fatal("a new store has floors")
 	}
 	claimWants(t, s, "live1") // without floors: reads them
+	setAge(s, 0)
 	floors := s.floors.param(time.Time{})
 	if floors == nil {
 		t.Fatal("the claim without floors left none")
@@ -138,6 +156,7 @@ ANALYZE _sky_durable_runs`); err != nil {
 	if with > 60 || without < 10*with {
 		t.Errorf("shared buffers of a claim: %d without floors, %d with; want at most 60 with, a tenth of without", without, with)
 	}
+	setAge(s, 0)
 	claimWants(t, s, "live2") // with floors
 }
 
@@ -158,24 +177,29 @@ func TestClaimFloorsBound(t *testing.T) {
 	for _, id := range []string{"a", "b", "c", "d"} {
 		start(id, 0)
 	}
-	claimWants(t, s, "a") // reads the floors
+	before := time.Now()
+	claimWants(t, s, "a")
+	if !floorsRead(s, before) {
+		t.Fatal("the first claim did not read the floors")
+	}
 	if _, err := d.Exec(ctx, `INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at, updated_at)
 VALUES ('late', 'w', 'waiting', '""', now() - interval '1 hour', now(), now())`); err != nil {
 		t.Fatal(err)
 	}
+	setAge(s, 0)
 	claimWants(t, s, "b") // with the floors: 'late' is below them
-	s.floors.mu.Lock()
-	s.floors.read = s.floors.read.Add(-floorRefresh)
-	s.floors.mu.Unlock()
+	setAge(s, floorRefresh)
+	before = time.Now()
 	claimWants(t, s, "late") // a floorRefresh later: without them, the most overdue
-	if s.floors.param(time.Time{}) == nil {
-		t.Fatal("the claim without floors left none")
+	if !floorsRead(s, before) {
+		t.Fatal("the claim with stale floors did not read them again")
 	}
 	start("urgent", 3)
-	if s.floors.param(time.Time{}) != nil {
+	if floorsRead(s, time.Time{}) {
 		t.Fatal("a start at priority 3 kept floors that do not name it")
 	}
 	claimWants(t, s, "urgent")
+	setAge(s, 0)
 	start("next", 3) // its priority is named now
 	if s.floors.param(time.Time{}) == nil {
 		t.Fatal("a start at a priority the floors name dropped them")
@@ -199,6 +223,7 @@ func TestProbeKeepsTheFloorsBound(t *testing.T) {
 VALUES ('late', 'w', 'waiting', '""', now() - interval '1 hour', now(), now())`); err != nil {
 		t.Fatal(err)
 	}
+	setAge(s, 0)
 	p, err := s.Probe(ctx, []string{"w"}, time.Time{}, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -206,9 +231,7 @@ VALUES ('late', 'w', 'waiting', '""', now() - interval '1 hour', now(), now())`)
 	if p.Due || p.Next <= 0 || p.Next > floorRefresh {
 		t.Fatalf("probe with fresh floors: due %v, next %v; want not due (the run is below them), next at most %v", p.Due, p.Next, floorRefresh)
 	}
-	s.floors.mu.Lock()
-	s.floors.read = s.floors.read.Add(-floorRefresh)
-	s.floors.mu.Unlock()
+	setAge(s, floorRefresh)
 	if p, err = s.Probe(ctx, []string{"w"}, time.Time{}, 30*time.Second); err != nil || !p.Due {
 		t.Fatalf("probe with stale floors: due %v (%v); want due", p.Due, err)
 	}
