@@ -454,7 +454,7 @@ func (s *Store) claimRowsOp(ctx context.Context, q *db.DB, op, sql string, args 
 	}
 	defer rs.Close()
 	at := map[string]int{}
-	first := map[int64]time.Time{}
+	var first map[int64]time.Time // rows of part 3, only from a claim without floors
 	var read *time.Time
 	for rs.Next() {
 		var part int
@@ -470,6 +470,9 @@ func (s *Store) claimRowsOp(ctx context.Context, q *db.DB, op, sql string, args 
 			note = &claimNote{now: run.c.Now, at: e.CreatedAt}
 			continue
 		case 3:
+			if first == nil {
+				first = map[int64]time.Time{}
+			}
 			first[int64(e.Seq)] = e.CreatedAt
 			continue
 		case 4:
