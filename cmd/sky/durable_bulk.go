@@ -194,12 +194,18 @@ func confirm(in io.Reader, out io.Writer, question string) bool {
 }
 
 // isTerminal reports whether r is a terminal (a character device), where a
-// person can answer a question.
+// person can answer a question. The null device is a character device too,
+// and it is the stdin of cron, systemd services and `docker run` without
+// -i: nobody answers there, so it is no terminal.
 func isTerminal(r io.Reader) bool {
 	f, ok := r.(*os.File)
 	if !ok {
 		return false
 	}
 	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err != nil || !os.SameFile(fi, null)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -93,5 +94,19 @@ func TestDurableBulkCLI(t *testing.T) {
 				t.Errorf("cancel of the runs of the last hour printed:\n%s", got)
 			}
 		})
+	}
+}
+
+// TestNullDeviceIsNoTerminal: a bulk action whose stdin is /dev/null (cron,
+// systemd, docker without -i) is refused with the --yes hint (exit 2), as
+// from a pipe, rather than asked a question nobody answers.
+func TestNullDeviceIsNoTerminal(t *testing.T) {
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	if isTerminal(null) {
+		t.Errorf("isTerminal(%s) = true, want false", os.DevNull)
 	}
 }
