@@ -132,6 +132,11 @@ type durableFlags struct {
 	// not errors (stderr).
 	stdin io.Reader
 	warn  io.Writer
+	// empty names the flags given an empty value (--workflow ""), which
+	// runDurableCommand refuses: an empty value is an unset shell variable
+	// far more often than a wish, and a filter left out widens a bulk action
+	// to every workflow, an empty --db opens the default database.
+	empty []string
 }
 
 // durableJSONFlag defines --json, which most subcommands take.
@@ -215,6 +220,7 @@ func (c durableCommand) command() *cobra.Command {
 		Use: c.use, Short: c.short, Long: c.long, Example: c.example,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, pos []string) error {
+			f.empty = emptyFlags(cmd.Flags())
 			return exitWith(runDurableCommand(cmd.Context(), c, f, pos, streamsOf(cmd)))
 		},
 	}
@@ -232,6 +238,18 @@ func (c durableCommand) command() *cobra.Command {
 		_ = cmd.RegisterFlagCompletionFunc("status", completeStatuses)
 	}
 	return cmd
+}
+
+// emptyFlags names the flags of fs set to an empty text, in the order
+// pflag visits them.
+func emptyFlags(fs *pflag.FlagSet) []string {
+	var names []string
+	fs.Visit(func(fl *pflag.Flag) {
+		if fl.Value.Type() == "string" && fl.Value.String() == "" {
+			names = append(names, fl.Name)
+		}
+	})
+	return names
 }
 
 // durableCommandHelp is the help of a subcommand: cobra's (what it does,
@@ -261,6 +279,10 @@ func runDurable(ctx context.Context, args []string, s streams) int {
 func runDurableCommand(ctx context.Context, c durableCommand, f *durableFlags, pos []string, s streams) int {
 	name := c.name()
 	f.stdin, f.warn = s.stdin, s.stderr
+	if len(f.empty) > 0 {
+		fmt.Fprintf(s.stderr, "sky durable %s: --%s is empty; hint: give it a value or leave it out (is the shell variable it was given unset?)\n", name, f.empty[0])
+		return exitNoBuild
+	}
 	if c.check != nil {
 		if err := c.check(f, pos); err != nil {
 			fmt.Fprintf(s.stderr, "sky durable %s: %v\n", name, err)

@@ -59,6 +59,10 @@ func TestDurableBulkCLI(t *testing.T) {
 				{[]string{"release", "--status", "dead,bogus", "--yes"}, `--status "bogus" is not a run status`},
 				{[]string{"retry", "--created-after", "soon", "--yes"}, `--created-after "soon" is neither a time nor an age`},
 				{[]string{"retry", "--status", "dead"}, "stdin is not a terminal"}, // a strings.Reader is no terminal
+				// An empty value (an unset shell variable) is no filter left out:
+				// it would widen the action to every workflow.
+				{[]string{"retry", "--workflow", "", "--status", "dead", "--yes"}, "--workflow is empty"},
+				{[]string{"cancel", "--parent=", "--yes"}, "--parent is empty"},
 			} {
 				if out := cli(exitNoBuild, c.args...); !strings.Contains(out, c.want) {
 					t.Errorf("sky durable %v lacks %q:\n%s", c.args, c.want, out)
