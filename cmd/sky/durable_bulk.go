@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"skydurable/runtime/durable"
 	"skydurable/runtime/task"
@@ -193,19 +194,11 @@ func confirm(in io.Reader, out io.Writer, question string) bool {
 	return answer == "y" || answer == "yes"
 }
 
-// isTerminal reports whether r is a terminal (a character device), where a
-// person can answer a question. The null device is a character device too,
-// and it is the stdin of cron, systemd services and `docker run` without
-// -i: nobody answers there, so it is no terminal.
+// isTerminal reports whether r is a terminal, where a person can answer a
+// question. Not every character device is one: /dev/null, the stdin of
+// cron, systemd services and `docker run` without -i, is a character device
+// nobody answers on.
 func isTerminal(r io.Reader) bool {
 	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
-		return false
-	}
-	null, err := os.Stat(os.DevNull)
-	return err != nil || !os.SameFile(fi, null)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
