@@ -37,7 +37,7 @@ type effectChecker struct {
 	file     *syntax.File
 	workflow string
 	// locals are the let-bound values in scope of the walk, innermost last.
-	locals []map[string]*syntax.ValueDecl
+	locals []letScope
 	done   map[syntax.Node]bool
 	seen   map[siteKey]bool
 	// helpers remembers what each helper of the program reaches; shared by
@@ -76,7 +76,7 @@ func workflowEffects(prog *Program, info *Info) diag.List {
 		f := prog.Modules[n]
 		for _, d := range f.Decls {
 			if vd, ok := d.(*syntax.ValueDecl); ok {
-				walkExprs(vd.Body, func(e syntax.Expr) { ec.registration(f, e) })
+				walkScoped(vd.Body, nil, func(e syntax.Expr, scopes []letScope) { ec.registration(f, e, scopes) })
 				walkExprs(vd.Body, func(e syntax.Expr) { ec.nestedOperations(f, e) })
 			}
 		}
@@ -107,10 +107,36 @@ func call(e syntax.Expr) (head syntax.Expr, args []syntax.Expr, ok bool) {
 	return e, nil, false
 }
 
+// letScope is the values one let binds, by name.
+type letScope = map[string]*syntax.ValueDecl
+
+// walkScoped is walkExprs that also hands visit the let-bound values in
+// scope of each expression, innermost last, so that a workflow body given
+// by the name of a let-bound function is found.
+func walkScoped(e syntax.Expr, scopes []letScope, visit func(syntax.Expr, []letScope)) {
+	if e == nil {
+		return
+	}
+	visit(e, scopes)
+	if l, ok := e.(*syntax.Let); ok {
+		scope := letScope{}
+		for _, b := range l.Bindings {
+			if vd, ok := b.(*syntax.ValueDecl); ok {
+				scope[vd.Name.Name] = vd
+			}
+		}
+		scopes = append(slices.Clip(scopes), scope)
+	}
+	for _, x := range subExprs(e) {
+		walkScoped(x, scopes, visit)
+	}
+}
+
 // registration finds the workflow body given to a function that returns a
 // WorkflowDef (every Durable.register*, and any wrapper of the program's
-// own with such a parameter) and checks it.
-func (ec *effectChecker) registration(f *syntax.File, e syntax.Expr) {
+// own with such a parameter) and checks it; scopes are the let-bound values
+// in scope of the call.
+func (ec *effectChecker) registration(f *syntax.File, e syntax.Expr, scopes []letScope) {
 	reg, ok := ec.info.asRegistration(e)
 	if !ok {
 		return
@@ -122,16 +148,17 @@ func (ec *effectChecker) registration(f *syntax.File, e syntax.Expr) {
 			break
 		}
 	}
-	ec.body(f, reg.args[reg.body], 2)
+	ec.body(f, reg.args[reg.body], 2, scopes)
 }
 
 // body walks the run positions of a workflow function that still takes n
 // arguments: a lambda, a top-level function of the program (named or
-// partially applied) or a let-bound one.
-func (ec *effectChecker) body(f *syntax.File, e syntax.Expr, n int) {
+// partially applied) or a let-bound one; scopes are the let-bound values in
+// scope of e, which the body may run too.
+func (ec *effectChecker) body(f *syntax.File, e syntax.Expr, n int, scopes []letScope) {
 	e, n = peelLambdas(e, n)
 	if n <= 0 {
-		ec.file, ec.locals = f, nil
+		ec.file, ec.locals = f, slices.Clone(scopes)
 		ec.run(e)
 		ec.stepIDs(f, e)
 		return
@@ -143,6 +170,14 @@ func (ec *effectChecker) body(f *syntax.File, e syntax.Expr, n int) {
 	}
 	ref := ec.info.Refs[v]
 	mf, vd := ec.helpers.decl(ref)
+	if ref.Kind == RefLocal {
+		mf, vd, scopes = f, nil, letBinding(scopes, ref.Name)
+		if len(scopes) > 0 {
+			vd = scopes[len(scopes)-1][ref.Name]
+		}
+	} else {
+		scopes = nil
+	}
 	if vd == nil || ec.done[vd] {
 		return
 	}
@@ -151,8 +186,19 @@ func (ec *effectChecker) body(f *syntax.File, e syntax.Expr, n int) {
 		ec.workflow = ref.Name
 	}
 	if rest := n + len(args) - len(vd.Params); rest >= 0 {
-		ec.body(mf, vd.Body, rest)
+		ec.body(mf, vd.Body, rest, scopes)
 	}
+}
+
+// letBinding is scopes up to the innermost one that binds name (nil when
+// none does): what is in scope of that binding's body.
+func letBinding(scopes []letScope, name string) []letScope {
+	for i := len(scopes) - 1; i >= 0; i-- {
+		if scopes[i][name] != nil {
+			return scopes[:i+1]
+		}
+	}
+	return nil
 }
 
 // peelLambdas is the body of e applied to n arguments as far as e is a
@@ -182,7 +228,7 @@ func (ec *effectChecker) run(e syntax.Expr) {
 		}
 		return
 	case *syntax.Let:
-		scope := map[string]*syntax.ValueDecl{}
+		scope := letScope{}
 		ec.locals = append(ec.locals, scope)
 		for _, b := range x.Bindings {
 			switch b := b.(type) {
@@ -268,7 +314,7 @@ func (ec *effectChecker) local(name string, nargs int) {
 
 // letBound reports whether name is a let-bound value in scope of the walk.
 func (ec *effectChecker) letBound(name string) bool {
-	return slices.ContainsFunc(ec.locals, func(scope map[string]*syntax.ValueDecl) bool { return scope[name] != nil })
+	return slices.ContainsFunc(ec.locals, func(scope letScope) bool { return scope[name] != nil })
 }
 
 // combinator walks the arguments of a Task combinator: a Task argument is
