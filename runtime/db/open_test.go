@@ -167,7 +167,7 @@ func TestPostgresValuesAsText(t *testing.T) {
 		'6ba7b810-9dad-11d1-80b4-00c04fd430c8'::uuid AS u,
 		'{"b":1, "a":[1,2]}'::json AS j, '{"b":1}'::jsonb AS jb,
 		'2026-03-04'::date AS dt, '2026-03-04 05:06:07'::timestamp AS ts,
-		3::smallint AS sm, 1.5::real AS r, ARRAY[1,2] AS arr`)
+		3::smallint AS sm, 1.5::real AS r, 0.1::real AS r2, ARRAY[1,2] AS arr`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestPostgresValuesAsText(t *testing.T) {
 		"num": "1.50", "u": "6ba7b810-9dad-11d1-80b4-00c04fd430c8",
 		"j": `{"b":1, "a":[1,2]}`, "jb": `{"b": 1}`,
 		"dt": "2026-03-04", "ts": "2026-03-04T05:06:07.000000000Z",
-		"sm": "3", "r": "1.5", "arr": "[1,2]",
+		"sm": "3", "r": "1.5", "r2": "0.1", "arr": "[1,2]",
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("text of PostgreSQL values (-want +got):\n%s", diff)

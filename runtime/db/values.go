@@ -123,7 +123,10 @@ func normalize(v any) any {
 	case uint32:
 		return int64(x)
 	case float32:
-		return float64(x)
+		// A REAL column holds a float32; widening it bit for bit would read
+		// 0.1 as 0.10000000149011612, so keep the decimal the database shows.
+		f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(x), 'g', -1, 32), 64)
+		return f
 	case [16]byte: // PostgreSQL uuid
 		h := hex.EncodeToString(x[:])
 		return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
