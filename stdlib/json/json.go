@@ -85,8 +85,7 @@ func writeTo(buf *bytes.Buffer, j any) error {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			k, _ := json.Marshal(p.key)
-			buf.Write(k)
+			codec.WriteString(buf, p.key)
 			buf.WriteByte(':')
 			if err := writeTo(buf, p.val); err != nil {
 				return err
@@ -111,6 +110,8 @@ func writeTo(buf *bytes.Buffer, j any) error {
 			o[i] = pair{k, x[k]}
 		}
 		return writeTo(buf, o)
+	case string:
+		codec.WriteString(buf, x)
 	default:
 		b, err := json.Marshal(x)
 		if err != nil {

@@ -21,6 +21,10 @@ func TestWrite(t *testing.T) {
 	if got, _ := write(object{{"z", "1"}, {"a", nil}}, 0); got != `{"z":"1","a":null}` {
 		t.Errorf("built: %s", got)
 	}
+	// As Elm's encoder and Codec.toJson, <, > and & are not escaped for HTML.
+	if got, _ := write(object{{"<a&b>", "<script>&"}}, 0); got != `{"<a&b>":"<script>&"}` {
+		t.Errorf("HTML characters: %s", got)
+	}
 	_, err = Kernels()["JsonEnc_float"].Fn([]value.Value{math.NaN()})
 	if err == nil || !strings.Contains(err.Error(), "a finite Float") {
 		t.Errorf("NaN: %v", err)
