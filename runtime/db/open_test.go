@@ -38,7 +38,7 @@ func TestOpenErrors(t *testing.T) {
 		{"unknown driver", "mysql", "x", task.InvalidInput, []string{`"mysql"`, `"postgres"`, `"sqlite"`}, ""},
 		{"sqlite in-memory URI", "sqlite", "file:jobs.db?mode=memory&cache=shared", task.InvalidInput, []string{"mode=memory", "in-memory", `":memory:"`, "file path"}, ""},
 		{"sqlite empty path", "sqlite", "", task.InvalidInput, []string{"file path"}, ""},
-		{"postgres not answering", "postgres", deadURL, task.Unavailable, []string{"127.0.0.1:" + strconv.Itoa(deadPort), "does not answer"}, "s3cret-pw"},
+		{"postgres refusing", "postgres", deadURL, task.Unavailable, []string{"cannot connect to the server at 127.0.0.1:" + strconv.Itoa(deadPort), "connection refused"}, "s3cret-pw"},
 		{"postgres bad dsn", "postgres", "postgres://%zz", task.InvalidInput, []string{"connection string"}, ""},
 	}
 	for _, c := range cases {

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"errors"
+	"net"
 	"net/url"
 	"os"
 	"strconv"
@@ -103,15 +104,28 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (backend, error
 		if k, _ := classify(err); k == task.NotFound || k == task.PermissionDenied || k == task.Timeout {
 			kind = k
 		}
-		within := ""
-		if t := cfg.ConnConfig.ConnectTimeout; t > 0 {
-			within = " within " + t.String() + " (connect_timeout)"
+		// Only a timeout is "does not answer": a refused port or a server's
+		// own refusal (no such database, bad password) comes back at once.
+		failure := "cannot connect to the server at " + where
+		if isConnectTimeout(err) {
+			failure = "the server at " + where + " does not answer"
+			if t := cfg.ConnConfig.ConnectTimeout; t > 0 {
+				failure += " within " + t.String() + " (connect_timeout)"
+			}
 		}
 		return nil, &task.Error{Kind: kind, Cause: err,
-			Message: "postgres: the server at " + where + " does not answer" + within + ": " + err.Error() +
+			Message: "postgres: " + failure + ": " + err.Error() +
 				"; hint: is PostgreSQL running and does the database exist?"}
 	}
 	return &postgresBackend{pool: pool, pooled: pooler == PoolerTransaction, dsn: dsn}, nil
+}
+
+// isConnectTimeout reports whether a failed connection attempt gave up
+// waiting (connect_timeout or the caller's deadline).
+func isConnectTimeout(err error) bool {
+	var netErr net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()) ||
+		strings.Contains(err.Error(), "timeout")
 }
 
 func (b *postgresBackend) exec(ctx context.Context, st *statement, args []any) (int64, error) {
