@@ -43,7 +43,7 @@ func TestKernels() []value.Kernel {
 			if err != nil {
 				return nil, err
 			}
-			opts, err := startOptionsArg(fn, a[1])
+			given, err := startOptionsArg(fn, a[1])
 			if err != nil {
 				return nil, err
 			}
@@ -51,7 +51,13 @@ func TestKernels() []value.Kernel {
 			if err != nil {
 				return nil, err
 			}
-			return unitOf(func(ctx context.Context) error { return durable.StartWith(ctx, h.Engine(), opts, def.def, id, input) }), nil
+			return unitOf(func(ctx context.Context) error {
+				opts, err := given.engineOptions(fn)
+				if err != nil {
+					return err
+				}
+				return durable.StartWith(ctx, h.Engine(), opts, def.def, id, input)
+			}), nil
 		}},
 		{Name: "DurableTest_schedule", Arity: 5, Fn: func(a []value.Value) (value.Value, error) {
 			const fn = "DurableTest.schedule"
