@@ -156,7 +156,8 @@ func startChildren[I, O any](c *Ctx, def Def[I, O], id, group string, children [
 
 // checkExisting accepts children that were already there only when they are
 // this run's children of the same workflow, started by the same call (a key
-// of a startChild reused in an all would never wake it).
+// of a startChild reused in an all would never wake it); any other is a
+// permanent Conflict.
 func checkExisting(ctx context.Context, c *Ctx, workflow, group string, news []store.NewChild) error {
 	ids := make([]string, len(news))
 	for i, n := range news {
@@ -168,9 +169,11 @@ func checkExisting(ctx context.Context, c *Ctx, workflow, group string, news []s
 	}
 	for _, st := range states {
 		if st.ParentID != c.RunID() || st.Workflow != workflow || st.Group != group {
-			return task.Errorf(task.Conflict,
+			// Permanent: the child's id is the parent's id and the key, so
+			// every attempt meets the same run.
+			return Permanent(task.Errorf(task.Conflict,
 				"durable run %q: cannot start child %q of workflow %q: a run with that id already exists (workflow %q, parent %q%s); hint: use another child key",
-				c.RunID(), st.ID, workflow, st.Workflow, st.ParentID, startedBy(st.Group))
+				c.RunID(), st.ID, workflow, st.Workflow, st.ParentID, startedBy(st.Group)))
 		}
 	}
 	return nil

@@ -224,8 +224,8 @@ func TestChildBadInput(t *testing.T) {
 		h.drain(h.e, fan.Erase(), taker.Erase(), aw.Erase(), reuse.Erase())
 		wantContains(t, h.wantStatus("dup", StatusDead).LastError, `the child key "a" is given twice`, "a permanent error")
 		wantContains(t, h.wantStatus("empty", StatusDead).LastError, "empty child key")
-		wantContains(t, h.wantStatus("taken", StatusFailed).LastError, `cannot start child "taken/x"`, `workflow "other"`, "use another child key")
-		wantContains(t, h.wantStatus("reuse", StatusFailed).LastError, `cannot start child "reuse/x"`, "started by Durable.startChild")
+		wantContains(t, h.wantStatus("taken", StatusDead).LastError, "a permanent error", `cannot start child "taken/x"`, `workflow "other"`, "use another child key")
+		wantContains(t, h.wantStatus("reuse", StatusDead).LastError, "a permanent error", `cannot start child "reuse/x"`, "started by Durable.startChild")
 		wantContains(t, h.wantStatus("aw", StatusDead).LastError, `found no child "never"`, "Durable.startChild")
 		if kids, _ := h.e.ListRuns(h.ctx, ListFilter{Parent: "dup"}); len(kids) != 0 {
 			t.Errorf("a refused fan-out started %d children", len(kids))

@@ -242,6 +242,11 @@ func KernelsWith(opts durable.Options) map[string]value.Kernel {
 			if !ok {
 				return nil, value.BadArg("Durable.registerVersioned", "an Int version", a[1])
 			}
+			if version < 1 {
+				name, _ := a[0].(string)
+				return nil, task.Errorf(task.InvalidInput,
+					"Durable.registerVersioned: version %d of workflow %q; hint: versions start at 1 (a workflow registered with register is version 1), so its next version is 2", version, name)
+			}
 			return registerKernel("Durable.registerVersioned", durable.DefaultRetryPolicy, int(version), a[0], a[2], a[3], a[4])
 		}},
 		{Name: "Durable_erase", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
@@ -653,6 +658,10 @@ func (b *binding) compact(a []value.Value) (value.Value, error) {
 		return nil, value.BadArg(fn, "an Int retention in milliseconds", a[1])
 	}
 	return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
+		if ms < 0 {
+			return nil, task.Errorf(task.InvalidInput,
+				"%s: a retention of %d ms is negative; hint: the age in milliseconds a finished run's journal is kept, e.g. 30 days: Durable.compact db (30 * 24 * 3600 * 1000)", fn, ms)
+		}
 		res, err := e.CompactOlderThan(ctx, time.Duration(min(ms, durable.MaxTimerMs))*time.Millisecond, durable.CompactOptions{})
 		return res.Runs, setupHint(fn, err)
 	})}, nil
