@@ -148,7 +148,15 @@ func (ec *effectChecker) reportDuplicate(prev, u idUse) {
 		detail = "Here `" + u.helper + "` uses it (" + pos(u.file, u.lit.Start) + "). " + detail
 	}
 	hint := "Give each step its own id, a name for what it does (\"" + u.lit.Value + "-2\" at the least)."
+	message := "The workflow `" + ec.workflow + "` uses the id \"" + u.lit.Value + "\" twice:"
 	switch {
+	case prev.lit.Value != u.lit.Value:
+		// Two operations whose journal ids meet: a step named as the
+		// journal names a signal wait or a child ("signal:go").
+		message = "The workflow `" + ec.workflow + "` gives two operations the journal id " + fmt.Sprintf("%q", u.id) +
+			": \"" + prev.lit.Value + "\" and \"" + u.lit.Value + "\":"
+		hint = "The journal names a signal wait \"signal:NAME\", a child \"child:KEY\" and its wait \"await:KEY\": " +
+			"give the step an id not of those forms, a name for what it does."
 	case strings.HasPrefix(u.id, "signal:"):
 		hint = "A signal is delivered once: wait for it once and pass its value on, or give the second " +
 			"wait a signal name of its own."
@@ -162,7 +170,7 @@ func (ec *effectChecker) reportDuplicate(prev, u idUse) {
 	}
 	ec.errs = append(ec.errs, diag.Diagnostic{
 		Title: "DUPLICATE STEP ID", File: u.at.file, Start: diagPos(u.at.span.Start), End: diagPos(u.at.span.End),
-		Message:    "The workflow `" + ec.workflow + "` uses the id \"" + u.lit.Value + "\" twice:",
+		Message:    message,
 		Detail:     detail,
 		Hint:       hint,
 		SourceLine: diag.Line(ec.prog.Sources[u.at.file], u.at.span.Start.Line),
