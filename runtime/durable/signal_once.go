@@ -160,7 +160,8 @@ func (o SignalOutcome) Message(runID, name string) string {
 // is not a valid name (checkName).
 func checkSignal(runID, name string) error {
 	if runID == "" || name == "" {
-		return task.Errorf(task.InvalidInput, "durable: a signal needs a run id and a name (got run %q, name %q)", runID, name)
+		return task.Errorf(task.InvalidInput, "durable: a signal needs a run id and a name (got run %q, name %q); "+
+			"hint: the id the run was started with and the name its awaitSignal waits for, such as \"payment.settled\"", runID, name)
 	}
 	if err := checkName("the run id", runID, fmt.Sprintf(" of signal %q", name), "use the id the run was started with"); err != nil {
 		return err

@@ -43,6 +43,7 @@ func TestOneValidationBothStores(t *testing.T) {
 			{"priority out of range", start("p", StartOptions{Priority: 1 << 40}), []string{"priority 1099511627776", `"p"`, "out of range"}},
 			{"workflow name with NUL", h.e.StartJSON(h.ctx, Workflow{Name: "w\x00", Body: wf.Body}, "r", `1`), []string{`the workflow name "w\x00"`, "U+0000"}},
 			{"input not UTF-8", h.e.StartJSON(h.ctx, wf, "bad-input", "\"\xff\""), []string{`the input of run "bad-input"`, "not valid UTF-8"}},
+			{"signal without a name", h.e.Signal(h.ctx, "r", "", `1`), []string{`a signal needs a run id and a name (got run "r", name "")`, "hint: the id the run was started with"}},
 			{"signal name with NUL", h.e.Signal(h.ctx, "r", "go\x00", `1`), []string{`the signal name "go\x00"`, `(run "r")`}},
 			{"signal name not UTF-8", h.e.Signal(h.ctx, "r", "go\xc3", `1`), []string{"not valid UTF-8 (byte 2)"}},
 			{"signal to a run id too long", h.e.Signal(h.ctx, long, "go", `1`), []string{"over the limit of 512"}},

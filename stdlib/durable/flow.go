@@ -117,7 +117,7 @@ func registerWithLimitsKernel(a []value.Value) (value.Value, error) {
 			return nil, value.BadArg(fn, "perKey : Maybe ( i -> String, Int )", v)
 		}
 		if n < 1 {
-			return nil, belowOne(fn, "perKey", n)
+			return nil, task.Errorf(task.InvalidInput, "%s: perKey = Just ( key, %d ); hint: a limit is at least 1; use Nothing for no limit", fn, n)
 		}
 		limits.PerKey = int(min(n, math.MaxInt32))
 		key = func(in value.Value) (string, error) {
