@@ -221,8 +221,8 @@ func withFloors(sql string, args []any) [][]any {
 // fillRuns makes the tables the size of a busy installation: 100,000 runs
 // (60,000 finished, 1,000 of them the children of 10 parents; 30,000
 // waiting, most in the future, some on a signal; 5,000 failed, 5,000 with
-// a deadline), five journal rows each for 20,000 of them, and 100,000
-// signals and events.
+// a deadline), five journal rows and five history events each for 20,000
+// of them, and 100,000 signals and events.
 const fillRuns = `
 INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at, updated_at, parent_id, child_group, deadline_at, waiting_signal, priority, limit_key)
 SELECT 'fill' || g, 'w' || (g % 7),
@@ -241,7 +241,9 @@ SELECT 'fill' || (g / 5 + 1), 's' || (g % 5), g % 5 + 1, 'step', '"x"', now() FR
 INSERT INTO _sky_durable_signals (run_id, name, payload, delivered, created_at)
 SELECT 'fill' || g, 'approved', '{}', g % 2 = 0, now() FROM generate_series(1, 100000) g;
 INSERT INTO _sky_durable_events (run_id, key, value, updated_at)
-SELECT 'fill' || g, 'progress', '1', now() FROM generate_series(1, 100000) g;`
+SELECT 'fill' || g, 'progress', '1', now() FROM generate_series(1, 100000) g;
+INSERT INTO _sky_durable_history (run_id, pos, at, kind, actor, attempt, detail, step)
+SELECT 'fill' || (g / 5 + 1), g % 5 + 1, now(), 'claimed', 'w', 1, '', '' FROM generate_series(0, 99999) g;`
 
 // withoutJITStatements are the statements the store runs in withoutJIT's
 // transaction (jit off): the recursive walks of a run's descendants.
