@@ -8,14 +8,16 @@ import (
 	"skydurable/runtime/value"
 )
 
-// Decoded objects are written with sorted keys, built ones in their order,
-// and a Float that JSON cannot hold is refused naming it.
+// Decoded objects are written with their keys in the order of the text (a
+// repeated key in its first place with its last value, as JSON.parse keeps
+// it), built ones in their order, and a Float that JSON cannot hold is
+// refused naming it.
 func TestWrite(t *testing.T) {
-	j, err := parse(`{"z":1,"a":[true,null,"s"]}`)
+	j, err := parse(`{"z":1,"a":[true,null,{"y":2,"b":3}],"m":0,"z":4}`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := write(j, 0); got != `{"a":[true,null,"s"],"z":1}` {
+	if got, _ := write(j, 0); got != `{"z":4,"a":[true,null,{"y":2,"b":3}],"m":0}` {
 		t.Errorf("decoded: %s", got)
 	}
 	if got, _ := write(object{{"z", "1"}, {"a", nil}}, 0); got != `{"z":"1","a":null}` {

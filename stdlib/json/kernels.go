@@ -293,13 +293,13 @@ func field(d decodeFn, name string, j any, path string) (value.Value, error) {
 	return d(fj, path+"."+name)
 }
 
-// asObject reads a JSON object: one parsed from text (a map) or one built
+// asObject reads a JSON object: one parsed from text or one built
 // by Encode.object or Encode.dict (its pairs in order; a repeated key keeps
 // its last value, as the text it encodes to would when parsed).
 func asObject(j any) (map[string]any, bool) {
 	switch o := j.(type) {
-	case map[string]any:
-		return o, true
+	case *textObject:
+		return o.fields, true
 	case object:
 		m := make(map[string]any, len(o))
 		for _, p := range o {
