@@ -3,6 +3,7 @@ package types
 import (
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"skydurable/compiler/syntax"
@@ -280,9 +281,44 @@ func (c *checker) notExposed(m *moduleInfo, sp syntax.Span, dep *moduleInfo, nam
 	hint := ""
 	if s := suggest(name, cands); len(s) > 0 {
 		hint = "Did you mean `" + s[0] + "`?"
+	} else {
+		hint = exposeHint(dep, name, isType)
 	}
 	c.errorAt(m, sp, "BAD IMPORT",
 		"The `"+dep.name+"` module does not expose `"+name+"`:", "", hint)
+}
+
+// exposeHint is the hint of a name that module dep does not expose, when
+// no exposed name is spelled like it: the module defines it but keeps it
+// private, or here is what it does expose.
+func exposeHint(dep *moduleInfo, name string, isType bool) string {
+	_, private := dep.values[name]
+	if isType {
+		_, private = dep.types[name]
+	}
+	if private && !isStdlibModule(dep.name) {
+		return "`" + dep.name + "` defines `" + name + "` but keeps it private: add it to the `exposing` list of its `module " + dep.name + " exposing (...)` line."
+	}
+	var names []string
+	if isType {
+		for n := range dep.expTypes {
+			names = append(names, n)
+		}
+	} else {
+		for n := range dep.expValues {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return "`" + dep.name + "` exposes none: check the spelling, or define `" + name + "` there and add it to its `exposing` list."
+	}
+	sort.Strings(names)
+	const most = 12
+	list := strings.Join(names, ", ")
+	if len(names) > most {
+		list = strings.Join(names[:most], ", ") + " and " + strconv.Itoa(len(names)-most) + " more"
+	}
+	return "`" + dep.name + "` exposes " + list + "."
 }
 
 // checkListedCtors reports each constructor of `T(A, B)` that type t does
