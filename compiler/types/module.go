@@ -323,12 +323,28 @@ func exposeHint(dep *moduleInfo, name string, isType bool) string {
 
 // checkListedCtors reports each constructor of `T(A, B)` that type t does
 // not have (or, imported from dep, does not expose), naming the ones it has.
+//
+// Imported with `T(..)` or `T(A, B)` from a module that exposes T without
+// its constructors (an opaque type), it reports the import itself, as Elm
+// does.
 func (c *checker) checkListedCtors(m *moduleInfo, it *syntax.ExposedItem, t *TypeInfo, dep *moduleInfo, title string) {
 	var names []string
 	for _, ct := range t.Ctors {
 		if dep == nil || dep.expCtors[ct.Name] == ct {
 			names = append(names, ct.Name)
 		}
+	}
+	if dep != nil && it.Open && len(names) == 0 && len(t.Ctors) > 0 {
+		hint := "`" + it.Name + "` is opaque outside `" + dep.name + "`: import it as `" + it.Name +
+			"` without the parentheses, and make and read its values with the functions `" + dep.name + "` exposes"
+		if isStdlibModule(dep.name) {
+			hint += "."
+		} else {
+			hint += " (or expose it there as `" + it.Name + "(..)`)."
+		}
+		c.errorAt(m, it.Span, title,
+			"The `"+dep.name+"` module exposes the type `"+it.Name+"` but not its constructors:", "", hint)
+		return
 	}
 	for _, listed := range it.Ctors {
 		if !slices.Contains(names, listed.Name) {
