@@ -35,3 +35,26 @@ func TestWrite(t *testing.T) {
 		t.Error("two values parsed as one")
 	}
 }
+
+// Decode.index out of range names the array's length, "1 element" for one.
+func TestIndexOutOfRange(t *testing.T) {
+	k := Kernels()
+	for _, c := range []struct {
+		text, want string
+	}{
+		{`[7]`, "$: expected an array with an element 2, found 1 element"},
+		{`[]`, "$: expected an array with an element 2, found 0 elements"},
+		{`[1,2]`, "$: expected an array with an element 2, found 2 elements"},
+	} {
+		intDec, _ := k["JsonDec_int"].Fn(nil)
+		dec, err := k["JsonDec_index"].Fn([]value.Value{int64(2), intDec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, _ := asDecoder("test", dec)
+		j, _ := parse(c.text)
+		if _, err := d(j, "$"); err == nil || err.Error() != c.want {
+			t.Errorf("index 2 of %s: %v; want %q", c.text, err, c.want)
+		}
+	}
+}

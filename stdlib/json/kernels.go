@@ -151,7 +151,7 @@ func decodeKernels() []value.Kernel {
 					return nil, mismatch(path, "an array", j)
 				}
 				if i < 0 || int(i) >= len(arr) {
-					return nil, &failure{path, fmt.Sprintf("expected an array with an element %d, found %d elements", i, len(arr))}
+					return nil, &failure{path, fmt.Sprintf("expected an array with an element %d, found %s", i, countElements(len(arr)))}
 				}
 				return d(arr[i], fmt.Sprintf("%s[%d]", path, i))
 			})
@@ -308,6 +308,14 @@ func asObject(j any) (map[string]any, bool) {
 		return m, true
 	}
 	return nil, false
+}
+
+// countElements words the length of an array in a decode error.
+func countElements(n int) string {
+	if n == 1 {
+		return "1 element"
+	}
+	return strconv.Itoa(n) + " elements"
 }
 
 func sortedKeys(m map[string]any) []string {
