@@ -67,6 +67,7 @@ func TestEvalSnippets(t *testing.T) {
 		{"prelude", "result = ( identity 3, fst ( 1, 2 ), modBy 3 -1 )", "(3,1,2)"},
 		{"char and unit", "result = ( 'x', () )", "('x',())"},
 		{"negation", "x = 3\n\nresult = -x", "-3"},
+		{"smallest int literal", "f n =\n    case n of\n        -9223372036854775808 ->\n            \"min\"\n\n        _ ->\n            \"other\"\n\nresult = ( -9223372036854775808, f -9223372036854775808, -9223372036854775807 - 1 == -9223372036854775808 )", `(-9223372036854775808,"min",True)`},
 		{"qualified ctor", "type T = A | B\n\nresult = [ A, B ]", "[A,B]"},
 	}
 	for _, c := range cases {

@@ -279,7 +279,9 @@ type Ctor struct {
 	Name   string
 }
 
-// IntLit is an integer literal; Raw keeps the spelling (e.g. "0xFF").
+// IntLit is an integer literal; Raw keeps the spelling (e.g. "0xFF"). Value
+// is never negative except for the operand of `-9223372036854775808`, whose
+// Value is math.MinInt64 (negating it gives the smallest Int again).
 type IntLit struct {
 	Span
 	Value int64

@@ -2,6 +2,7 @@ package syntax
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -352,11 +353,21 @@ func (lx *lexer) number(t token) token {
 	case err != nil && text == "":
 		lx.errorAt(start, t.end, "`0x` needs hexadecimal digits after it", "write e.g. 0xFF")
 	case err != nil:
-		lx.errorAt(start, t.end, fmt.Sprintf("the number `%s` does not fit in an Int", t.text),
-			"Int is 64 bits: -9223372036854775808 to 9223372036854775807")
+		if u, uerr := strconv.ParseUint(text, base, 64); uerr == nil && u == 1<<63 {
+			t.minIntMagnitude, v = true, math.MinInt64
+			break
+		}
+		lx.errorAt(start, t.end, intRangeMessage(t.text), intRangeHint)
 	}
 	t.intVal = v
 	return t
+}
+
+// intRangeHint is the hint of every "does not fit in an Int" error.
+const intRangeHint = "Int is 64 bits: -9223372036854775808 to 9223372036854775807"
+
+func intRangeMessage(text string) string {
+	return fmt.Sprintf("the number `%s` does not fit in an Int", text)
 }
 
 func (lx *lexer) digits() {

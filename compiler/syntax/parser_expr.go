@@ -130,7 +130,7 @@ func (p *parser) parseOperand() Expr {
 	case tOp:
 		if p.tok.name == "-" && !p.tok.spaceAfter && p.startsTerm(p.peek(1)) {
 			minus := p.next()
-			x := p.parseTerm()
+			x := p.parseNegated()
 			neg := &Neg{Span: Span{minus.pos, p.prevEnd()}, X: x}
 			return p.parseArgs(neg, minus.pos)
 		}
@@ -158,7 +158,7 @@ func (p *parser) parseArgs(fn Expr, start Pos) Expr {
 		}
 		if t := p.tok; t.kind == tOp && t.name == "-" && t.spaceBefore && !t.spaceAfter && p.startsTerm(p.peek(1)) {
 			p.next()
-			x := p.parseTerm()
+			x := p.parseNegated()
 			args = append(args, &Neg{Span: Span{t.pos, p.prevEnd()}, X: x})
 			continue
 		}
@@ -168,6 +168,24 @@ func (p *parser) parseArgs(fn Expr, start Pos) Expr {
 		return fn
 	}
 	return &App{Span: Span{start, p.prevEnd()}, Fn: fn, Args: args}
+}
+
+// parseNegated parses the operand of a negating `-`, where the literal
+// 9223372036854775808 is allowed: `-9223372036854775808` is the smallest Int.
+func (p *parser) parseNegated() Expr {
+	if t := p.tok; t.kind == tInt && t.minIntMagnitude {
+		p.next()
+		return &IntLit{Span: t.span(), Value: t.intVal, Raw: t.text}
+	}
+	return p.parseTerm()
+}
+
+// checkIntRange reports an Int literal one past the largest Int that no `-`
+// negates (the lexer lets it through for the parser to decide).
+func (p *parser) checkIntRange(t token) {
+	if t.minIntMagnitude {
+		p.errs.errorAt(t.pos, t.end, intRangeMessage(t.text), intRangeHint)
+	}
 }
 
 // startsTerm reports whether t can begin an atomic expression.
@@ -204,6 +222,7 @@ func (p *parser) parseAtom() Expr {
 		return &Ctor{Span: t.span(), Module: t.module, Name: t.name}
 	case tInt:
 		p.next()
+		p.checkIntRange(t)
 		return &IntLit{Span: t.span(), Value: t.intVal, Raw: t.text}
 	case tFloat:
 		p.next()

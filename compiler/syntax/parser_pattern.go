@@ -87,6 +87,7 @@ func (p *parser) parsePatternAtom() Pattern {
 		return &CtorPat{Span: t.span(), Module: t.module, Name: t.name}
 	case tInt:
 		p.next()
+		p.checkIntRange(t)
 		return &IntPat{Span: t.span(), Value: t.intVal, Raw: t.text}
 	case tFloat:
 		p.next()

@@ -161,7 +161,8 @@ func (pr printer) expr(e Expr) {
 	case *Ctor:
 		pr.w(qualified(e.Module, e.Name))
 	case *IntLit:
-		pr.w(strconv.FormatInt(e.Value, 10))
+		// uint64 prints the magnitude 9223372036854775808 held as MinInt64.
+		pr.w(strconv.FormatUint(uint64(e.Value), 10))
 	case *FloatLit:
 		pr.w(strconv.FormatFloat(e.Value, 'g', -1, 64))
 	case *CharLit:

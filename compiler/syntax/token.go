@@ -84,11 +84,16 @@ type token struct {
 	spaceAfter  bool // whitespace, a comment or the end of input follows it
 	first       bool // first token on its line (the layout rule looks at these)
 
-	intVal   int64
-	floatVal float64
-	strVal   string
-	charVal  rune
-	parts    []strPart
+	intVal int64
+	// minIntMagnitude marks the literal 9223372036854775808 (or
+	// 0x8000000000000000): one past the largest Int, so it is an Int only
+	// right after a negating `-`. intVal then holds math.MinInt64, which
+	// negation leaves unchanged. The parser reports it anywhere else.
+	minIntMagnitude bool
+	floatVal        float64
+	strVal          string
+	charVal         rune
+	parts           []strPart
 }
 
 func (t token) span() Span { return Span{t.pos, t.end} }

@@ -3,6 +3,7 @@ package types
 import (
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"skydurable/compiler/syntax"
@@ -280,19 +281,70 @@ func (c *checker) notExposed(m *moduleInfo, sp syntax.Span, dep *moduleInfo, nam
 	hint := ""
 	if s := suggest(name, cands); len(s) > 0 {
 		hint = "Did you mean `" + s[0] + "`?"
+	} else {
+		hint = exposeHint(dep, name, isType)
 	}
 	c.errorAt(m, sp, "BAD IMPORT",
 		"The `"+dep.name+"` module does not expose `"+name+"`:", "", hint)
 }
 
+// exposeHint is the hint of a name that module dep does not expose, when
+// no exposed name is spelled like it: the module defines it but keeps it
+// private, or here is what it does expose.
+func exposeHint(dep *moduleInfo, name string, isType bool) string {
+	_, private := dep.values[name]
+	if isType {
+		_, private = dep.types[name]
+	}
+	if private && !isStdlibModule(dep.name) {
+		return "`" + dep.name + "` defines `" + name + "` but keeps it private: add it to the `exposing` list of its `module " + dep.name + " exposing (...)` line."
+	}
+	var names []string
+	if isType {
+		for n := range dep.expTypes {
+			names = append(names, n)
+		}
+	} else {
+		for n := range dep.expValues {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return "`" + dep.name + "` exposes none: check the spelling, or define `" + name + "` there and add it to its `exposing` list."
+	}
+	sort.Strings(names)
+	const most = 12
+	list := strings.Join(names, ", ")
+	if len(names) > most {
+		list = strings.Join(names[:most], ", ") + " and " + strconv.Itoa(len(names)-most) + " more"
+	}
+	return "`" + dep.name + "` exposes " + list + "."
+}
+
 // checkListedCtors reports each constructor of `T(A, B)` that type t does
 // not have (or, imported from dep, does not expose), naming the ones it has.
+//
+// Imported with `T(..)` or `T(A, B)` from a module that exposes T without
+// its constructors (an opaque type), it reports the import itself, as Elm
+// does.
 func (c *checker) checkListedCtors(m *moduleInfo, it *syntax.ExposedItem, t *TypeInfo, dep *moduleInfo, title string) {
 	var names []string
 	for _, ct := range t.Ctors {
 		if dep == nil || dep.expCtors[ct.Name] == ct {
 			names = append(names, ct.Name)
 		}
+	}
+	if dep != nil && it.Open && len(names) == 0 && len(t.Ctors) > 0 {
+		hint := "`" + it.Name + "` is opaque outside `" + dep.name + "`: import it as `" + it.Name +
+			"` without the parentheses, and make and read its values with the functions `" + dep.name + "` exposes"
+		if isStdlibModule(dep.name) {
+			hint += "."
+		} else {
+			hint += " (or expose it there as `" + it.Name + "(..)`)."
+		}
+		c.errorAt(m, it.Span, title,
+			"The `"+dep.name+"` module exposes the type `"+it.Name+"` but not its constructors:", "", hint)
+		return
 	}
 	for _, listed := range it.Ctors {
 		if !slices.Contains(names, listed.Name) {

@@ -106,6 +106,9 @@ func (c *checker) mismatchHint(node syntax.Node, m *mismatch, expected, found Ty
 		return "Sky does not convert between Int and Float automatically: use `toFloat` to turn an Int into a " +
 			"Float, and `round`, `floor`, `ceiling` or `truncate` for the other way."
 	}
+	if h := sqlValueHint(ie, ifd); h != "" {
+		return h
+	}
 	if m.kind == Number && (isCon(ifd, "String") || isCon(ie, "String")) {
 		return "`number` stands for Int or Float, so it cannot be a String here; to turn a number into a " +
 			"String, use `String.fromInt` or `String.fromFloat`."
@@ -136,6 +139,28 @@ func (c *checker) mismatchHint(node syntax.Node, m *mismatch, expected, found Ty
 		return "This value is a Maybe: use a `case` (Just / Nothing) or `Maybe.withDefault` to get at what is inside."
 	}
 	return ""
+}
+
+// sqlValueHint is the hint for a plain value where Std.Db wants a SqlValue,
+// as in `Db.exec db sql [ "a" ]`: name the constructor that wraps it.
+func sqlValueHint(expected, found Type) string {
+	c, ok := expected.(*Con)
+	if !ok || c.Module != "Std.Db" || c.Name != "SqlValue" {
+		return ""
+	}
+	ctor := map[string]string{"String": `SqlString "a"`, "Int": "SqlInt 1", "Float": "SqlFloat 1.5", "Bool": "SqlBool True"}
+	example := ""
+	if f, ok := found.(*Con); ok && f.Module == "" {
+		example = ctor[f.Name]
+	}
+	if v, ok := found.(*Var); ok && v.Kind == Number {
+		example = "SqlInt 1"
+	}
+	if example == "" {
+		return ""
+	}
+	return "Std.Db takes each parameter as a SqlValue: wrap the value in its constructor, e.g. `" + example +
+		"` (the constructors are SqlString, SqlInt, SqlFloat, SqlBool and SqlNull; `import Std.Db exposing (SqlValue(..))` brings them in)."
 }
 
 func nestedTask(t Type) bool {

@@ -109,6 +109,11 @@ func (c *checker) unknownValue(x *syntax.Var, e *env) {
 		hint = strings.Replace(hint, "Did you mean `", "Did you mean ", 1)
 		hint = strings.TrimSuffix(hint, "`?") + "?"
 	}
+	if hint == "" && x.Module != "" {
+		if mods := c.sc.quals[x.Module]; len(mods) > 0 {
+			hint = exposeHint(mods[0], x.Name, false)
+		}
+	}
 	if (x.Module != "" && c.sc.missing[x.Module]) || (x.Module == "" && c.sc.fromMissing(x.Name, false)) {
 		return // the import itself was reported
 	}

@@ -237,9 +237,9 @@ func (d *DB) QueryRow(ctx context.Context, sql string, args ...any) Row {
 
 // QueryMaps runs a query and returns every row as a map from column name to
 // the value's text (Sky's Db.query). NULL reads as "". Integers are decimal,
-// floats their shortest form, booleans "true"/"false" (SQLite stores them as
-// 1/0, so reads "1"/"0"), times TimeLayout, PostgreSQL dates YYYY-MM-DD and
-// json/jsonb their text.
+// floats their shortest form, booleans "1"/"0" on both drivers (as SQLite
+// stores them), times TimeLayout, PostgreSQL dates YYYY-MM-DD and json/jsonb
+// their text.
 func (d *DB) QueryMaps(ctx context.Context, sql string, args ...any) ([]map[string]string, error) {
 	rs, err := d.Query(ctx, sql, args...)
 	if err != nil {

@@ -144,7 +144,10 @@ func normalize(v any) any {
 	return fmt.Sprint(v)
 }
 
-// textOf renders a normalized value as Sky's Db.query shows it.
+// textOf renders a normalized value as Sky's Db.query shows it. A boolean
+// is "1" or "0" on both drivers: SQLite has no boolean type and holds one
+// (a BOOLEAN column, a bound Bool, a comparison) as the integer 1 or 0, so
+// PostgreSQL's booleans read the same rather than "true"/"false".
 func textOf(v any) string {
 	switch x := v.(type) {
 	case nil:
@@ -158,7 +161,10 @@ func textOf(v any) string {
 	case float64:
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	case bool:
-		return strconv.FormatBool(x)
+		if x {
+			return "1"
+		}
+		return "0"
 	case time.Time:
 		return FormatTime(x)
 	}

@@ -91,6 +91,12 @@ func show(b *strings.Builder, v Value, nested bool) {
 		}
 		b.WriteString(" }")
 	case Ctor:
+		if x.Name == SetCtorName && len(x.Args) == 1 {
+			if d, ok := x.Args[0].(*Dict); ok {
+				showSet(b, d, nested)
+				return
+			}
+		}
 		if nested && len(x.Args) > 0 {
 			b.WriteByte('(')
 		}
@@ -119,6 +125,23 @@ func show(b *strings.Builder, v Value, nested bool) {
 		b.WriteString("<" + x.Kind + ">")
 	default:
 		b.WriteString("<" + KindName(v) + ">")
+	}
+}
+
+// SetCtorName is the constructor of Sky.Core.Set's Set, which wraps a Dict of
+// its values to (). It is Elm's own name, which no program writes by chance.
+const SetCtorName = "Set_elm_builtin"
+
+// showSet renders a Set as Elm does, `Set.fromList [1,2]`, not as the Dict
+// it wraps.
+func showSet(b *strings.Builder, d *Dict, nested bool) {
+	if nested {
+		b.WriteByte('(')
+	}
+	b.WriteString("Set.fromList ")
+	show(b, d.Keys(), false)
+	if nested {
+		b.WriteByte(')')
 	}
 }
 

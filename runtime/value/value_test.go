@@ -46,6 +46,8 @@ func TestShow(t *testing.T) {
 		{Ok(FromSlice([]Value{Nothing})), "Ok [Nothing]"},
 		{d, `Dict.fromList [("a",1),("b",2)]`},
 		{Just(d), `Just (Dict.fromList [("a",1),("b",2)])`},
+		{Ctor{Name: SetCtorName, Args: []Value{d}}, `Set.fromList ["a","b"]`},
+		{Just(Ctor{Name: SetCtorName, Args: []Value{d}}), `Just (Set.fromList ["a","b"])`},
 		{NewFunc("f", 1, nil), "<function>"},
 		{Opaque{Kind: "Db"}, "<Db>"},
 	}

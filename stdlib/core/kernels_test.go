@@ -279,6 +279,8 @@ func TestString(t *testing.T) {
 		{"String_uncons", args(""), "Nothing"},
 		{"String_toUpper", args("abc"), `"ABC"`},
 		{"String_toLower", args("ABC"), `"abc"`},
+		{"String_toUpper", args("straße ﬁx"), `"STRASSE FIX"`},
+		{"String_toLower", args("ΟΔΟΣ Σ"), `"οδος σ"`},
 		{"String_pad", args(int64(5), '*', "a"), `"**a**"`},
 		{"String_pad", args(int64(4), '*', "a"), `"**a*"`},
 		{"String_pad", args(int64(5), ' ', "11"), `"  11 "`},

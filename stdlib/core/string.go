@@ -7,6 +7,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
+
 	"skydurable/runtime/value"
 )
 
@@ -150,8 +153,11 @@ func stringKernels() []value.Kernel {
 			r, size := utf8.DecodeRuneInString(s)
 			return value.Just(value.Tuple{r, s[size:]})
 		}),
-		str1("String_toUpper", "String.toUpper", func(s string) value.Value { return strings.ToUpper(s) }),
-		str1("String_toLower", "String.toLower", func(s string) value.Value { return strings.ToLower(s) }),
+		// Full Unicode case mapping, as JavaScript's (so Elm's): "straße" upper-cases
+		// to "STRASSE" and a final sigma lower-cases to ς. A Caser keeps state, so
+		// each call makes its own.
+		str1("String_toUpper", "String.toUpper", func(s string) value.Value { return cases.Upper(language.Und).String(s) }),
+		str1("String_toLower", "String.toLower", func(s string) value.Value { return cases.Lower(language.Und).String(s) }),
 		padKernel("String_pad", "String.pad", func(n int) (int, int) { return n - n/2, n / 2 }), // Elm: the extra one goes left
 		padKernel("String_padLeft", "String.padLeft", func(n int) (int, int) { return n, 0 }),
 		padKernel("String_padRight", "String.padRight", func(n int) (int, int) { return 0, n }),

@@ -52,6 +52,14 @@ type pair struct {
 	val any
 }
 
+// textObject is an object read from JSON text: its fields for lookups and
+// its keys in the order of the text. A repeated key keeps its first place
+// and its last value, as JavaScript's JSON.parse does.
+type textObject struct {
+	keys   []string
+	fields map[string]any
+}
+
 func wrap(j any) value.Value { return value.Opaque{Kind: valueKind, V: j} }
 
 func unwrap(fn string, v value.Value) (any, error) {
@@ -103,13 +111,19 @@ func writeTo(buf *bytes.Buffer, j any) error {
 			}
 		}
 		buf.WriteByte(']')
-	case map[string]any:
-		keys := sortedKeys(x)
-		o := make(object, len(keys))
-		for i, k := range keys {
-			o[i] = pair{k, x[k]}
+	case *textObject:
+		buf.WriteByte('{')
+		for i, k := range x.keys {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			codec.WriteString(buf, k)
+			buf.WriteByte(':')
+			if err := writeTo(buf, x.fields[k]); err != nil {
+				return err
+			}
 		}
-		return writeTo(buf, o)
+		buf.WriteByte('}')
 	case string:
 		codec.WriteString(buf, x)
 	default:
@@ -157,12 +171,13 @@ func mismatch(path, want string, j any) error {
 	return &failure{path, fmt.Sprintf("expected %s, found %s", want, describe(j))}
 }
 
-// parse reads JSON text, numbers as json.Number.
+// parse reads JSON text, numbers as json.Number and objects as *textObject,
+// so that a value Decode.value keeps writes back with its keys in order.
 func parse(text string) (any, error) {
 	d := json.NewDecoder(strings.NewReader(text))
 	d.UseNumber()
-	var j any
-	if err := d.Decode(&j); err != nil {
+	j, err := readValue(d)
+	if err != nil {
 		return nil, err
 	}
 	if d.More() {

@@ -151,7 +151,7 @@ func decodeKernels() []value.Kernel {
 					return nil, mismatch(path, "an array", j)
 				}
 				if i < 0 || int(i) >= len(arr) {
-					return nil, &failure{path, fmt.Sprintf("expected an array with an element %d, found %d elements", i, len(arr))}
+					return nil, &failure{path, fmt.Sprintf("expected an array with an element %d, found %s", i, countElements(len(arr)))}
 				}
 				return d(arr[i], fmt.Sprintf("%s[%d]", path, i))
 			})
@@ -293,13 +293,13 @@ func field(d decodeFn, name string, j any, path string) (value.Value, error) {
 	return d(fj, path+"."+name)
 }
 
-// asObject reads a JSON object: one parsed from text (a map) or one built
+// asObject reads a JSON object: one parsed from text or one built
 // by Encode.object or Encode.dict (its pairs in order; a repeated key keeps
 // its last value, as the text it encodes to would when parsed).
 func asObject(j any) (map[string]any, bool) {
 	switch o := j.(type) {
-	case map[string]any:
-		return o, true
+	case *textObject:
+		return o.fields, true
 	case object:
 		m := make(map[string]any, len(o))
 		for _, p := range o {
@@ -308,6 +308,14 @@ func asObject(j any) (map[string]any, bool) {
 		return m, true
 	}
 	return nil, false
+}
+
+// countElements words the length of an array in a decode error.
+func countElements(n int) string {
+	if n == 1 {
+		return "1 element"
+	}
+	return strconv.Itoa(n) + " elements"
 }
 
 func sortedKeys(m map[string]any) []string {

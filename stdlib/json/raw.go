@@ -19,7 +19,7 @@ func rawKernel() value.Kernel {
 		if !ok {
 			return nil, value.BadArg("Encode.raw", "JSON text (String)", a[0])
 		}
-		j, err := parseOrdered(text)
+		j, err := parseRaw(text)
 		if err != nil {
 			return value.Err(value.FromError(task.Errorf(task.Decode,
 				"Encode.raw: this is not one JSON value: %v; hint: pass a complete document such as {\"a\":1}", err))), nil
@@ -28,13 +28,12 @@ func rawKernel() value.Kernel {
 	}}
 }
 
-// parseOrdered reads JSON text as parse does, but keeps each object's keys
-// in the order of the text (as an object), so the value writes back as it
-// came.
-func parseOrdered(text string) (any, error) {
+// parseRaw reads JSON text as parse does, but refuses anything after the
+// value.
+func parseRaw(text string) (any, error) {
 	d := json.NewDecoder(strings.NewReader(text))
 	d.UseNumber()
-	j, err := readOrdered(d)
+	j, err := readValue(d)
 	if err != nil {
 		return nil, err
 	}
@@ -44,32 +43,37 @@ func parseOrdered(text string) (any, error) {
 	return j, nil
 }
 
-// readOrdered reads the next value of d.
-func readOrdered(d *json.Decoder) (any, error) {
+// readValue reads the next value of d, each object as a *textObject that
+// keeps its keys in the order of the text.
+func readValue(d *json.Decoder) (any, error) {
 	t, err := d.Token()
 	if err != nil {
 		return nil, err
 	}
 	switch t {
 	case json.Delim('{'):
-		o := object{}
+		o := &textObject{fields: map[string]any{}}
 		for d.More() {
 			k, err := d.Token()
 			if err != nil {
 				return nil, err
 			}
-			v, err := readOrdered(d)
+			v, err := readValue(d)
 			if err != nil {
 				return nil, err
 			}
-			o = append(o, pair{k.(string), v})
+			key := k.(string)
+			if _, seen := o.fields[key]; !seen {
+				o.keys = append(o.keys, key)
+			}
+			o.fields[key] = v
 		}
 		_, err := d.Token()
 		return o, err
 	case json.Delim('['):
 		l := []any{}
 		for d.More() {
-			v, err := readOrdered(d)
+			v, err := readValue(d)
 			if err != nil {
 				return nil, err
 			}
