@@ -182,3 +182,38 @@ func TestCrashEverywhereNeedsTheRun(t *testing.T) {
 		t.Errorf("error %v, want the script's", err)
 	}
 }
+
+// TestCrashEverywhereGivesBackTheRateToken: a crash's lost claim costs no
+// rate-limit token, so the resumed run is claimed at once, as the crash-free
+// run was, both on its first claim (the limit unused) and on a later one
+// (after a sleep); the script only drains, never moving the clock to the
+// next token.
+func TestCrashEverywhereGivesBackTheRateToken(t *testing.T) {
+	w := durable.RegisterWithLimits(durable.Limits{RatePerSecond: 1}, nil, durable.DefaultRetryPolicy, "rated", codec.String, codec.String,
+		func(c *durable.Ctx, in string) task.Task[string] {
+			return task.AndThen(durable.Step(c, codec.String, "a", task.Succeed(in)), func(a string) task.Task[string] {
+				return task.AndThen(durable.Sleep(c, 2000), func(struct{}) task.Task[string] {
+					return durable.Step(c, codec.String, "b", task.Succeed(a+"b"))
+				})
+			})
+		}).Erase()
+	script := func(ctx context.Context, h *Harness) error {
+		if err := h.Start(ctx, w, "r", `"x"`); err != nil {
+			return err
+		}
+		if err := h.Drain(ctx); err != nil {
+			return err
+		}
+		return h.Advance(ctx, 2*time.Second)
+	}
+	rep, err := CrashEverywhere(context.Background(), w, "r", script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Status != durable.StatusDone || rep.Output != `"xb"` {
+		t.Errorf("crash-free run %s with %s, want done with \"xb\"", rep.Status, rep.Output)
+	}
+	if f := rep.Failures(); len(f) != 0 {
+		t.Errorf("failures on a correct rate-limited workflow:\n%s", strings.Join(f, "\n"))
+	}
+}
