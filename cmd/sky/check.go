@@ -41,7 +41,11 @@ func runCheck(args []string, s streams) int {
 		report(s, err)
 		return exitFailure
 	}
-	prog, err := types.LoadProgram(file, proj.File.SourceRoot, ffi.Modules())
+	err = noProgram(file, checkHint)
+	var prog *types.Program
+	if err == nil {
+		prog, err = types.LoadProgram(file, proj.File.SourceRoot, ffi.Modules())
+	}
 	if err == nil {
 		info, errs := types.Check(prog)
 		if len(errs) > 0 {

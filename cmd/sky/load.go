@@ -73,15 +73,31 @@ func findProgram(args []string) (string, project.Project, error) {
 	return start, proj, nil
 }
 
+// The hints of the error for a FILE that is not there, in the words of the
+// command it was passed to.
+const (
+	runHint   = "pass the file, e.g. `sky run app.sky`, or set `entry` in sky.toml"
+	checkHint = "pass the file, e.g. `sky check src/Main.sky`, or set `entry` in sky.toml"
+	testHint  = "pass the test module's path from the current directory, e.g. `sky test tests/OrderTest.sky`"
+)
+
+// noProgram is the LOAD ERROR for a file that cannot be read, with hint;
+// nil when it can be.
+func noProgram(file, hint string) error {
+	if _, err := os.Stat(file); err != nil {
+		return diag.Diagnostic{Title: "LOAD ERROR", File: file, Message: fmt.Sprintf("There is no program at %s (%v).", file, errors.Unwrap(err)), Hint: hint}
+	}
+	return nil
+}
+
 // loadProgram type-checks the program at file, then loads it; on a syntax,
 // type, load or compile error it prints the errors to stderr and returns
 // nil and sky run's exit status (a System.exit at load gives its code, and
 // exited is true). A program that does not check never runs.
 func loadProgram(file string, proj project.Project, o loadOptions, s streams) (prog *eval.Program, status int, exited bool) {
 	cfg := proj.File
-	if _, err := os.Stat(file); err != nil {
-		report(s, diag.Diagnostic{Title: "LOAD ERROR", File: file, Message: fmt.Sprintf("There is no program at %s (%v).", file, errors.Unwrap(err)),
-			Hint: "pass the file, e.g. `sky run app.sky`, or set `entry` in sky.toml"})
+	if err := noProgram(file, runHint); err != nil {
+		report(s, err)
 		return nil, exitFailure, false
 	}
 	lib := standardLibrary(o, proj)

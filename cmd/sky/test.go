@@ -37,6 +37,9 @@ func runTests(ctx context.Context, o loadOptions, args []string, s streams) int 
 		return exitNoBuild
 	}
 	_, proj, err := findProgram(args)
+	if err == nil {
+		err = noProgram(args[0], testHint)
+	}
 	if err != nil {
 		report(s, err)
 		return exitNoBuild
