@@ -217,3 +217,39 @@ func TestCrashEverywhereGivesBackTheRateToken(t *testing.T) {
 		t.Errorf("failures on a correct rate-limited workflow:\n%s", strings.Join(f, "\n"))
 	}
 }
+
+// TestCrashEverywhereNeedsTheChildrensWorkflows: a child whose workflow
+// the harness does not poll never runs, so the crash-free and the crashed
+// runs would agree on a parent stuck waiting; that is an error naming the
+// child's workflow, and passing it makes the report.
+func TestCrashEverywhereNeedsTheChildrensWorkflows(t *testing.T) {
+	child := durable.Register("child", codec.String, codec.String, func(c *durable.Ctx, in string) task.Task[string] {
+		return durable.Step(c, codec.String, "work", task.Succeed("child "+in))
+	})
+	parent := durable.Register("parent", codec.String, codec.String, func(c *durable.Ctx, in string) task.Task[string] {
+		return task.AndThen(durable.StartChild(c, child, "one", in), func(struct{}) task.Task[string] {
+			return durable.AwaitChild(c, child, "one")
+		})
+	})
+	script := func(ctx context.Context, h *Harness) error {
+		if err := h.Start(ctx, parent.Erase(), "p", `"x"`); err != nil {
+			return err
+		}
+		return h.Drain(ctx)
+	}
+	_, err := CrashEverywhereWith(context.Background(), SQLiteCopies(), []durable.Workflow{parent.Erase()}, "p", script)
+	if err == nil || !strings.Contains(err.Error(), `run "p" starts a child of workflow "child", which the harness does not poll`) ||
+		!strings.Contains(err.Error(), "hint: ") {
+		t.Errorf("error %v, want one naming the child's workflow with a hint", err)
+	}
+	rep, err := CrashEverywhereWith(context.Background(), SQLiteCopies(), []durable.Workflow{parent.Erase(), child.Erase()}, "p", script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Status != durable.StatusDone || rep.Output != `"child x"` {
+		t.Errorf("crash-free run %s with %s, want done with \"child x\"", rep.Status, rep.Output)
+	}
+	if f := rep.Failures(); len(f) != 0 {
+		t.Errorf("failures:\n%s", strings.Join(f, "\n"))
+	}
+}
