@@ -50,7 +50,11 @@ func runCheck(args []string, s streams) int {
 		info, errs := types.Check(prog)
 		if len(errs) > 0 {
 			err = errs
-		} else if len(info.Warnings) > 0 {
+		} else if importsSkyTest(file, prog) {
+			// A test module: its tests must be what sky test runs.
+			err = checkTestsType(file, prog, info)
+		}
+		if err == nil && len(info.Warnings) > 0 {
 			fmt.Fprint(s.stderr, diag.Render(info.Warnings))
 			fmt.Fprintln(s.stderr)
 		}

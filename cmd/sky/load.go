@@ -27,6 +27,10 @@ type loadOptions struct {
 	// telemetry, when set, is where the program's durable engines report
 	// (sky run with SKY_OTEL_EXPORTER).
 	telemetry *telemetry
+	// checkEntry, when set, checks what the command needs of the entry
+	// module once it type-checks (sky test: its `tests : List Test`),
+	// returning an error that stops the load as a type error does.
+	checkEntry func(file string, prog *types.Program, info *types.Info) error
 }
 
 // addLoadFlags defines the flags run and test share on cmd, stored in o.
@@ -108,9 +112,16 @@ func loadProgram(file string, proj project.Project, o loadOptions, s streams) (p
 			report(s, err)
 			return nil, exitFailure, false
 		}
-		if _, errs := types.Check(checked); len(errs) > 0 {
+		info, errs := types.Check(checked)
+		if len(errs) > 0 {
 			report(s, errs)
 			return nil, exitFailure, false
+		}
+		if o.checkEntry != nil {
+			if err := o.checkEntry(file, checked, info); err != nil {
+				report(s, err)
+				return nil, exitFailure, false
+			}
 		}
 		opts.Parse = reuseParsed(checked)
 	}
