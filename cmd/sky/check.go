@@ -41,12 +41,20 @@ func runCheck(args []string, s streams) int {
 		report(s, err)
 		return exitFailure
 	}
-	prog, err := types.LoadProgram(file, proj.File.SourceRoot, ffi.Modules())
+	err = noProgram(file, checkHint)
+	var prog *types.Program
+	if err == nil {
+		prog, err = types.LoadProgram(file, proj.File.SourceRoot, ffi.Modules())
+	}
 	if err == nil {
 		info, errs := types.Check(prog)
 		if len(errs) > 0 {
 			err = errs
-		} else if len(info.Warnings) > 0 {
+		} else if importsSkyTest(file, prog) {
+			// A test module: its tests must be what sky test runs.
+			err = checkTestsType(file, prog, info)
+		}
+		if err == nil && len(info.Warnings) > 0 {
 			fmt.Fprint(s.stderr, diag.Render(info.Warnings))
 			fmt.Fprintln(s.stderr)
 		}

@@ -27,6 +27,10 @@ type loadOptions struct {
 	// telemetry, when set, is where the program's durable engines report
 	// (sky run with SKY_OTEL_EXPORTER).
 	telemetry *telemetry
+	// checkEntry, when set, checks what the command needs of the entry
+	// module once it type-checks (sky test: its `tests : List Test`),
+	// returning an error that stops the load as a type error does.
+	checkEntry func(file string, prog *types.Program, info *types.Info) error
 }
 
 // addLoadFlags defines the flags run and test share on cmd, stored in o.
@@ -73,15 +77,31 @@ func findProgram(args []string) (string, project.Project, error) {
 	return start, proj, nil
 }
 
+// The hints of the error for a FILE that is not there, in the words of the
+// command it was passed to.
+const (
+	runHint   = "pass the file, e.g. `sky run app.sky`, or set `entry` in sky.toml"
+	checkHint = "pass the file, e.g. `sky check src/Main.sky`, or set `entry` in sky.toml"
+	testHint  = "pass the test module's path from the current directory, e.g. `sky test tests/OrderTest.sky`"
+)
+
+// noProgram is the LOAD ERROR for a file that cannot be read, with hint;
+// nil when it can be.
+func noProgram(file, hint string) error {
+	if _, err := os.Stat(file); err != nil {
+		return diag.Diagnostic{Title: "LOAD ERROR", File: file, Message: fmt.Sprintf("There is no program at %s (%v).", file, errors.Unwrap(err)), Hint: hint}
+	}
+	return nil
+}
+
 // loadProgram type-checks the program at file, then loads it; on a syntax,
 // type, load or compile error it prints the errors to stderr and returns
 // nil and sky run's exit status (a System.exit at load gives its code, and
 // exited is true). A program that does not check never runs.
 func loadProgram(file string, proj project.Project, o loadOptions, s streams) (prog *eval.Program, status int, exited bool) {
 	cfg := proj.File
-	if _, err := os.Stat(file); err != nil {
-		report(s, diag.Diagnostic{Title: "LOAD ERROR", File: file, Message: fmt.Sprintf("There is no program at %s (%v).", file, errors.Unwrap(err)),
-			Hint: "pass the file, e.g. `sky run app.sky`, or set `entry` in sky.toml"})
+	if err := noProgram(file, runHint); err != nil {
+		report(s, err)
 		return nil, exitFailure, false
 	}
 	lib := standardLibrary(o, proj)
@@ -92,9 +112,16 @@ func loadProgram(file string, proj project.Project, o loadOptions, s streams) (p
 			report(s, err)
 			return nil, exitFailure, false
 		}
-		if _, errs := types.Check(checked); len(errs) > 0 {
+		info, errs := types.Check(checked)
+		if len(errs) > 0 {
 			report(s, errs)
 			return nil, exitFailure, false
+		}
+		if o.checkEntry != nil {
+			if err := o.checkEntry(file, checked, info); err != nil {
+				report(s, err)
+				return nil, exitFailure, false
+			}
 		}
 		opts.Parse = reuseParsed(checked)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,7 +21,8 @@ import (
 // The doc test of docs/stdlib.md: every value every stdlib module exposes
 // (the compiler's module registry, compiler/ffi.Modules) has an entry with
 // its type as the module declares it, and an example; the examples
-// type-check as one program, and an example whose value is a Bool is True.
+// type-check as one program, an example whose value is a Bool is True, and
+// the examples that are a Test (Sky.Test) pass when run.
 //
 // The format (docs/stdlib.md says it too):
 //
@@ -251,7 +253,8 @@ func entryHeading(e surfaceEntry) string {
 
 // checkDocExamples writes every example as a top-level value of one program
 // that imports every stdlib module under its doc alias, type-checks and
-// loads it, and checks that each Bool example is True.
+// loads it, checks that each Bool example is True and runs the Test
+// examples as the program's tests.
 func checkDocExamples(t *testing.T, doc map[string]*docModule, surface []surfaceEntry) {
 	var src strings.Builder
 	src.WriteString("module Main exposing (main)\n\n")
@@ -314,11 +317,28 @@ func checkDocExamples(t *testing.T, doc map[string]*docModule, surface []surface
 	if err != nil {
 		t.Fatalf("the examples do not load: %v", err)
 	}
-	if _, errs := types.Check(checked); len(errs) > 0 {
+	info, errs := types.Check(checked)
+	if len(errs) > 0 {
 		for _, d := range errs {
 			t.Errorf("%s does not type-check: %s %s", where(d.Start.Line), d.Title, d.Message)
 		}
 		return
+	}
+	// The examples that are a Test are run, as `sky test` runs a module's
+	// tests, each in a suite named after its entry: a test the doc shows
+	// must pass.
+	var suites []string
+	for i, v := range values {
+		vi := info.Values["Main"][v]
+		if c, ok := types.Prune(vi.Scheme.Type).(*types.Con); ok && c.Module == "Sky.Test" && c.Name == "Test" {
+			suites = append(suites, fmt.Sprintf("Test.suite %q [ %s ]", fmt.Sprintf("%s (docs/stdlib.md:%d)", spans[i].entry, spans[i].line), v))
+		}
+	}
+	if len(suites) > 0 {
+		src.WriteString("\n\ntests =\n    [ " + strings.Join(suites, "\n    , ") + "\n    ]\n")
+		if err := os.WriteFile(file, []byte(src.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	prog, err := eval.Load(file, eval.Options{Root: dir, Stdlib: lib})
 	if err != nil {
@@ -333,5 +353,13 @@ func checkDocExamples(t *testing.T, doc map[string]*docModule, surface []surface
 		if b, ok := got.(bool); ok && !b {
 			t.Errorf("%s is False; an example that is a Bool must be True", where(spans[i].from))
 		}
+	}
+	if len(suites) == 0 {
+		t.Fatal("no example of docs/stdlib.md is a Test; the test that runs them finds none")
+	}
+	var out strings.Builder
+	rep, err := prog.RunTests(context.Background(), &out)
+	if err != nil || rep.Failed > 0 {
+		t.Errorf("the examples that are a Test must pass; sky test says (%v):\n%s", err, out.String())
 	}
 }

@@ -3,8 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
+
+	"skydurable/compiler/diag"
+	"skydurable/compiler/types"
 )
 
 func init() {
@@ -37,10 +41,14 @@ func runTests(ctx context.Context, o loadOptions, args []string, s streams) int 
 		return exitNoBuild
 	}
 	_, proj, err := findProgram(args)
+	if err == nil {
+		err = noProgram(args[0], testHint)
+	}
 	if err != nil {
 		report(s, err)
 		return exitNoBuild
 	}
+	o.checkEntry = checkTestsType
 	prog, status, exited := loadProgram(args[0], proj, o, s)
 	if exited {
 		// Not a build error: a top-level value of the module stopped it.
@@ -60,4 +68,60 @@ func runTests(ctx context.Context, o loadOptions, args []string, s streams) int 
 		return exitFailure
 	}
 	return exitOK
+}
+
+// checkTestsType is the type error of a test module whose top-level `tests`
+// is not a List Test, at its declaration, before any test runs (the
+// checker alone accepts any type: `tests` is a name like another). A
+// module without `tests` is left to RunTests, which says what to define.
+func checkTestsType(file string, prog *types.Program, info *types.Info) error {
+	abs, _ := filepath.Abs(file)
+	for name, f := range prog.Modules {
+		if fabs, _ := filepath.Abs(f.Name); fabs != abs {
+			continue
+		}
+		vi := info.Values[name]["tests"]
+		if vi == nil || vi.Decl == nil {
+			return nil
+		}
+		t := types.Prune(vi.Scheme.Type)
+		if l, ok := t.(*types.Con); ok && l.Name == "List" && len(l.Args) == 1 {
+			if c, ok := types.Prune(l.Args[0]).(*types.Con); ok && c.Module == "Sky.Test" && c.Name == "Test" {
+				return nil
+			}
+		}
+		at := vi.Decl.Name.Span
+		if vi.Decl.Annotation != nil {
+			at = vi.Decl.Annotation.Type.Range()
+		}
+		d := diag.Diagnostic{
+			Title:    "TYPE MISMATCH",
+			File:     f.Name,
+			Start:    diag.Pos{Line: at.Start.Line, Col: at.Start.Col},
+			End:      diag.Pos{Line: at.End.Line, Col: at.End.Col},
+			Message:  "`tests` is what `sky test` runs, so it must be a list of Sky.Test tests, but it is a `" + types.TypeString(t) + "`.",
+			Expected: "List Test",
+			Found:    types.TypeString(t),
+			Hint:     "build each test with Sky.Test's `test`, `testTask` or `suite`: `tests = [ test \"adds\" (\\_ -> equal 4 (2 + 2)) ]`",
+		}
+		d.SourceLine = diag.Line(prog.Sources[f.Name], at.Start.Line)
+		return d
+	}
+	return nil
+}
+
+// importsSkyTest is true when the module at file imports Sky.Test: a test
+// module, whose `tests` sky check checks as sky test would.
+func importsSkyTest(file string, prog *types.Program) bool {
+	abs, _ := filepath.Abs(file)
+	for _, f := range prog.Modules {
+		if fabs, _ := filepath.Abs(f.Name); fabs == abs {
+			for _, im := range f.Imports {
+				if im.Module.String() == "Sky.Test" {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -183,6 +184,39 @@ func (e *Engine) NextRateClaims(ctx context.Context, names []string) ([]time.Tim
 		}
 	}
 	return out, nil
+}
+
+// RateSnapshot is the rate-limit state of some workflows at one moment
+// (SaveRates), to be put back by RestoreRate.
+type RateSnapshot struct{ states []store.RateState }
+
+// SaveRates reads the rate-limit state of the named workflows, which have
+// a rate limit: one whose limits no poll has declared yet is saved as
+// unused (a claim's poll declares them first). One query.
+func (e *Engine) SaveRates(ctx context.Context, names []string) (RateSnapshot, error) {
+	states, err := e.store.SaveRates(ctx, names)
+	if err != nil {
+		return RateSnapshot{}, err
+	}
+	for _, n := range names {
+		if !slices.ContainsFunc(states, func(s store.RateState) bool { return s.Workflow == n }) {
+			states = append(states, store.RateState{Workflow: n})
+		}
+	}
+	return RateSnapshot{states}, nil
+}
+
+// RestoreRate puts workflow's rate-limit state back as s saw it, so the
+// claims made since cost no token: the test kit's undo of a claim an
+// injected crash lost (durabletest). A real crashed claim keeps its token:
+// its effects may have reached the service the limit protects.
+func (e *Engine) RestoreRate(ctx context.Context, s RateSnapshot, workflow string) error {
+	for _, st := range s.states {
+		if st.Workflow == workflow {
+			return e.store.RestoreRates(ctx, []store.RateState{st})
+		}
+	}
+	return nil
 }
 
 // HeldBy says, for each due run of runs that a limit holds back, which

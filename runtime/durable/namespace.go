@@ -431,6 +431,22 @@ func (n *namespacedStore) FlowStates(ctx context.Context, workflows []string, le
 	return states, err
 }
 
+func (n *namespacedStore) SaveRates(ctx context.Context, workflows []string) ([]store.RateState, error) {
+	states, err := n.s.SaveRates(ctx, n.ins(workflows))
+	for i := range states {
+		states[i].Workflow = n.out(states[i].Workflow)
+	}
+	return states, err
+}
+
+func (n *namespacedStore) RestoreRates(ctx context.Context, states []store.RateState) error {
+	in := make([]store.RateState, len(states))
+	for i, r := range states {
+		in[i] = store.RateState{Workflow: n.in(r.Workflow), State: r.State}
+	}
+	return n.s.RestoreRates(ctx, in)
+}
+
 func (n *namespacedStore) PutSchedule(ctx context.Context, s store.Schedule, now time.Time, next func(time.Time) time.Time) (store.Schedule, error) {
 	s.ID, s.Workflow = n.in(s.ID), n.in(s.Workflow)
 	out, err := n.s.PutSchedule(ctx, s, now, next)

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
 	"skydurable/runtime/durable"
+	"skydurable/runtime/task"
 )
 
 // Script drives a run in a Harness: it starts it, sends its signals and
@@ -112,7 +114,10 @@ func CrashEverywhere(ctx context.Context, w durable.Workflow, runID string, scri
 
 // CrashEverywhereWith is CrashEverywhere with each scenario's Harness on a
 // database open gives, its worker polling defs (the run's workflow and
-// those of its children). Only run runID's boundaries are crashed at.
+// those of its children). Only run runID's boundaries are crashed at. A
+// child (or grandchild) of the run whose workflow defs lack is an error:
+// it would never run, with or without a crash, so every crash point would
+// pass without testing anything.
 func CrashEverywhereWith(ctx context.Context, open Opener, defs []durable.Workflow, runID string, script Script) (CrashReport, error) {
 	free, err := runScenario(ctx, open, defs, runID, script, nil)
 	if err != nil {
@@ -123,6 +128,11 @@ func CrashEverywhereWith(ctx context.Context, open Opener, defs []durable.Workfl
 	}
 	if !free.found {
 		return CrashReport{}, fmt.Errorf("durabletest: the script never started run %q", runID)
+	}
+	if len(free.unpolled) > 0 {
+		return CrashReport{}, task.Errorf(task.InvalidInput, "durabletest: run %q starts a child of workflow %s, which the harness does not poll: "+
+			"the child never runs, with or without a crash; hint: list the workflow of every child the run starts with the run's "+
+			"(in Sky, `crashReport [ Durable.erase parent, Durable.erase child ] ...`; in Go, CrashEverywhereWith's defs)", runID, quoteAll(free.unpolled))
 	}
 	rep := CrashReport{RunID: runID, Journal: free.journal, Status: free.run.Status, Output: free.run.Output}
 	type key struct {
@@ -158,6 +168,8 @@ type outcome struct {
 	found     bool
 	crashed   bool
 	scriptErr error
+	// unpolled names the workflows of the run's descendants no def polls.
+	unpolled []string
 }
 
 // runScenario runs script in a fresh Harness, crashing the worker the first
@@ -211,6 +223,11 @@ func runScenario(ctx context.Context, open Opener, defs []durable.Workflow, runI
 		return nil, err
 	}
 	o.found, o.run, o.journal = true, r, StepIDs(j)
+	if crashAt == nil {
+		if o.unpolled, err = unpolledChildren(ctx, h, runID); err != nil {
+			return nil, err
+		}
+	}
 	if o.final, err = snapshot(ctx, h.d); err != nil {
 		return nil, err
 	}
@@ -290,4 +307,46 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// unpolledChildren lists, sorted, the workflows of runID's descendants
+// (children, their children, ...) that the Harness's worker does not poll.
+func unpolledChildren(ctx context.Context, h *Harness, runID string) ([]string, error) {
+	runs, err := h.e.ListRuns(ctx, durable.ListFilter{Limit: math.MaxInt32})
+	if err != nil {
+		return nil, err
+	}
+	polled := map[string]bool{}
+	for _, w := range h.defs {
+		polled[w.Name] = true
+	}
+	family := map[string]bool{runID: true}
+	for grew := true; grew; {
+		grew = false
+		for _, r := range runs {
+			if r.ParentID != "" && family[r.ParentID] && !family[r.ID] {
+				family[r.ID], grew = true, true
+			}
+		}
+	}
+	var out []string
+	for _, r := range runs {
+		if r.ID != runID && family[r.ID] && !polled[r.Workflow] && !slices.Contains(out, r.Workflow) {
+			out = append(out, r.Workflow)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// quoteAll is names quoted and joined: `"a"`, `"a" and "b"`.
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
 }

@@ -182,3 +182,74 @@ func TestCrashEverywhereNeedsTheRun(t *testing.T) {
 		t.Errorf("error %v, want the script's", err)
 	}
 }
+
+// TestCrashEverywhereGivesBackTheRateToken: a crash's lost claim costs no
+// rate-limit token, so the resumed run is claimed at once, as the crash-free
+// run was, both on its first claim (the limit unused) and on a later one
+// (after a sleep); the script only drains, never moving the clock to the
+// next token.
+func TestCrashEverywhereGivesBackTheRateToken(t *testing.T) {
+	w := durable.RegisterWithLimits(durable.Limits{RatePerSecond: 1}, nil, durable.DefaultRetryPolicy, "rated", codec.String, codec.String,
+		func(c *durable.Ctx, in string) task.Task[string] {
+			return task.AndThen(durable.Step(c, codec.String, "a", task.Succeed(in)), func(a string) task.Task[string] {
+				return task.AndThen(durable.Sleep(c, 2000), func(struct{}) task.Task[string] {
+					return durable.Step(c, codec.String, "b", task.Succeed(a+"b"))
+				})
+			})
+		}).Erase()
+	script := func(ctx context.Context, h *Harness) error {
+		if err := h.Start(ctx, w, "r", `"x"`); err != nil {
+			return err
+		}
+		if err := h.Drain(ctx); err != nil {
+			return err
+		}
+		return h.Advance(ctx, 2*time.Second)
+	}
+	rep, err := CrashEverywhere(context.Background(), w, "r", script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Status != durable.StatusDone || rep.Output != `"xb"` {
+		t.Errorf("crash-free run %s with %s, want done with \"xb\"", rep.Status, rep.Output)
+	}
+	if f := rep.Failures(); len(f) != 0 {
+		t.Errorf("failures on a correct rate-limited workflow:\n%s", strings.Join(f, "\n"))
+	}
+}
+
+// TestCrashEverywhereNeedsTheChildrensWorkflows: a child whose workflow
+// the harness does not poll never runs, so the crash-free and the crashed
+// runs would agree on a parent stuck waiting; that is an error naming the
+// child's workflow, and passing it makes the report.
+func TestCrashEverywhereNeedsTheChildrensWorkflows(t *testing.T) {
+	child := durable.Register("child", codec.String, codec.String, func(c *durable.Ctx, in string) task.Task[string] {
+		return durable.Step(c, codec.String, "work", task.Succeed("child "+in))
+	})
+	parent := durable.Register("parent", codec.String, codec.String, func(c *durable.Ctx, in string) task.Task[string] {
+		return task.AndThen(durable.StartChild(c, child, "one", in), func(struct{}) task.Task[string] {
+			return durable.AwaitChild(c, child, "one")
+		})
+	})
+	script := func(ctx context.Context, h *Harness) error {
+		if err := h.Start(ctx, parent.Erase(), "p", `"x"`); err != nil {
+			return err
+		}
+		return h.Drain(ctx)
+	}
+	_, err := CrashEverywhereWith(context.Background(), SQLiteCopies(), []durable.Workflow{parent.Erase()}, "p", script)
+	if err == nil || !strings.Contains(err.Error(), `run "p" starts a child of workflow "child", which the harness does not poll`) ||
+		!strings.Contains(err.Error(), "hint: ") {
+		t.Errorf("error %v, want one naming the child's workflow with a hint", err)
+	}
+	rep, err := CrashEverywhereWith(context.Background(), SQLiteCopies(), []durable.Workflow{parent.Erase(), child.Erase()}, "p", script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Status != durable.StatusDone || rep.Output != `"child x"` {
+		t.Errorf("crash-free run %s with %s, want done with \"child x\"", rep.Status, rep.Output)
+	}
+	if f := rep.Failures(); len(f) != 0 {
+		t.Errorf("failures:\n%s", strings.Join(f, "\n"))
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -225,9 +226,15 @@ func (h *Harness) Signal(ctx context.Context, runID, name, payload string) error
 // replaced by a fresh one, and the crashed run is released (as `sky durable
 // release` does for a worker known dead: due at once, the attempt counted),
 // so the fresh worker resumes it at once without the virtual clock moving:
-// a crash changes nothing the script observes.
+// a crash changes nothing the script observes. The lost claim gives back
+// the rate-limit token it took, or the resumed run would wait for the next
+// token, which only a clock move brings.
 func (h *Harness) Drain(ctx context.Context) error {
 	for i := 0; i < maxPolls; i++ {
+		rates, err := h.saveRates(ctx)
+		if err != nil {
+			return err
+		}
 		worked, err := h.e.Poll(ctx, h.defs)
 		if err != nil {
 			return err
@@ -235,7 +242,7 @@ func (h *Harness) Drain(ctx context.Context) error {
 		if run := h.crashed; run != "" {
 			h.crashed = ""
 			h.e = h.newWorker()
-			if err := h.release(ctx, run); err != nil {
+			if err := h.release(ctx, run, rates); err != nil {
 				return err
 			}
 			continue
@@ -247,12 +254,43 @@ func (h *Harness) Drain(ctx context.Context) error {
 	return task.Errorf(task.Unexpected, "durabletest: runs were still due after %d polls; hint: a workflow keeps making itself due (a loop of zero-length sleeps?)", maxPolls)
 }
 
+// saveRates reads, before a poll that may crash, the rate-limit state of
+// the Harness's rate-limited workflows (none when no crash is armed).
+func (h *Harness) saveRates(ctx context.Context) (durable.RateSnapshot, error) {
+	if h.onBoundary == nil {
+		return durable.RateSnapshot{}, nil
+	}
+	var rated []string
+	for _, w := range h.defs {
+		if w.Limits != nil && w.Limits.RatePerSecond > 0 && !slices.Contains(rated, w.Name) {
+			rated = append(rated, w.Name)
+		}
+	}
+	if len(rated) == 0 {
+		return durable.RateSnapshot{}, nil
+	}
+	return h.e.SaveRates(ctx, rated)
+}
+
 // release frees run after its worker's injected crash, unless the crash
-// came after the run's last commit (it is done, or failed, already).
-func (h *Harness) release(ctx context.Context, run string) error {
+// came after the run's last commit (it is done, or failed, already), and
+// puts its workflow's rate limit back as it was before the poll (rates).
+//
+// In production a crashed claim keeps its token, and the run resumes when
+// its lease ends or an operator releases it, by which time the next token
+// has usually come. The Harness instead resumes it at once on a clock that
+// stands still, so it makes the crash take no time at all: the claim the
+// crash lost costs no token either (a poll claims one run, so rates is
+// the state just before it). Moving the clock to the next token instead
+// would shift every absolute time the resumed run sees (Durable.now, a
+// run's deadline, a schedule tick) and report a correct workflow.
+func (h *Harness) release(ctx context.Context, run string, rates durable.RateSnapshot) error {
 	r, err := h.e.ReadRun(ctx, run)
 	if err != nil || r.Status != durable.StatusRunning {
 		return err
+	}
+	if err := h.e.RestoreRate(ctx, rates, r.Workflow); err != nil {
+		return fmt.Errorf("durabletest: cannot give back the rate-limit token of run %q after the injected crash: %w", run, err)
 	}
 	if err := h.e.Release(ctx, run); err != nil {
 		return fmt.Errorf("durabletest: cannot release run %q after the injected crash: %w", run, err)

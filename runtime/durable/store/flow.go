@@ -26,6 +26,16 @@ type FlowStore interface {
 	// FlowStates reads the limits of workflows and what they count now:
 	// the runs running under a live lease (lease), per key too.
 	FlowStates(ctx context.Context, workflows []string, lease time.Duration, now time.Time) ([]FlowState, error)
+	// SaveRates reads the rate-limit bookkeeping (the next claim time and
+	// what it is computed from) of those of workflows that have a rate
+	// limit, for RestoreRates.
+	SaveRates(ctx context.Context, workflows []string) ([]RateState, error)
+	// RestoreRates puts back rate states SaveRates read, so the claims made
+	// since cost no token. Only the test kit uses it, to undo the claim an
+	// injected crash lost (durabletest.Harness.Drain); a real crashed claim
+	// keeps its token, since its effects may have reached the service the
+	// limit protects.
+	RestoreRates(ctx context.Context, states []RateState) error
 
 	// PutSchedule creates or updates schedule s; next gives the first tick
 	// after a time. When the cron expression is unchanged the pending tick
@@ -86,6 +96,14 @@ type FlowState struct {
 	// NextClaimAt is the rate limit's earliest next claim (zero: none).
 	NextClaimAt time.Time
 	Now         time.Time
+}
+
+// RateState is one workflow's rate-limit bookkeeping as its store keeps
+// it: State is opaque outside the store that read it; "" is the state of a
+// rate limit no claim has used yet.
+type RateState struct {
+	Workflow string
+	State    string
 }
 
 // Hold is the limit that holds a due run back (Engine.HeldBy): its

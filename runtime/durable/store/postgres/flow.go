@@ -200,3 +200,36 @@ func jsonText(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// pgSaveRates reads the rate columns of rated workflows as one JSON object
+// each, keyed by column, for pgRestoreRate's jsonb_populate_record ("":
+// every column NULL, no claim yet).
+const pgSaveRates = `
+SELECT workflow, CAST(json_build_object('rate_grid', rate_grid, 'rate_log', rate_log, 'next_claim_at', next_claim_at) AS TEXT)
+  FROM _sky_durable_flow
+ WHERE rate_per_second IS NOT NULL AND workflow IN (SELECT jsonb_array_elements_text(CAST(? AS JSONB)))
+ ORDER BY workflow`
+
+const pgRestoreRate = `
+UPDATE _sky_durable_flow fl
+   SET rate_grid = r.rate_grid, rate_log = r.rate_log, next_claim_at = r.next_claim_at
+  FROM jsonb_populate_record(CAST(NULL AS _sky_durable_flow), CAST(COALESCE(NULLIF(?, ''), '{}') AS JSONB)) r
+ WHERE fl.workflow = ?`
+
+func (s *Store) SaveRates(ctx context.Context, workflows []string) ([]store.RateState, error) {
+	s.hook("limits", pgSaveRates)
+	return store.QueryAll(ctx, s.d, pgSaveRates, []any{jsonText(workflows)}, func(scan func(...any) error) (store.RateState, error) {
+		var r store.RateState
+		err := scan(&r.Workflow, &r.State)
+		return r, err
+	})
+}
+
+func (s *Store) RestoreRates(ctx context.Context, states []store.RateState) error {
+	for _, r := range states {
+		if _, err := s.exec(ctx, s.d, "limits", pgRestoreRate, r.State, r.Workflow); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -110,3 +110,37 @@ func (s *Store) FlowStates(ctx context.Context, workflows []string, lease time.D
 		return r.st, r.key, r.keyed, r.n
 	}), nil
 }
+
+// sqliteSaveRates reads the rate columns of rated workflows as one JSON
+// object each (rate_log, JSON text itself, as a string in it);
+// sqliteRestoreRate puts them back ("": NULL, no claim yet).
+const sqliteSaveRates = `
+SELECT workflow, json_object('grid', rate_grid, 'log', rate_log, 'next', next_claim_at)
+  FROM _sky_durable_flow
+ WHERE rate_per_second IS NOT NULL AND workflow IN (SELECT value FROM json_each(?))
+ ORDER BY workflow`
+
+const sqliteRestoreRate = `
+UPDATE _sky_durable_flow
+   SET rate_grid = json_extract(NULLIF(?, ''), '$.grid'), rate_log = json_extract(NULLIF(?, ''), '$.log'),
+       next_claim_at = json_extract(NULLIF(?, ''), '$.next')
+ WHERE workflow = ?`
+
+func (s *Store) SaveRates(ctx context.Context, workflows []string) ([]store.RateState, error) {
+	s.hook("limits", sqliteSaveRates)
+	names, _ := json.Marshal(workflows)
+	return store.QueryAll(ctx, s.d, sqliteSaveRates, []any{string(names)}, func(scan func(...any) error) (store.RateState, error) {
+		var r store.RateState
+		err := scan(&r.Workflow, &r.State)
+		return r, err
+	})
+}
+
+func (s *Store) RestoreRates(ctx context.Context, states []store.RateState) error {
+	for _, r := range states {
+		if _, err := s.exec(ctx, s.d, "limits", sqliteRestoreRate, r.State, r.State, r.State, r.Workflow); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -286,6 +286,53 @@ var flowCases = []storeCase{
 			f.t.Errorf("FlowStates = %+v, want the next claim at +2125 ms", states)
 		}
 	}},
+	{"RestoreRatesGivesTheTokenBack", func(f *fixture) {
+		// The test kit saves a rate limit's state before a claim and puts
+		// it back when an injected crash lost the claim: the next claim is
+		// then admitted as if the lost one never happened, and only the
+		// rated workflows are saved.
+		f.ok("DeclareLimits", f.s.DeclareLimits(f.ctx, store.Limits{Workflow: "w", RatePerSecond: 2}, T0))
+		f.ok("DeclareLimits", f.s.DeclareLimits(f.ctx, store.Limits{Workflow: "c", Concurrency: 1}, T0))
+		for _, id := range []string{"r1", "r2", "r3", "r4"} {
+			f.insertWith(id, "w", 0, "", T0)
+		}
+		at := func(ms int) time.Time { return T0.Add(time.Minute + time.Duration(ms)*time.Millisecond) }
+		names := []string{"w"}
+		claim := func(ms int, want string) {
+			f.t.Helper()
+			if got := f.claimLimited(at(ms), names, names); got != want {
+				f.t.Errorf("claim at +%d ms = %q, want %q", ms, got, want)
+			}
+		}
+		save := func() []store.RateState {
+			f.t.Helper()
+			states, err := f.s.SaveRates(f.ctx, []string{"w", "c", "none"})
+			f.ok("SaveRates", err)
+			if len(states) != 1 || states[0].Workflow != "w" {
+				f.t.Fatalf("SaveRates = %+v, want the state of w alone", states)
+			}
+			return states
+		}
+		fresh := save()
+		claim(0, "r1")
+		f.ok("RestoreRates", f.s.RestoreRates(f.ctx, fresh))
+		claim(0, "r2") // r1's token is back
+		claim(0, "")
+		afterTwo := save()
+		claim(500, "r3")
+		f.ok("RestoreRates", f.s.RestoreRates(f.ctx, afterTwo))
+		states, err := f.s.FlowStates(f.ctx, names, Lease, at(500))
+		f.ok("FlowStates", err)
+		if len(states) != 1 || !states[0].NextClaimAt.Equal(at(500)) {
+			f.t.Errorf("FlowStates after RestoreRates = %+v, want the next claim at +500 ms again", states)
+		}
+		claim(500, "r4")
+		claim(500, "")
+		// The empty state is a rate limit no claim has used.
+		f.insertWith("r5", "w", 0, "", T0)
+		f.ok("RestoreRates", f.s.RestoreRates(f.ctx, []store.RateState{{Workflow: "w"}}))
+		claim(500, "r5")
+	}},
 	{"SchedulesFireEachTickOnce", func(f *fixture) {
 		every := func(t time.Time) time.Time { return t.Truncate(time.Minute).Add(time.Minute) }
 		s, err := f.s.PutSchedule(f.ctx, store.Schedule{ID: "digest", Workflow: "w", Version: 2, Cron: "* * * * *", Input: `{"n":1}`}, T0, every)
