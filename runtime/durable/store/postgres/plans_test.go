@@ -453,6 +453,8 @@ var sqlConstants = map[string][]string{
 	"pgFail":                     {pgFail},
 	"pgFinishedRun":              {pgFinishedRun},
 	"pgFlowStates":               {pgFlowStates},
+	"pgSaveRates":                {pgSaveRates},
+	"pgRestoreRate":              {pgRestoreRate},
 	"pgGate":                     {pgGate},
 	"pgGateAlso":                 {pgGateAlso},
 	"pgGetEvent":                 {pgGetEvent},
