@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -310,6 +311,12 @@ func runDurableCommand(ctx context.Context, c durableCommand, f *durableFlags, p
 	if c.project != nil {
 		start = c.project(pos)
 	}
+	namespace, source := durableNamespace(f.namespace, start)
+	if err := durable.CheckNamespace(namespace); err != nil {
+		// --namespace was checked above; this name came from elsewhere.
+		fmt.Fprintf(s.stderr, "sky durable %s: %s: %v\n", name, source, err)
+		return exitNoBuild
+	}
 	timeout := durableStatementTimeout
 	if c.worker {
 		timeout = 0
@@ -321,7 +328,7 @@ func runDurableCommand(ctx context.Context, c durableCommand, f *durableFlags, p
 		return exitFailure
 	}
 	defer d.Close()
-	e := durable.New(d, durable.Options{WorkerID: "sky-durable-cli", Keys: os.Getenv(durable.KeysEnv), Namespace: durableNamespace(f.namespace, start)})
+	e := durable.New(d, durable.Options{WorkerID: "sky-durable-cli", Keys: os.Getenv(durable.KeysEnv), Namespace: namespace})
 	setup := e.Setup
 	if readOnly {
 		setup = e.CheckSchema
@@ -343,21 +350,21 @@ func runDurableCommand(ctx context.Context, c durableCommand, f *durableFlags, p
 	return exitOK
 }
 
-// durableNamespace is the namespace a subcommand works in: --namespace,
-// else SKY_DURABLE_NAMESPACE, else [durable] namespace of the project of
-// start (a project that cannot be read has none), else the default one.
-// The engine refuses a name that is not valid.
-func durableNamespace(flag, start string) string {
+// durableNamespace is the namespace a subcommand works in, and where its
+// name came from, for an error about it: --namespace, else
+// SKY_DURABLE_NAMESPACE, else [durable] namespace of the project of start
+// (a project that cannot be read has none), else the default one ("").
+func durableNamespace(flag, start string) (name, source string) {
 	if flag != "" {
-		return flag
+		return flag, "--namespace"
 	}
 	if env := os.Getenv(durable.NamespaceEnv); env != "" {
-		return env
+		return env, durable.NamespaceEnv
 	}
-	if proj, err := project.Find(start); err == nil {
-		return proj.File.DurableNamespace
+	if proj, err := project.Find(start); err == nil && proj.File.DurableNamespace != "" {
+		return proj.File.DurableNamespace, "[durable] namespace of " + filepath.Join(proj.Root, project.FileName)
 	}
-	return ""
+	return "", ""
 }
 
 // durableStatementTimeout bounds each PostgreSQL statement of `sky durable`
