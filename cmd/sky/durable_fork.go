@@ -157,7 +157,7 @@ func durableDiff(ctx context.Context, e *durable.Engine, f *durableFlags, a []st
 		}
 		return writeJSON(out, map[string]any{
 			"a": runJSON(d.A, nil), "b": runJSON(d.B, nil), "identical": d.Identical(), "entries": entries,
-			"output": string(d.Output),
+			"output": string(d.Output), "compacted": append([]string{}, d.Compacted()...),
 		})
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
@@ -173,6 +173,11 @@ func durableDiff(ctx context.Context, e *durable.Engine, f *durableFlags, a []st
 	}
 	fmt.Fprintf(tw, "output\t%s\t%s %s\t%s %s\n", d.Output, d.A.Status, view.Safe(view.Elide(view.OneLine(view.Payload(d.A.Output)), 40)), d.B.Status, view.Safe(view.Elide(view.OneLine(view.Payload(d.B.Output)), 40)))
 	tw.Flush()
+	for _, r := range []durable.Run{d.A, d.B} {
+		if !r.CompactedAt.IsZero() {
+			fmt.Fprintf(out, "journals not compared: run %s was compacted at %s (its journal is deleted)\n", view.Safe(r.ID), view.Stamp(r.CompactedAt))
+		}
+	}
 	if d.Identical() {
 		fmt.Fprintln(out, "identical")
 	}
