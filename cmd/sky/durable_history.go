@@ -29,7 +29,8 @@ func printHistory(out io.Writer, h []durable.HistoryEvent) {
 	if len(h) == 0 {
 		return
 	}
-	fmt.Fprintf(out, "history (%d events):\n", h[len(h)-1].Pos)
+	n := int(h[len(h)-1].Pos)
+	fmt.Fprintf(out, "history (%d %s):\n", n, plural(n, "event", "events"))
 	for i, e := range h {
 		if i > 0 {
 			if gap := view.HistoryGap(h[i-1], e); gap != "" {

@@ -81,7 +81,7 @@ func durableSignals(ctx context.Context, e *durable.Engine, f *durableFlags, _ [
 		err = tw.Flush()
 	}
 	if truncated {
-		fmt.Fprintf(f.warn, "note: showing the oldest %d orphan signals of more; use --limit N for more\n", f.limit)
+		fmt.Fprintf(f.warn, "note: showing the oldest %d orphan %s of more; use --limit N for more\n", f.limit, plural(f.limit, "signal", "signals"))
 	}
 	return err
 }

@@ -99,7 +99,7 @@ func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, mail
 		}
 		return
 	}
-	fmt.Fprintf(out, "journal (%d entries):\n", len(journal))
+	fmt.Fprintf(out, "journal (%d %s):\n", len(journal), plural(len(journal), "entry", "entries"))
 	prev := r.CreatedAt
 	for _, e := range journal {
 		fmt.Fprintf(out, "  %3d  %s  %-8s %s  %s\n", e.Seq, view.Stamp(e.CreatedAt), "+"+view.Gap(e.CreatedAt.Sub(prev)), e.Kind, view.Safe(e.StepID))
