@@ -70,6 +70,9 @@ type durableCommand struct {
 	// invalidIsUsage: an InvalidInput error from run is a usage error
 	// (exit 2) rather than a refusal (exit 1).
 	invalidIsUsage bool
+	// statuses, when set, are what --status completes to: the statuses
+	// the subcommand accepts (else every run status).
+	statuses []durable.Status
 	// project, when set, is where the project whose database opens is
 	// looked for (else the working directory).
 	project func(pos []string) string
@@ -236,7 +239,7 @@ func (c durableCommand) command() *cobra.Command {
 		c.flags(fs, f)
 	}
 	if fs.Lookup("status") != nil {
-		_ = cmd.RegisterFlagCompletionFunc("status", completeStatuses)
+		_ = cmd.RegisterFlagCompletionFunc("status", completeStatuses(c.statuses))
 	}
 	return cmd
 }
@@ -264,9 +267,19 @@ const durableCommandHelp = `{{with (or .Long .Short)}}{{. | trimTrailingWhitespa
 // (the constants of cli.go), in their help.
 const durableExitCodes = "Exit codes: 0 ok, 1 not found or refused (or the database failed), 2 usage."
 
-// completeStatuses completes --status with the run statuses.
-func completeStatuses(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	return []cobra.Completion{"running", "waiting", "done", "failed", "dead", "cancelled", "timed_out"}, cobra.ShellCompDirectiveNoFileComp
+// completeStatuses completes --status with statuses, or every run status
+// when there are none.
+func completeStatuses(statuses []durable.Status) cobra.CompletionFunc {
+	words := []cobra.Completion{"running", "waiting", "done", "failed", "dead", "cancelled", "timed_out"}
+	if statuses != nil {
+		words = make([]cobra.Completion, len(statuses))
+		for i, s := range statuses {
+			words[i] = string(s)
+		}
+	}
+	return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return words, cobra.ShellCompDirectiveNoFileComp
+	}
 }
 
 // runDurable runs `sky durable args...` and returns its exit code.

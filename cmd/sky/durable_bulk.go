@@ -65,6 +65,7 @@ a terminal). FILTERS are --status S[,S] --workflow W --parent ID --created-befor
 		fs.BoolVar(&b.dryRun, "dry-run", false, "with filters: print how many runs match and change nothing")
 		fs.BoolVar(&b.yes, "yes", false, "with filters: act without asking (needed when stdin is not a terminal)")
 	}
+	c.statuses = durable.BulkAction(name).Statuses()
 	c.check = func(f *durableFlags, pos []string) error { return checkBulk(name, &f.bulk, pos) }
 	c.arity = func(f *durableFlags) (int, string) {
 		if f.bulk.filtered() {
