@@ -29,7 +29,7 @@ func TestExitCodesOfHelpAndUnknownCommands(t *testing.T) {
 		{nil, exitNoBuild, "sky run [--unchecked] [FILE] [-- ARG...]", ""},
 		{[]string{"help"}, exitOK, "sky durable COMMAND", ""},
 		{[]string{"--help"}, exitOK, "Exit codes: 0 ok;", ""},
-		{[]string{"-h"}, exitOK, "sky completion bash|zsh|fish", ""},
+		{[]string{"-h"}, exitOK, "sky completion bash|zsh|fish|powershell", ""},
 		{[]string{"frobnicate"}, exitNoBuild, "", `sky: unknown command "frobnicate"`},
 		{[]string{"--frobnicate"}, exitNoBuild, "", "flag provided but not defined: -frobnicate"},
 		{[]string{"durable"}, exitNoBuild, "sky durable compact --older-than DURATION", ""},
