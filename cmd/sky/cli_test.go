@@ -51,6 +51,8 @@ func TestExitCodesOfHelpAndUnknownCommands(t *testing.T) {
 		{[]string{"test"}, exitNoBuild, "", "usage: sky test [--unchecked] FILE"},
 		{[]string{"check", "a.sky", "b.sky"}, exitNoBuild, "", "usage: sky check [FILE]"},
 		{[]string{"--version"}, exitOK, "sky 0.", ""},
+		{[]string{"version"}, exitOK, "sky 0.", ""},
+		{[]string{"version", "extra"}, exitNoBuild, "", `sky version: unexpected argument "extra"; hint: sky version takes no arguments`},
 	} {
 		code, stdout, stderr := runSky(c.args...)
 		if code != c.code || !strings.Contains(stdout, c.stdout) || !strings.Contains(stderr, c.stderr) {
