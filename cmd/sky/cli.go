@@ -18,7 +18,7 @@ import (
 // register from its init function, and each `sky durable` subcommand is
 // one durableCommand (durable.go). Cobra gives every command its --help
 // with examples, `sky help COMMAND` and the completion scripts (`sky
-// completion bash|zsh|fish`). What sky did before cobra and still does is
+// completion bash|zsh|fish|powershell`). What sky did before cobra and still does is
 // done here: Go-style single-dash long flags (-json), Go's texts for flag
 // errors, and the exit codes below.
 
@@ -135,7 +135,7 @@ func newRoot(s streams) *cobra.Command {
 			c.Use, c.Short = "help [COMMAND [SUBCOMMAND]]", "print a command's help, with its flags and examples"
 			c.RunE = helpTopic
 		case "completion":
-			c.Use, c.Short = "completion bash|zsh|fish", "print the shell completion script (see sky help completion bash)"
+			c.Use, c.Short = "completion bash|zsh|fish|powershell", "print the shell completion script (see sky help completion bash)"
 			c.Args, c.RunE = cobra.ArbitraryArgs, unknownShell
 		}
 	}

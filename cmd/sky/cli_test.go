@@ -29,7 +29,7 @@ func TestExitCodesOfHelpAndUnknownCommands(t *testing.T) {
 		{nil, exitNoBuild, "sky run [--unchecked] [FILE] [-- ARG...]", ""},
 		{[]string{"help"}, exitOK, "sky durable COMMAND", ""},
 		{[]string{"--help"}, exitOK, "Exit codes: 0 ok;", ""},
-		{[]string{"-h"}, exitOK, "sky completion bash|zsh|fish", ""},
+		{[]string{"-h"}, exitOK, "sky completion bash|zsh|fish|powershell", ""},
 		{[]string{"frobnicate"}, exitNoBuild, "", `sky: unknown command "frobnicate"`},
 		{[]string{"--frobnicate"}, exitNoBuild, "", "flag provided but not defined: -frobnicate"},
 		{[]string{"durable"}, exitNoBuild, "sky durable compact --older-than DURATION", ""},
@@ -51,6 +51,8 @@ func TestExitCodesOfHelpAndUnknownCommands(t *testing.T) {
 		{[]string{"test"}, exitNoBuild, "", "usage: sky test [--unchecked] FILE"},
 		{[]string{"check", "a.sky", "b.sky"}, exitNoBuild, "", "usage: sky check [FILE]"},
 		{[]string{"--version"}, exitOK, "sky 0.", ""},
+		{[]string{"version"}, exitOK, "sky 0.", ""},
+		{[]string{"version", "extra"}, exitNoBuild, "", `sky version: unexpected argument "extra"; hint: sky version takes no arguments`},
 	} {
 		code, stdout, stderr := runSky(c.args...)
 		if code != c.code || !strings.Contains(stdout, c.stdout) || !strings.Contains(stderr, c.stderr) {
@@ -112,14 +114,28 @@ func TestCompletionOffersCommandsFlagsAndStatuses(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		want []string
+		// exact: the candidates are want and no other.
+		exact bool
 	}{
-		{[]string{"dur"}, []string{"durable\t"}},
-		{[]string{"durable", "s"}, []string{"show\t", "signal\t", "signals\t", "schedules\t", "stats\t"}},
-		{[]string{"durable", "ls", "--st"}, []string{"--status\t"}},
-		{[]string{"durable", "ls", "--status", ""}, []string{"failed", "timed_out"}},
-		{[]string{"durable", "cancel", "--status", "w"}, []string{"waiting"}},
+		{[]string{"dur"}, []string{"durable\t"}, false},
+		{[]string{"durable", "s"}, []string{"show\t", "signal\t", "signals\t", "schedules\t", "stats\t"}, false},
+		{[]string{"durable", "ls", "--st"}, []string{"--status\t"}, false},
+		{[]string{"durable", "ls", "--status", ""}, []string{"running", "waiting", "done", "failed", "dead", "cancelled", "timed_out"}, true},
+		{[]string{"durable", "cancel", "--status", "w"}, []string{"waiting"}, false},
+		// A bulk action offers only the statuses it accepts.
+		{[]string{"durable", "retry", "--status", ""}, []string{"failed", "dead"}, true},
+		{[]string{"durable", "cancel", "--status", ""}, []string{"waiting", "running", "failed"}, true},
+		{[]string{"durable", "release", "--status", ""}, []string{"running"}, true},
 	} {
 		code, out, _ := runSky(append([]string{"__complete"}, c.args...)...)
+		if c.exact {
+			// The candidates are the lines before cobra's ":directive".
+			got, _, _ := strings.Cut(out, "\n:")
+			if code != exitOK || got != strings.Join(c.want, "\n") {
+				t.Errorf("sky __complete %s: exit %d, offers %q, want exactly %q", strings.Join(c.args, " "), code, got, c.want)
+			}
+			continue
+		}
 		for _, want := range c.want {
 			if code != exitOK || !strings.Contains(out, want) {
 				t.Errorf("sky __complete %s: exit %d, want %q among:\n%s", strings.Join(c.args, " "), code, want, out)

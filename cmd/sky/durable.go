@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -69,6 +70,9 @@ type durableCommand struct {
 	// invalidIsUsage: an InvalidInput error from run is a usage error
 	// (exit 2) rather than a refusal (exit 1).
 	invalidIsUsage bool
+	// statuses, when set, are what --status completes to: the statuses
+	// the subcommand accepts (else every run status).
+	statuses []durable.Status
 	// project, when set, is where the project whose database opens is
 	// looked for (else the working directory).
 	project func(pos []string) string
@@ -235,7 +239,7 @@ func (c durableCommand) command() *cobra.Command {
 		c.flags(fs, f)
 	}
 	if fs.Lookup("status") != nil {
-		_ = cmd.RegisterFlagCompletionFunc("status", completeStatuses)
+		_ = cmd.RegisterFlagCompletionFunc("status", completeStatuses(c.statuses))
 	}
 	return cmd
 }
@@ -263,9 +267,19 @@ const durableCommandHelp = `{{with (or .Long .Short)}}{{. | trimTrailingWhitespa
 // (the constants of cli.go), in their help.
 const durableExitCodes = "Exit codes: 0 ok, 1 not found or refused (or the database failed), 2 usage."
 
-// completeStatuses completes --status with the run statuses.
-func completeStatuses(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	return []cobra.Completion{"running", "waiting", "done", "failed", "dead", "cancelled", "timed_out"}, cobra.ShellCompDirectiveNoFileComp
+// completeStatuses completes --status with statuses, or every run status
+// when there are none.
+func completeStatuses(statuses []durable.Status) cobra.CompletionFunc {
+	words := []cobra.Completion{"running", "waiting", "done", "failed", "dead", "cancelled", "timed_out"}
+	if statuses != nil {
+		words = make([]cobra.Completion, len(statuses))
+		for i, s := range statuses {
+			words[i] = string(s)
+		}
+	}
+	return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return words, cobra.ShellCompDirectiveNoFileComp
+	}
 }
 
 // runDurable runs `sky durable args...` and returns its exit code.
@@ -310,6 +324,12 @@ func runDurableCommand(ctx context.Context, c durableCommand, f *durableFlags, p
 	if c.project != nil {
 		start = c.project(pos)
 	}
+	namespace, source := durableNamespace(f.namespace, start)
+	if err := durable.CheckNamespace(namespace); err != nil {
+		// --namespace was checked above; this name came from elsewhere.
+		fmt.Fprintf(s.stderr, "sky durable %s: %s: %v\n", name, source, err)
+		return exitNoBuild
+	}
 	timeout := durableStatementTimeout
 	if c.worker {
 		timeout = 0
@@ -321,7 +341,7 @@ func runDurableCommand(ctx context.Context, c durableCommand, f *durableFlags, p
 		return exitFailure
 	}
 	defer d.Close()
-	e := durable.New(d, durable.Options{WorkerID: "sky-durable-cli", Keys: os.Getenv(durable.KeysEnv), Namespace: durableNamespace(f.namespace, start)})
+	e := durable.New(d, durable.Options{WorkerID: "sky-durable-cli", Keys: os.Getenv(durable.KeysEnv), Namespace: namespace})
 	setup := e.Setup
 	if readOnly {
 		setup = e.CheckSchema
@@ -343,21 +363,21 @@ func runDurableCommand(ctx context.Context, c durableCommand, f *durableFlags, p
 	return exitOK
 }
 
-// durableNamespace is the namespace a subcommand works in: --namespace,
-// else SKY_DURABLE_NAMESPACE, else [durable] namespace of the project of
-// start (a project that cannot be read has none), else the default one.
-// The engine refuses a name that is not valid.
-func durableNamespace(flag, start string) string {
+// durableNamespace is the namespace a subcommand works in, and where its
+// name came from, for an error about it: --namespace, else
+// SKY_DURABLE_NAMESPACE, else [durable] namespace of the project of start
+// (a project that cannot be read has none), else the default one ("").
+func durableNamespace(flag, start string) (name, source string) {
 	if flag != "" {
-		return flag
+		return flag, "--namespace"
 	}
 	if env := os.Getenv(durable.NamespaceEnv); env != "" {
-		return env
+		return env, durable.NamespaceEnv
 	}
-	if proj, err := project.Find(start); err == nil {
-		return proj.File.DurableNamespace
+	if proj, err := project.Find(start); err == nil && proj.File.DurableNamespace != "" {
+		return proj.File.DurableNamespace, "[durable] namespace of " + filepath.Join(proj.Root, project.FileName)
 	}
-	return ""
+	return "", ""
 }
 
 // durableStatementTimeout bounds each PostgreSQL statement of `sky durable`

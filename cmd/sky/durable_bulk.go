@@ -65,6 +65,7 @@ a terminal). FILTERS are --status S[,S] --workflow W --parent ID --created-befor
 		fs.BoolVar(&b.dryRun, "dry-run", false, "with filters: print how many runs match and change nothing")
 		fs.BoolVar(&b.yes, "yes", false, "with filters: act without asking (needed when stdin is not a terminal)")
 	}
+	c.statuses = durable.BulkAction(name).Statuses()
 	c.check = func(f *durableFlags, pos []string) error { return checkBulk(name, &f.bulk, pos) }
 	c.arity = func(f *durableFlags) (int, string) {
 		if f.bulk.filtered() {
@@ -87,13 +88,16 @@ func (b *bulkFlags) filtered() bool {
 }
 
 // checkBulk refuses what `sky durable NAME` cannot act on: an id and
-// filters both, neither, or --dry-run with an id.
+// filters both, neither, or --dry-run without filters.
 func checkBulk(name string, b *bulkFlags, pos []string) error {
 	switch {
 	case b.filtered() && len(pos) > 0:
 		return fmt.Errorf("give a run id or filters, not both (got %q and filters); hint: sky durable %s ID, or sky durable %s --status S ... without the id", pos[0], name, name)
 	case b.filtered():
 		return nil
+	case b.dryRun && len(pos) == 0:
+		return fmt.Errorf("--dry-run counts the runs filters match, but no filter was given; hint: sky durable %s --status %s --dry-run",
+			name, durable.BulkAction(name).Statuses()[0])
 	case b.dryRun:
 		return fmt.Errorf("--dry-run goes with filters, and an id alone would act; hint: sky durable %s --status S --dry-run counts the matching runs", name)
 	case len(pos) == 0:

@@ -54,7 +54,8 @@ func TestDurableBulkCLI(t *testing.T) {
 			}{
 				{[]string{"retry", "b-1", "--status", "dead"}, "not both"},
 				{[]string{"retry"}, "needs a run id or filters"},
-				{[]string{"cancel", "b-1", "--dry-run"}, "--dry-run goes with filters"},
+				{[]string{"cancel", "b-1", "--dry-run"}, "--dry-run goes with filters, and an id alone would act"},
+				{[]string{"retry", "--dry-run"}, "--dry-run counts the runs filters match, but no filter was given; hint: sky durable retry --status failed --dry-run"},
 				{[]string{"retry", "--status", "waiting", "--yes"}, `retry applies to failed and dead runs, not "waiting"`},
 				{[]string{"release", "--status", "dead,bogus", "--yes"}, `--status "bogus" is not a run status`},
 				{[]string{"retry", "--created-after", "soon", "--yes"}, `--created-after "soon" is neither a time nor an age`},

@@ -40,8 +40,8 @@ func durableCompact(ctx context.Context, e *durable.Engine, f *durableFlags, _ [
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "compacted %d runs finished more than %s ago: deleted %d journal and signal rows in %d %s (longest %s)\n",
-		res.Runs, f.olderThan, res.Rows, res.Batches, map[bool]string{true: "batch", false: "batches"}[res.Batches == 1],
+	fmt.Fprintf(out, "compacted %d %s finished more than %s ago: deleted %d journal and signal %s in %d %s (longest %s)\n",
+		res.Runs, plural(int(res.Runs), "run", "runs"), f.olderThan, res.Rows, plural(int(res.Rows), "row", "rows"), res.Batches, plural(res.Batches, "batch", "batches"),
 		res.LongestBatch.Round(time.Millisecond))
 	return nil
 }

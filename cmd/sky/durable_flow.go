@@ -41,7 +41,7 @@ func durableSchedules(ctx context.Context, e *durable.Engine, f *durableFlags, _
 		rows := make([]map[string]any, len(list))
 		for i, s := range list {
 			rows[i] = map[string]any{"id": s.ID, "workflow": s.Workflow, "version": s.Version, "cron": s.Cron, "input": s.Input,
-				"catchUp": s.CatchUp, "nextAt": s.NextAt.UTC(), "lastRun": s.LastRunID}
+				"catch_up": s.CatchUp, "next_at": s.NextAt.UTC(), "last_run": s.LastRunID}
 		}
 		return writeJSON(out, rows)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -28,6 +29,10 @@ func init() {
 			fs.StringVar(&f.travel.as, "as", "", "the new run's id (default ID~fork-<hex>)")
 			fs.StringVar(&f.travel.set, "set", "", "STEP=JSON: keep STEP with this result instead and run on after it")
 		},
+		check: func(f *durableFlags, pos []string) error {
+			_, _, err := f.travel.forkCut(pos)
+			return err
+		},
 		run: durableFork,
 	})
 	registerDurable(durableCommand{
@@ -36,6 +41,12 @@ func init() {
 		example: `  sky durable rewind order-42 --to charge`,
 		flags: func(fs *pflag.FlagSet, f *durableFlags) {
 			fs.StringVar(&f.travel.to, "to", "", "the step id to rewind to: it and what follows run again")
+		},
+		check: func(f *durableFlags, pos []string) error {
+			if f.travel.to == "" {
+				return fmt.Errorf("--to STEP is required; hint: `sky durable show %s` lists the run's steps", firstArg(pos, "ID"))
+			}
+			return nil
 		},
 		run: durableRewind,
 	})
@@ -53,27 +64,49 @@ type timeTravel struct {
 	from, as, set, to string
 }
 
-func durableFork(ctx context.Context, e *durable.Engine, f *durableFlags, a []string, out io.Writer) error {
-	t := f.travel
-	opts := durable.ForkOptions{NewID: t.as}
-	from := t.from
+// forkCut reads fork's --from and --set: the step to cut at and the
+// result --set gives it ("" for none). --set alone names the step; with
+// --from it must name the same one, and its result must be JSON. pos, the
+// arguments, only serve the hints.
+func (t timeTravel) forkCut(pos []string) (from, set string, err error) {
+	from = t.from
 	if t.set != "" {
 		step, js, ok := strings.Cut(t.set, "=")
 		if !ok || step == "" {
-			return task.Errorf(task.InvalidInput, "--set %q is not STEP=JSON; hint: --set charge='{\"ok\":false}'", t.set)
+			return "", "", fmt.Errorf("--set %q is not STEP=JSON; hint: --set charge='{\"ok\":false}'", t.set)
 		}
 		if from == "" {
 			from = step
 		}
 		if step != from {
-			return task.Errorf(task.InvalidInput, "--set names step %q but the fork is cut at %q; hint: --set replaces the result of the step at the cut: --from %s --set %s=JSON", step, from, from, from)
+			return "", "", fmt.Errorf("--set names step %q but the fork is cut at %q; hint: --set replaces the result of the step at the cut: --from %s --set %s=JSON", step, from, from, from)
 		}
-		opts.Set = js
+		if !json.Valid([]byte(js)) {
+			return "", "", fmt.Errorf("--set %s=%s: the result is not valid JSON; hint: quote it for the shell, e.g. --set %s='{\"ok\":false}' or --set %s='\"text\"'", step, js, step, step)
+		}
+		set = js
 	}
 	if from == "" {
-		return task.Errorf(task.InvalidInput, "--from STEP is required; hint: `sky durable show %s` lists the run's steps", a[0])
+		return "", "", fmt.Errorf("--from STEP is required; hint: `sky durable show %s` lists the run's steps", firstArg(pos, "ID"))
 	}
-	id, err := e.Fork(ctx, a[0], from, opts)
+	return from, set, nil
+}
+
+// firstArg is the first of the arguments pos, or else when there is none
+// (a hint's placeholder).
+func firstArg(pos []string, placeholder string) string {
+	if len(pos) == 0 {
+		return placeholder
+	}
+	return pos[0]
+}
+
+func durableFork(ctx context.Context, e *durable.Engine, f *durableFlags, a []string, out io.Writer) error {
+	from, set, err := f.travel.forkCut(a)
+	if err != nil {
+		return task.Errorf(task.InvalidInput, "%v", err)
+	}
+	id, err := e.Fork(ctx, a[0], from, durable.ForkOptions{NewID: f.travel.as, Set: set})
 	if err != nil {
 		return err
 	}
@@ -82,9 +115,6 @@ func durableFork(ctx context.Context, e *durable.Engine, f *durableFlags, a []st
 }
 
 func durableRewind(ctx context.Context, e *durable.Engine, f *durableFlags, a []string, out io.Writer) error {
-	if f.travel.to == "" {
-		return task.Errorf(task.InvalidInput, "--to STEP is required; hint: `sky durable show %s` lists the run's steps", a[0])
-	}
 	if err := e.Rewind(ctx, a[0], f.travel.to); err != nil {
 		return err
 	}
@@ -127,7 +157,7 @@ func durableDiff(ctx context.Context, e *durable.Engine, f *durableFlags, a []st
 		}
 		return writeJSON(out, map[string]any{
 			"a": runJSON(d.A, nil), "b": runJSON(d.B, nil), "identical": d.Identical(), "entries": entries,
-			"output": string(d.Output),
+			"output": string(d.Output), "compacted": append([]string{}, d.Compacted()...),
 		})
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
@@ -143,6 +173,11 @@ func durableDiff(ctx context.Context, e *durable.Engine, f *durableFlags, a []st
 	}
 	fmt.Fprintf(tw, "output\t%s\t%s %s\t%s %s\n", d.Output, d.A.Status, view.Safe(view.Elide(view.OneLine(view.Payload(d.A.Output)), 40)), d.B.Status, view.Safe(view.Elide(view.OneLine(view.Payload(d.B.Output)), 40)))
 	tw.Flush()
+	for _, r := range []durable.Run{d.A, d.B} {
+		if !r.CompactedAt.IsZero() {
+			fmt.Fprintf(out, "journals not compared: run %s was compacted at %s (its journal is deleted)\n", view.Safe(r.ID), view.Stamp(r.CompactedAt))
+		}
+	}
 	if d.Identical() {
 		fmt.Fprintln(out, "identical")
 	}

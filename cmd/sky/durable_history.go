@@ -23,20 +23,21 @@ func withCLIActor(ctx context.Context) context.Context {
 	return durable.WithActor(ctx, name+"@"+host+" via sky durable")
 }
 
-// printHistory prints a run's history, a line an event, saying where the
-// bound dropped events.
+// printHistory prints a run's history, a line an event (a line break in
+// an error is printed as \n), saying where the bound dropped events.
 func printHistory(out io.Writer, h []durable.HistoryEvent) {
 	if len(h) == 0 {
 		return
 	}
-	fmt.Fprintf(out, "history (%d events):\n", h[len(h)-1].Pos)
+	n := int(h[len(h)-1].Pos)
+	fmt.Fprintf(out, "history (%d %s):\n", n, plural(n, "event", "events"))
 	for i, e := range h {
 		if i > 0 {
 			if gap := view.HistoryGap(h[i-1], e); gap != "" {
 				fmt.Fprintf(out, "  %s\n", gap)
 			}
 		}
-		fmt.Fprintf(out, "  %s  %s\n", view.Stamp(e.At), view.SafeText(view.EventText(e)))
+		fmt.Fprintf(out, "  %s  %s\n", view.Stamp(e.At), view.Safe(view.EventText(e)))
 	}
 }
 

@@ -94,7 +94,7 @@ func durableLs(ctx context.Context, e *durable.Engine, f *durableFlags, _ []stri
 		printRunTable(out, runs, held, time.Now())
 	}
 	if truncated {
-		fmt.Fprintf(f.warn, "note: showing %d runs of more; use --limit N for more, or --before %s for the next page\n", f.limit, view.Safe(runs[len(runs)-1].ID))
+		fmt.Fprintf(f.warn, "note: showing %d %s of more; use --limit N for more, or --before %s for the next page\n", f.limit, plural(f.limit, "run", "runs"), view.Safe(runs[len(runs)-1].ID))
 	}
 	return err
 }

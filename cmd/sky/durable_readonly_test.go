@@ -15,8 +15,8 @@ import (
 	"skydurable/runtime/task"
 )
 
-// TestDurableInspectionWritesNothing: ls, show, stats, signals, schedules
-// and diff read a SQLite file without writing one byte to it (read-only,
+// TestDurableInspectionWritesNothing: ls, show, stats, signals, schedules,
+// namespaces and diff read a SQLite file without writing one byte to it (read-only,
 // no schema made or migrated), also a rollback-journal file another tool
 // left; on an empty file ls says there are no runs and leaves it empty; on
 // PostgreSQL ls on a database without the tables creates none.
@@ -63,7 +63,7 @@ func TestDurableInspectionWritesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"ls"}, {"show", "r1"}, {"stats"}, {"signals", "--orphans"}, {"schedules"}, {"diff", "r1", "r2"}} {
+	for _, args := range [][]string{{"ls"}, {"show", "r1"}, {"stats"}, {"signals", "--orphans"}, {"schedules"}, {"namespaces"}, {"diff", "r1", "r2"}} {
 		if code, out := cli(path, args...); code != exitOK {
 			t.Errorf("sky durable %v = %d: %s", args, code, out)
 		}

@@ -57,7 +57,8 @@ func durableRekey(ctx context.Context, e *durable.Engine, f *durableFlags, _ []s
 	p, err := e.Rekey(ctx, durable.RekeyOptions{BatchSize: r.batch, After: r.after, DryRun: r.dryRun, OnBatch: func(p durable.RekeyProgress) {
 		batches++
 		if !r.dryRun {
-			fmt.Fprintf(out, "batch %d: %d runs, %d payloads sealed again so far (last run %s)\n", batches, p.Runs, p.Resealed, view.Safe(p.Last))
+			fmt.Fprintf(out, "batch %d: %d %s, %d %s sealed again so far (last run %s)\n", batches, p.Runs, plural(int(p.Runs), "run", "runs"),
+				p.Resealed, plural(int(p.Resealed), "payload", "payloads"), view.Safe(p.Last))
 		}
 	}})
 	if err != nil {
@@ -70,11 +71,11 @@ func durableRekey(ctx context.Context, e *durable.Engine, f *durableFlags, _ []s
 	if r.dryRun {
 		verb = "to seal again (dry run: nothing written)"
 	}
-	fmt.Fprintf(out, "rekey: %d runs, %d payloads read, %d %s with the first key of %s, %d unreadable\n",
-		p.Runs, p.Values, p.Resealed, verb, durable.KeysEnv, p.Unreadable)
+	fmt.Fprintf(out, "rekey: %d %s, %d %s read, %d %s with the first key of %s, %d unreadable\n",
+		p.Runs, plural(int(p.Runs), "run", "runs"), p.Values, plural(int(p.Values), "payload", "payloads"), p.Resealed, verb, durable.KeysEnv, p.Unreadable)
 	if p.Unreadable > 0 {
-		return task.Errorf(task.Unavailable, "%d payloads could not be read and were left as they are; the first: %s; hint: add the key they name to %s (after the first) and run rekey again",
-			p.Unreadable, view.SafeText(p.FirstUnreadable), durable.KeysEnv)
+		return task.Errorf(task.Unavailable, "%d %s could not be read and %s left as they are; the first: %s; hint: add the key they name to %s (after the first) and run rekey again",
+			p.Unreadable, plural(int(p.Unreadable), "payload", "payloads"), plural(int(p.Unreadable), "was", "were"), view.SafeText(p.FirstUnreadable), durable.KeysEnv)
 	}
 	return nil
 }

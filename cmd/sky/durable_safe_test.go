@@ -17,7 +17,8 @@ const red = "\x1b[31m"
 
 // TestDurableCLIQuotesControlCharacters: ls, show and stats print a run
 // whose workflow name, step id, input and error carry an escape sequence with
-// the sequence quoted (no raw ESC reaches the terminal), on both stores;
+// the sequence quoted (no raw ESC reaches the terminal), and the tab and
+// line break of the error as \t and \n, on both stores;
 // --json keeps the exact values. The engine refuses control characters in
 // names (durable's validate.go), so the names are written into the rows
 // directly, as an older version or another tool may have left them.
@@ -30,7 +31,7 @@ func TestDurableCLIQuotesControlCharacters(t *testing.T) {
 				func(c *durable.Ctx, in string) task.Task[string] {
 					ok := durable.Step(c, codec.String, "fine", task.Succeed(in))
 					return task.AndThen(ok, func(string) task.Task[string] {
-						return durable.Step(c, codec.String, "charge", task.Fail[string](task.Errorf(task.Unavailable, "boom "+red+"\u009b2J")))
+						return durable.Step(c, codec.String, "charge", task.Fail[string](task.Errorf(task.Unavailable, "boom "+red+"\u009b2J\tand\nmore")))
 					})
 				})
 			id := "run-1" // run ids refuse control characters (StartJSON)
@@ -62,10 +63,19 @@ func TestDurableCLIQuotesControlCharacters(t *testing.T) {
 				}
 			}
 			show := cli("show", id)
-			for _, want := range []string{`fine\x1b[31mstep`, `boom \x1b[31m\u009b2J`, `"in\x7f"`} {
+			for _, want := range []string{`fine\x1b[31mstep`, `"in\x7f"`} {
 				if !strings.Contains(show, want) {
 					t.Errorf("show lacks %s:\n%s", want, show)
 				}
+			}
+			// The error's text, on one line in ls, in show's error field
+			// and in its history line.
+			escaped := `boom \x1b[31m\u009b2J\tand\nmore`
+			if ls := cli("ls"); !strings.Contains(ls, escaped) {
+				t.Errorf("ls does not escape the error's text as %s:\n%s", escaped, ls)
+			}
+			if n := strings.Count(show, escaped); n != 2 {
+				t.Errorf("show has %s %d times, want 2 (its error field and its history line):\n%s", escaped, n, show)
 			}
 			if js := cli("show", id, "--json"); !strings.Contains(js, `"workflow": "evil\u001b[31mname"`) || !strings.Contains(js, "\u009b2J") {
 				t.Errorf("show --json does not keep the exact values:\n%s", js)

@@ -11,7 +11,6 @@ import (
 
 	"skydurable/runtime/durable"
 	"skydurable/runtime/durable/view"
-	"skydurable/runtime/task"
 )
 
 // `sky durable signals --orphans` lists the signals sent to run ids no run
@@ -35,6 +34,9 @@ then deleted by the workers' retention work. A run's own signals are in sky dura
 			durableJSONFlag(fs, f)
 		},
 		check: func(f *durableFlags, _ []string) error {
+			if !f.orphans {
+				return fmt.Errorf("nothing to list without --orphans; hint: sky durable signals --orphans (a run's own signals are in sky durable show ID)")
+			}
 			if f.limit <= 0 {
 				return fmt.Errorf("--limit %d lists nothing; hint: --limit 20 (the default is %d)", f.limit, defaultLsLimit)
 			}
@@ -53,9 +55,6 @@ type orphanSignalJSON struct {
 }
 
 func durableSignals(ctx context.Context, e *durable.Engine, f *durableFlags, _ []string, out io.Writer) error {
-	if !f.orphans {
-		return task.Errorf(task.InvalidInput, "nothing to list without --orphans; hint: sky durable signals --orphans (a run's own signals are in sky durable show ID)")
-	}
 	found, err := e.OrphanSignals(ctx, f.limit+1)
 	if err != nil {
 		return err
@@ -82,7 +81,7 @@ func durableSignals(ctx context.Context, e *durable.Engine, f *durableFlags, _ [
 		err = tw.Flush()
 	}
 	if truncated {
-		fmt.Fprintf(f.warn, "note: showing the oldest %d orphan signals of more; use --limit N for more\n", f.limit)
+		fmt.Fprintf(f.warn, "note: showing the oldest %d orphan %s of more; use --limit N for more\n", f.limit, plural(f.limit, "signal", "signals"))
 	}
 	return err
 }

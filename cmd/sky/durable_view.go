@@ -26,7 +26,7 @@ func printRunTable(out io.Writer, runs []durable.Run, held map[string]durable.Ho
 	fmt.Fprintln(tw, "ID\tWORKFLOW\tVERSION\tSTATUS\tATTEMPTS\tWAKE\tUPDATED\tLAST ERROR")
 	for _, r := range runs {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%s\t%s\n", view.Safe(r.ID), view.Safe(r.Workflow), r.Version, r.Status, r.Attempts,
-			view.Safe(view.WakeOrHeld(r, held, now)), view.Ago(r.UpdatedAt, now), view.Safe(view.Elide(view.OneLine(r.LastError), 60)))
+			view.Safe(view.WakeOrHeld(r, held, now)), view.Ago(r.UpdatedAt, now), view.Elide(view.Safe(r.LastError), 60))
 	}
 	tw.Flush()
 }
@@ -36,7 +36,13 @@ func printRunTable(out io.Writer, runs []durable.Run, held map[string]durable.Ho
 // (held) says so there.
 func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, mailbox []durable.SignalInfo, held map[string]durable.Hold, history []durable.HistoryEvent, now time.Time) {
 	fmt.Fprintf(out, "run %s\n", view.Safe(r.ID))
+	// A field is one line: a tab or line break in it (an error's text) is
+	// printed escaped, as \t and \n. A block (a payload, indented JSON)
+	// keeps its lines, indented under the first.
 	field := func(name, v string) {
+		fmt.Fprintf(out, "  %-10s %s\n", name+":", view.Safe(v))
+	}
+	block := func(name, v string) {
 		fmt.Fprintf(out, "  %-10s %s\n", name+":", strings.ReplaceAll(view.SafeText(v), "\n", "\n"+strings.Repeat(" ", 13)))
 	}
 	field("workflow", fmt.Sprintf("%s (version %d)", r.Workflow, r.Version))
@@ -81,9 +87,9 @@ func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, mail
 	if !r.CompactedAt.IsZero() {
 		field("compacted", view.Stamp(r.CompactedAt)+" (journal and signals deleted)")
 	}
-	field("input", view.Pretty(r.Input, 10))
+	block("input", view.Pretty(r.Input, 10))
 	if r.Status == durable.StatusDone {
-		field("output", view.Pretty(r.Output, 10))
+		block("output", view.Pretty(r.Output, 10))
 	}
 	if len(journal) == 0 {
 		if r.CompactedAt.IsZero() {
@@ -93,7 +99,7 @@ func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, mail
 		}
 		return
 	}
-	fmt.Fprintf(out, "journal (%d entries):\n", len(journal))
+	fmt.Fprintf(out, "journal (%d %s):\n", len(journal), plural(len(journal), "entry", "entries"))
 	prev := r.CreatedAt
 	for _, e := range journal {
 		fmt.Fprintf(out, "  %3d  %s  %-8s %s  %s\n", e.Seq, view.Stamp(e.CreatedAt), "+"+view.Gap(e.CreatedAt.Sub(prev)), e.Kind, view.Safe(e.StepID))

@@ -30,8 +30,23 @@ SKY_DURABLE_HEARTBEAT, SKY_DURABLE_LOG).`,
 			fs.DurationVar(&f.tick, "tick", durable.DefaultWorkerTick, "how often an idle worker polls")
 			fs.DurationVar(&f.stopTimeout, "stop-timeout", durable.DefaultStopTimeout, "how long runs in flight may go on after SIGTERM")
 		},
-		run: durableWorker,
+		check: checkWorkerFlags,
+		run:   durableWorker,
 	})
+}
+
+// checkWorkerFlags refuses a worker that would never advance a run or
+// never stop waiting: --concurrency, --tick and --stop-timeout below 1.
+func checkWorkerFlags(f *durableFlags, _ []string) error {
+	switch {
+	case f.concurrency <= 0:
+		return fmt.Errorf("--concurrency %d: a worker advances at least one run at a time; hint: --concurrency 4 (the default is %d)", f.concurrency, durable.DefaultWorkerConcurrency)
+	case f.tick <= 0:
+		return fmt.Errorf("--tick %s: an idle worker polls every --tick, so it must be a positive duration; hint: --tick 1s (the default is %s)", f.tick, durable.DefaultWorkerTick)
+	case f.stopTimeout <= 0:
+		return fmt.Errorf("--stop-timeout %s: runs in flight get this long after SIGTERM, so it must be a positive duration; hint: --stop-timeout 10s (the default is %s)", f.stopTimeout, durable.DefaultStopTimeout)
+	}
+	return nil
 }
 
 // durableWorker is `sky durable worker FILE`: load the program FILE, take
@@ -41,12 +56,6 @@ SKY_DURABLE_HEARTBEAT, SKY_DURABLE_LOG).`,
 // settings as `sky run` does (SKY_DURABLE_LEASE, SKY_DURABLE_HEARTBEAT,
 // SKY_DURABLE_LOG, NOTIFY hints).
 func durableWorker(ctx context.Context, e *durable.Engine, f *durableFlags, a []string, out io.Writer) error {
-	if f.concurrency <= 0 {
-		return task.Errorf(task.InvalidInput, "--concurrency %d: a worker advances at least one run at a time; hint: --concurrency 4", f.concurrency)
-	}
-	if f.tick <= 0 || f.stopTimeout <= 0 {
-		return task.Errorf(task.InvalidInput, "--tick %s --stop-timeout %s: both must be positive durations; hint: --tick 1s --stop-timeout 10s", f.tick, f.stopTimeout)
-	}
 	_, proj, err := findProgram(a)
 	if err != nil {
 		return err

@@ -17,12 +17,17 @@ func init() {
 			Short:   "print the sky version",
 			Example: "  sky version\n  sky --version",
 			Args:    cobra.ArbitraryArgs,
-			Run: func(cmd *cobra.Command, _ []string) {
+			RunE: func(cmd *cobra.Command, args []string) error {
+				if len(args) > 0 {
+					fmt.Fprintf(cmd.ErrOrStderr(), "sky version: unexpected argument %q; hint: sky version takes no arguments\nusage: sky version\n", args[0])
+					return exitCode(exitNoBuild)
+				}
 				goVersion := "unknown"
 				if bi, ok := debug.ReadBuildInfo(); ok {
 					goVersion = bi.GoVersion
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "sky %s (Sky Durable, %s)\n", version, goVersion)
+				return nil
 			},
 		}
 	})

@@ -40,7 +40,7 @@ func TestDeadlinePassingWhileRunning(t *testing.T) {
 		if r.Status != StatusTimedOut {
 			t.Fatalf("run is %s (last_error %q), want timed_out", r.Status, r.LastError)
 		}
-		wantContains(t, r.LastError, "deadline passed at 2030-01-02T03:05:05")
+		wantContains(t, r.LastError, "deadline passed at 2030-01-02 03:05:05.000Z")
 		if ids := stepIDs(j); slices.Contains(ids, "b") || slices.Contains(ids, "c") {
 			t.Errorf("journal %v: a step past the deadline was journalled", ids)
 		}

@@ -65,6 +65,10 @@ func TestGuarantee13BadInput(t *testing.T) {
 		t.Run("unknown workflow names", func(t *testing.T) {
 			_, err := Lookup([]Workflow{wf}, "refunds")
 			wantErrContains(t, err, task.NotFound, `"refunds"`, `"counts"`)
+			v2 := wf
+			v2.Version = 2
+			_, err = Lookup([]Workflow{wf, v2, {Name: "alpha"}}, "refunds")
+			wantContains(t, err.Error(), `known workflows: "alpha", "counts"; hint:`) // one name per workflow, not per version
 			other := Workflow{Name: "refunds", Body: wf.Body}
 			if err := h.e.StartJSON(h.ctx, other, "orphan", `1`); err != nil {
 				t.Fatal(err)

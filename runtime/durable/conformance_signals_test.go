@@ -120,6 +120,31 @@ func TestGuarantee09SignalsAreADurableMailbox(t *testing.T) {
 				t.Errorf("mailbox of the done run = %+v, %v; want only the consumed signal", box, err)
 			}
 		})
+
+		t.Run("an operator's replace of a signal never sent sends it, replacing nothing", func(t *testing.T) {
+			h.start(def, "r4", "x")
+			h.drain(h.e, wf)
+			h.wantStatus("r4", StatusWaiting)
+			if out, err := h.e.ReplaceSignal(h.ctx, "r4", "approve", `"new"`); err != nil || out != SignalSentNew {
+				t.Fatalf("ReplaceSignal of a signal never sent = %v, %v; want SignalSentNew", out, err)
+			}
+			history, err := h.e.History(h.ctx, "r4")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ev := range history {
+				if ev.Kind == EventKind("signal_replaced") {
+					t.Errorf("a signal_replaced event though nothing was replaced: %+v", ev)
+				}
+			}
+			h.drain(h.e, wf)
+			if _, j := h.describe("r4"); len(j) == 0 || j[0].Result != `"new"` {
+				t.Fatalf("journal %+v, want the sent payload consumed", j)
+			}
+			if out, err := h.e.ReplaceSignal(h.ctx, "r5", "approve", `"early"`); err != nil || out != SignalNoRunYet {
+				t.Fatalf("ReplaceSignal to an id with no run and no signal = %v, %v; want SignalNoRunYet", out, err)
+			}
+		})
 	})
 }
 

@@ -258,9 +258,10 @@ type RunDiff struct {
 }
 
 // Identical reports whether the journals match at every position and the
-// outcomes match.
+// outcomes match. Runs whose journal was compacted are never identical:
+// their journals are gone, so nothing says they matched.
 func (d RunDiff) Identical() bool {
-	if d.Output != DiffSame {
+	if d.Output != DiffSame || len(d.Compacted()) > 0 {
 		return false
 	}
 	for _, en := range d.Entries {
@@ -271,10 +272,24 @@ func (d RunDiff) Identical() bool {
 	return true
 }
 
+// Compacted names the runs of the diff whose journal was compacted (A's
+// id first), none when both journals are there.
+func (d RunDiff) Compacted() []string {
+	var ids []string
+	for _, r := range []Run{d.A, d.B} {
+		if !r.CompactedAt.IsZero() {
+			ids = append(ids, r.ID)
+		}
+	}
+	return ids
+}
+
 // Diff compares the journals of runs a and b position by position: an
 // entry is the same when its step id, kind and result are (its time may
 // differ), changed otherwise, or only in one run past the other's end; and
-// it compares the runs' status and output.
+// it compares the runs' status and output. When either journal was
+// compacted it compares only the outcomes (Entries is empty, see
+// Compacted): a journal that is gone would read as empty.
 func (e *Engine) Diff(ctx context.Context, a, b string) (RunDiff, error) {
 	ra, ja, err := e.Describe(ctx, a)
 	if err != nil {
@@ -287,6 +302,9 @@ func (e *Engine) Diff(ctx context.Context, a, b string) (RunDiff, error) {
 	d := RunDiff{A: ra, B: rb, Output: DiffSame}
 	if ra.Status != rb.Status || ra.Output != rb.Output {
 		d.Output = DiffChanged
+	}
+	if len(d.Compacted()) > 0 {
+		return d, nil
 	}
 	for i := range max(len(ja), len(jb)) {
 		en := DiffEntry{Position: i}

@@ -34,6 +34,10 @@ const (
 	SignalRunTimedOut
 	// SignalReplaced: ReplaceSignal overwrote the pending payload.
 	SignalReplaced
+	// SignalSentNew: ReplaceSignal found no signal of that name to
+	// replace and stored it as a new one (nothing replaced, no
+	// signal_replaced event).
+	SignalSentNew
 )
 
 // finishedOutcome is the outcome of a signal to a run finished in status s.
@@ -101,7 +105,9 @@ func (e *Engine) SignalRun(ctx context.Context, runID, name, payload string) (Si
 
 // ReplaceSignal is the operator's correction of a signal not yet consumed
 // (`sky durable signal --replace`): it overwrites the payload in the
-// mailbox, or stores it when none of that name was sent. It is refused
+// mailbox (SignalReplaced), or, when none of that name was sent, stores it
+// as a new signal (SignalSentNew, or SignalNoRunYet for an id with no run
+// yet) and records no signal_replaced event. It is refused
 // (Conflict, ErrRefused) when the run already consumed that signal (its
 // payload is journalled and cannot change) or the run is finished.
 func (e *Engine) ReplaceSignal(ctx context.Context, runID, name, payload string) (SignalOutcome, error) {
@@ -119,6 +125,18 @@ func (e *Engine) ReplaceSignal(ctx context.Context, runID, name, payload string)
 		return 0, err
 	case finished(r.Status):
 		return 0, wrapping(task.Errorf(task.Conflict, "cannot replace signal %q of run %q: the run is %s and will never consume a signal", name, runID, r.Status), ErrRefused)
+	}
+	// Sending it as new first stores it only when none of that name was
+	// sent, in one statement; a signal sent meanwhile is then replaced
+	// below, as the operator asked.
+	stored, err := e.putSignal(ctx, runID, name, payload)
+	switch {
+	case err != nil:
+		return 0, err
+	case stored && !exists:
+		return SignalNoRunYet, nil
+	case stored:
+		return SignalSentNew, nil
 	}
 	replaced, err := e.store.ReplaceSignal(ctx, runID, name, payload, e.now())
 	if err != nil {
@@ -152,6 +170,8 @@ func (o SignalOutcome) Message(runID, name string) string {
 		return fmt.Sprintf("signal %s to run %s ignored: the run timed out and will never consume a signal", name, runID)
 	case SignalReplaced:
 		return fmt.Sprintf("signal %s of run %s replaced: pending, with the new payload", name, runID)
+	case SignalSentNew:
+		return fmt.Sprintf("signal %s to run %s sent (nothing to replace: none of that name was sent before): pending until the run consumes it", name, runID)
 	}
 	return fmt.Sprintf("signal %s to run %s stored: pending until the run consumes it", name, runID)
 }

@@ -39,6 +39,7 @@ func TestSignalToAFinishedRunSaysItsStatus(t *testing.T) {
 		SignalRunCancelled: "signal approve to run a-1 ignored: the run is cancelled and will never consume a signal",
 		SignalRunTimedOut:  "signal approve to run a-1 ignored: the run timed out and will never consume a signal",
 		SignalReplaced:     "signal approve of run a-1 replaced: pending, with the new payload",
+		SignalSentNew:      "signal approve to run a-1 sent (nothing to replace: none of that name was sent before): pending until the run consumes it",
 	} {
 		if got := o.Message("a-1", "approve"); got != want {
 			t.Errorf("outcome %d: Message = %q, want %q", o, got, want)

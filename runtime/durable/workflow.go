@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -162,6 +163,7 @@ func Lookup(defs []Workflow, name string) (Workflow, error) {
 		names = append(names, fmt.Sprintf("%q", w.Name))
 	}
 	sort.Strings(names)
+	names = slices.Compact(names) // a workflow registered in several versions is named once
 	return Workflow{}, task.Errorf(task.NotFound,
 		"durable: no workflow named %q is registered; known workflows: %s; hint: register it and pass it to start and poll",
 		name, strings.Join(names, ", "))

@@ -131,7 +131,7 @@ type eventView struct {
 func historyView(h []durable.HistoryEvent) []eventView {
 	out := make([]eventView, len(h))
 	for i, e := range h {
-		out[i] = eventView{HistoryEvent: e, Text: view.EventText(e)}
+		out[i] = eventView{HistoryEvent: e, Text: view.OneLine(view.EventText(e))}
 		if i > 0 {
 			out[i].Gap = view.HistoryGap(h[i-1], e)
 		}

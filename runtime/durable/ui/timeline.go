@@ -170,7 +170,7 @@ func newTimeline(run durable.Run, journal []durable.JournalEntry, history []dura
 		if e.Kind == evSuspended {
 			continue
 		}
-		m := bar(e.At, e.At, laneMarks, string(e.Kind), "#h-"+strconv.FormatInt(e.Pos, 10), view.EventText(e)+" at "+view.Stamp(e.At))
+		m := bar(e.At, e.At, laneMarks, string(e.Kind), "#h-"+strconv.FormatInt(e.Pos, 10), view.OneLine(view.EventText(e))+" at "+view.Stamp(e.At))
 		m.W = ""
 		tl.Marks = append(tl.Marks, m)
 	}

@@ -11,6 +11,8 @@ import (
 // worker-2 (attempt 2)", "reclaimed by worker-2 from worker-1, whose lease
 // ran out (attempt 2)", "dead by worker-2 at step "charge" (attempt 2):
 // Unavailable: down", "retried by ann@box via sky durable (attempt 2)".
+// The detail is kept as stored, line breaks and all: the CLI escapes them
+// (Safe), the dashboard puts them on one line (OneLine).
 func EventText(e store.Event) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s by %s", e.Kind, e.Actor)
@@ -37,7 +39,7 @@ func EventText(e store.Event) string {
 		fmt.Fprintf(&b, " (attempt %d)", e.Attempt)
 	}
 	if e.Kind == store.EventFailed || e.Kind == store.EventDead || e.Kind == store.EventTimedOut {
-		fmt.Fprintf(&b, ": %s", OneLine(e.Detail))
+		fmt.Fprintf(&b, ": %s", e.Detail)
 	}
 	return b.String()
 }

@@ -14,7 +14,7 @@ func TestEventText(t *testing.T) {
 		{store.Event{Kind: store.EventClaimed, Actor: "w-2", Attempt: 2}, "claimed by w-2 (attempt 2)"},
 		{store.Event{Kind: store.EventReclaimed, Actor: "w-2", Attempt: 2, Detail: "w-1"}, "reclaimed by w-2 from w-1, whose lease ran out (attempt 2)"},
 		{store.Event{Kind: store.EventSuspended, Actor: "w-1", Attempt: 1, Detail: `signal "go"`}, `suspended by w-1 on signal "go" (attempt 1)`},
-		{store.Event{Kind: store.EventFailed, Actor: "w-1", Attempt: 1, Detail: "Unavailable:\n down", Step: "charge"}, `failed by w-1 at step "charge" (attempt 1): Unavailable: down`},
+		{store.Event{Kind: store.EventFailed, Actor: "w-1", Attempt: 1, Detail: "Unavailable:\n down", Step: "charge"}, "failed by w-1 at step \"charge\" (attempt 1): Unavailable:\n down"},
 		{store.Event{Kind: store.EventReleased, Actor: "ann@box via sky durable", Attempt: 1, Detail: "w-1"}, "released by ann@box via sky durable from w-1 (attempt 1)"},
 		{store.Event{Kind: store.EventReleased, Actor: "w-1", Attempt: 1}, "released by w-1 (attempt 1)"},
 		{store.Event{Kind: store.EventSignalReplaced, Actor: "api", Detail: "go"}, `signal_replaced by api: signal "go"`},

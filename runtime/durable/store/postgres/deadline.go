@@ -46,7 +46,7 @@ over AS (
 ended AS (
   UPDATE _sky_durable_runs r
      SET status = ` + store.SQLTimedOut + `, wake_at = 'infinity', claimed_at = NULL, lease_token = NULL, waiting_signal = NULL,
-         last_error = 'the deadline passed at ' || to_char(r.deadline_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') ||
+         last_error = 'the deadline passed at ' || to_char(r.deadline_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS"Z"') ||
                       CASE WHEN r.last_error <> '' THEN '; last error: ' || r.last_error ELSE '' END,
          updated_at = clock.now, history_count = r.history_count + 1
     FROM clock

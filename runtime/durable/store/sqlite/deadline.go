@@ -21,10 +21,10 @@ const sqliteBeforeDeadline = `
 var sqliteTimeOutRuns = `
 UPDATE _sky_durable_runs
    SET ` + sqliteNote(store.SQLTimedOut, "'"+store.ActorDeadline+"'", "attempts",
-	`'the deadline passed at ' || strftime('%Y-%m-%dT%H:%M:%fZ', deadline_at / 1000.0, 'unixepoch') ||
+	`'the deadline passed at ' || strftime('%Y-%m-%d %H:%M:%fZ', deadline_at / 1000.0, 'unixepoch') ||
                     CASE WHEN last_error <> '' THEN '; last error: ' || last_error ELSE '' END`, "''", "?") + `,
        status = ` + store.SQLTimedOut + `, wake_at = ?, claimed_at = NULL, lease_token = NULL, waiting_signal = NULL,
-       last_error = 'the deadline passed at ' || strftime('%Y-%m-%dT%H:%M:%fZ', deadline_at / 1000.0, 'unixepoch') ||
+       last_error = 'the deadline passed at ' || strftime('%Y-%m-%d %H:%M:%fZ', deadline_at / 1000.0, 'unixepoch') ||
                     CASE WHEN last_error <> '' THEN '; last error: ' || last_error ELSE '' END,
        updated_at = ?
  WHERE id IN (

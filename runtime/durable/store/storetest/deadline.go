@@ -83,7 +83,7 @@ var deadlineCases = []storeCase{
 		if r.ClaimedBy != "worker-A" && !r.ClaimedAt.IsZero() || r.Output != "" || !r.WakeAt.IsZero() {
 			f.t.Errorf("timed-out run: claimed at %v, output %q, due %v; want unclaimed, no output, never due", r.ClaimedAt, r.Output, r.WakeAt)
 		}
-		wantContains(f, r.LastError, "deadline passed at 2030-01-02T03:05:05")
+		wantContains(f, r.LastError, "deadline passed at 2030-01-02 03:05:05.000Z")
 		if j := f.journal("r"); len(j) != 1 {
 			f.t.Errorf("journal = %v, want only the step before the deadline", StepIDs(j))
 		}

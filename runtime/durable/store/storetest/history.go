@@ -74,7 +74,7 @@ func init() {
 				f.t.Fatalf("TimeOutRuns = %d, %v; want 1", n, err)
 			}
 			f.wantHistory("t", []store.Event{{Pos: 1, At: at(2), Kind: store.EventTimedOut, Actor: store.ActorDeadline,
-				Detail: "the deadline passed at 2030-01-02T03:04:06.000Z"}})
+				Detail: "the deadline passed at 2030-01-02 03:04:06.000Z"}})
 			if h := f.runHistory("missing"); len(h) != 0 {
 				f.t.Errorf("the history of no run = %v, want none", h)
 			}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"skydurable/runtime/codec"
+	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/durable"
+	"skydurable/runtime/task"
+)
+
+// TestDurableUsageErrorsExit2: a bad flag value or a missing required flag
+// is a usage error (exit 2) on every subcommand, as docs/cli.md promises,
+// and it changes nothing: the run the commands name is still done with
+// its journal, on both stores.
+func TestDurableUsageErrorsExit2(t *testing.T) {
+	for _, driver := range dbtest.Drivers() {
+		t.Run(driver, func(t *testing.T) {
+			ctx := context.Background()
+			dsn, _, e := cliEngine(t, driver, "usage-test")
+			greet := durable.Register("greet", codec.String, codec.String,
+				func(c *durable.Ctx, in string) task.Task[string] {
+					return durable.Step(c, codec.String, "greet", task.Succeed("hello "+in))
+				})
+			if err := e.StartJSON(ctx, greet.Erase(), "g-1", `"ann"`); err != nil {
+				t.Fatal(err)
+			}
+			drainRuns(t, e, greet.Erase())
+			for _, c := range []struct {
+				args []string
+				want string
+			}{
+				{[]string{"fork", "g-1", "--from", "greet", "--set", "greet=notjson"}, `--set greet=notjson: the result is not valid JSON; hint:`},
+				{[]string{"fork", "g-1", "--set", "greet=notjson"}, `--set greet=notjson: the result is not valid JSON`},
+				{[]string{"fork", "g-1"}, "--from STEP is required; hint: `sky durable show g-1` lists the run's steps"},
+				{[]string{"fork", "g-1", "--set", "greet"}, `--set "greet" is not STEP=JSON`},
+				{[]string{"fork", "g-1", "--from", "greet", "--set", "other=1"}, `--set names step "other" but the fork is cut at "greet"`},
+				{[]string{"rewind", "g-1"}, "--to STEP is required; hint: `sky durable show g-1` lists the run's steps"},
+				{[]string{"signals"}, "nothing to list without --orphans; hint: sky durable signals --orphans"},
+				{[]string{"worker", "--concurrency", "0", "w.sky"}, "--concurrency 0: a worker advances at least one run at a time"},
+				{[]string{"worker", "--concurrency", "-1", "w.sky"}, "--concurrency -1: a worker advances at least one run at a time"},
+				{[]string{"worker", "--tick", "0s", "w.sky"}, "--tick 0s: an idle worker polls every --tick, so it must be a positive duration"},
+				{[]string{"worker", "--stop-timeout", "-1s", "w.sky"}, "--stop-timeout -1s: runs in flight get this long after SIGTERM"},
+			} {
+				code, out := runDurableOn(dsn, "", c.args...)
+				if code != exitNoBuild || !strings.Contains(out, c.want) {
+					t.Errorf("sky durable %s: exit %d, want %d with %q; got:\n%s", strings.Join(c.args, " "), code, exitNoBuild, c.want, out)
+				}
+			}
+			r, journal, err := e.Describe(ctx, "g-1")
+			if err != nil || r.Status != durable.StatusDone || len(journal) != 1 {
+				t.Fatalf("the refused commands changed g-1: %v, %d entries, %v", r.Status, len(journal), err)
+			}
+			if runs, err := e.ListRuns(ctx, durable.ListFilter{Limit: 10}); err != nil || len(runs) != 1 {
+				t.Fatalf("the refused commands made runs: %d, %v", len(runs), err)
+			}
+		})
+	}
+}
+
+// TestDurableNamespaceFromElsewhereIsUsage: a namespace name that is not
+// valid is a usage error (exit 2) wherever it comes from, and the message
+// names where: SKY_DURABLE_NAMESPACE, or sky.toml's [durable] namespace.
+func TestDurableNamespaceFromElsewhereIsUsage(t *testing.T) {
+	dsn, _, _ := cliEngine(t, "sqlite", "namespace-test")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "sky.toml"), []byte("name = \"app\"\n\n[durable]\nnamespace = \"Billing\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	code, out := runDurableOn(dsn, "", "ls")
+	if want := `sky durable ls: [durable] namespace of sky.toml: InvalidInput: durable: the namespace "Billing" is not a valid name; hint:`; code != exitNoBuild || !strings.Contains(out, want) {
+		t.Errorf("a bad namespace in sky.toml: exit %d, want %d with %q; got:\n%s", code, exitNoBuild, want, out)
+	}
+	t.Setenv(durable.NamespaceEnv, "a b")
+	code, out = runDurableOn(dsn, "", "ls")
+	if want := `sky durable ls: SKY_DURABLE_NAMESPACE: InvalidInput: durable: the namespace "a b" is not a valid name; hint:`; code != exitNoBuild || !strings.Contains(out, want) {
+		t.Errorf("a bad SKY_DURABLE_NAMESPACE: exit %d, want %d with %q; got:\n%s", code, exitNoBuild, want, out)
+	}
+	t.Setenv(durable.NamespaceEnv, "billing")
+	if code, out = runDurableOn(dsn, "", "ls"); code != exitOK {
+		t.Errorf("a good SKY_DURABLE_NAMESPACE wins over sky.toml's bad one: exit %d, want 0:\n%s", code, out)
+	}
+}
