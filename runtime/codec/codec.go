@@ -97,10 +97,11 @@ func (p Path) Field(name string) Path { return Path(string(p) + "." + name) }
 func (p Path) Index(i int) Path { return Path(string(p) + "[" + strconv.Itoa(i) + "]") }
 
 // DecodeError is the error every decoder returns: kind Decode, the message
-// prefixed by the path, and JsonDecode details carrying the same text.
+// prefixed by the path, and JsonDecode details carrying the path alone (the
+// Prelude documents `JsonDecode String` as the path, so a program can match it).
 func DecodeError(p Path, msg string) *task.Error {
 	text := string(p) + ": " + msg
-	return task.New(task.Decode, text).WithDetails(task.Details{Tag: task.JsonDecode, Text: text})
+	return task.New(task.Decode, text).WithDetails(task.Details{Tag: task.JsonDecode, Text: string(p)})
 }
 
 // Mismatch is DecodeError for "expected X, found <the value>".

@@ -60,15 +60,16 @@ func TestDecodeErrorsNameThePath(t *testing.T) {
 		name string
 		json string
 		want string
+		path string // the JsonDecode details: the path alone, as Prelude.sky documents
 	}{
 		{"wrong element type", `{"id":"o","items":[{"sku":"a","qty":1},{"sku":"b","qty":1},{"sku":42,"qty":1}],"paid":true,"total":1}`,
-			`Decode: $.items[2].sku: expected a string, found 42`},
-		{"missing field", `{"id":"o","items":[],"total":1}`, `Decode: $: missing field "paid"`},
+			`Decode: $.items[2].sku: expected a string, found 42`, "$.items[2].sku"},
+		{"missing field", `{"id":"o","items":[],"total":1}`, `Decode: $: missing field "paid"`, "$"},
 		{"fractional int", `{"id":"o","items":[{"sku":"a","qty":1.5}],"paid":true,"total":1}`,
-			`Decode: $.items[0].qty: expected an integer, found 1.5`},
-		{"not an object", `[1,2]`, `Decode: $: expected an object, found [1,2]`},
-		{"not json", `{"id":`, `Decode: $: not valid JSON (unexpected EOF) in {"id":`},
-		{"trailing text", `{} {}`, `Decode: $: unexpected text after the JSON value in {} {}`},
+			`Decode: $.items[0].qty: expected an integer, found 1.5`, "$.items[0].qty"},
+		{"not an object", `[1,2]`, `Decode: $: expected an object, found [1,2]`, "$"},
+		{"not json", `{"id":`, `Decode: $: not valid JSON (unexpected EOF) in {"id":`, "$"},
+		{"trailing text", `{} {}`, `Decode: $: unexpected text after the JSON value in {} {}`, "$"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -82,6 +83,9 @@ func TestDecodeErrorsNameThePath(t *testing.T) {
 			te := task.As(err)
 			if te.Kind != task.Decode || te.Details == nil || te.Details.Tag != task.JsonDecode {
 				t.Fatalf("error kind/details = %v %+v, want Decode with JsonDecode details", te.Kind, te.Details)
+			}
+			if te.Details.Text != c.path {
+				t.Fatalf("JsonDecode details = %q, want the path %q", te.Details.Text, c.path)
 			}
 		})
 	}
