@@ -114,10 +114,14 @@ func (o AutoOptions) record(w *value.Record, at string) (Codec, error) {
 			for i, key := range keys {
 				fj, present := obj[key]
 				if !present {
-					if o.RequireFields && !isMaybe(w.Values[i]) {
+					switch {
+					case !o.RequireFields:
+						vals[i] = w.Values[i]
+					case isMaybe(w.Values[i]):
+						vals[i] = value.Nothing
+					default:
 						return nil, rc.DecodeError(p, fmt.Sprintf("missing field %q", key))
 					}
-					vals[i] = w.Values[i]
 					continue
 				}
 				v, err := codecs[i].DecodeValue(fj, p.Field(key))
