@@ -3,6 +3,7 @@ package core
 import (
 	"bytes"
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -143,6 +144,23 @@ func TestBasics(t *testing.T) {
 	})
 	if _, err := callErr("Basics_round", "x"); err == nil || !strings.Contains(err.Error(), `"x"`) {
 		t.Errorf(`round "x": want a runtime error naming "x", got %v`, err)
+	}
+	// A Float with no Int is a runtime error naming the function called
+	// and the value.
+	for _, c := range []struct {
+		kernel string
+		arg    float64
+		want   string
+	}{
+		{"Basics_floor", math.Inf(1), "floor Infinity"},
+		{"Math_floor", math.Inf(-1), "Math.floor -Infinity"},
+		{"Math_ceil", 1e20, "Math.ceil 100000000000000000000"},
+		{"Math_trunc", math.NaN(), "Math.trunc NaN"},
+		{"Math_round", math.NaN(), "Math.round NaN"},
+	} {
+		if _, err := callErr(c.kernel, c.arg); err == nil || !strings.HasPrefix(err.Error(), c.want+":") {
+			t.Errorf("%s %v: want a runtime error starting %q, got %v", c.kernel, c.arg, c.want, err)
+		}
 	}
 	if v := call(t, "Basics_pi"); v != 3.141592653589793 {
 		t.Errorf("pi = %v", v)

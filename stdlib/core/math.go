@@ -27,6 +27,11 @@ func mathKernels() []value.Kernel {
 	}
 	return []value.Kernel{
 		floatToInt("Math_round", "Math.round", math.Round),
+		// Math's own rounding kernels, so a runtime error names Math.floor,
+		// not the Prelude's floor the user did not call.
+		floatToInt("Math_floor", "Math.floor", math.Floor),
+		floatToInt("Math_ceil", "Math.ceil", math.Ceil),
+		floatToInt("Math_trunc", "Math.trunc", math.Trunc),
 		float2("Math_pow", "Math.pow", math.Pow),
 		float2("Math_hypot", "Math.hypot", math.Hypot),
 		float2("Math_mod", "Math.mod", math.Mod),
