@@ -34,6 +34,13 @@ func storeSchemaKernels() []value.Kernel {
 			return skycodec.SnakeCase(s), nil
 		}},
 		{Name: "Store_rowValues", Arity: 2, Fn: storeRowValues},
+		{Name: "Store_sqlName", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
+			s, ok := a[0].(string)
+			if !ok {
+				return nil, value.BadArg("Store.sqlName", "a String", a[0])
+			}
+			return sqlIdent(s), nil
+		}},
 		{Name: "Store_sqlOf", Arity: 2, Fn: storeSQLOf},
 		{Name: "Store_checkName", Arity: 1, Fn: func(a []value.Value) (value.Value, error) {
 			s, _ := a[0].(string)
@@ -146,15 +153,16 @@ func (c column) ddl(d sqldb.Dialect, pk bool) (string, error) {
 		return "", task.Errorf(task.InvalidInput, "Std.Db.Store: column %s has the kind %q, which is not one of text, int, real, bool, json", c.name, c.kind)
 	}
 	sqlite := d == sqldb.SQLite
-	def := c.name + " " + ty[0]
+	name := sqlIdent(c.name)
+	def := name + " " + ty[0]
 	if sqlite {
-		def = c.name + " " + ty[1]
+		def = name + " " + ty[1]
 	}
 	switch {
 	case pk && serial && sqlite:
-		def = c.name + " INTEGER PRIMARY KEY AUTOINCREMENT"
+		def = name + " INTEGER PRIMARY KEY AUTOINCREMENT"
 	case pk && serial:
-		def = c.name + " BIGSERIAL PRIMARY KEY"
+		def = name + " BIGSERIAL PRIMARY KEY"
 	case pk:
 		def += " PRIMARY KEY NOT NULL"
 	}

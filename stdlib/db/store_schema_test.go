@@ -70,3 +70,28 @@ func TestStoreSchema(t *testing.T) {
 		}
 	})
 }
+
+// TestStoreReservedColumnNames: a column named after a reserved word (a
+// field `order`, `user` or `on`) is quoted in the DDL, so both drivers
+// create and extend the table; ordinary names stay bare.
+func TestStoreReservedColumnNames(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *sqldb.DB) {
+		db := ToValue(d)
+		first := cols("id", "text", "order", "int", "user", "text")
+		applied := value.Show(must(t, call(t, "Store_migrate", db, "reserved_cols", first, "id")))
+		if !strings.Contains(applied, `(id TEXT PRIMARY KEY NOT NULL, \"order\" `) || !strings.Contains(applied, `\"user\" TEXT)`) {
+			t.Errorf("first migrate: %s", applied)
+		}
+		more := cols("id", "text", "order", "int", "user", "text", "on", "bool")
+		if got := value.Show(must(t, call(t, "Store_migrate", db, "reserved_cols", more, "id"))); !strings.Contains(got, `ADD COLUMN \"on\" `) {
+			t.Errorf("second migrate: %s", got)
+		}
+		must(t, call(t, "Db_exec", db, `INSERT INTO reserved_cols (id, "order", "user", "on") VALUES (?, ?, ?, ?)`, params(value.Ctor{Name: "SqlString", Args: []value.Value{"r1"}}, value.Ctor{Name: "SqlInt", Args: []value.Value{int64(2)}}, value.Ctor{Name: "SqlString", Args: []value.Value{"ada"}}, value.Ctor{Name: "SqlBool", Args: []value.Value{true}})))
+	})
+	if got := sqlIdent("Order"); got != `"Order"` {
+		t.Errorf(`sqlIdent("Order") = %s`, got)
+	}
+	if got := sqlIdent("order_id"); got != "order_id" {
+		t.Errorf(`sqlIdent("order_id") = %s`, got)
+	}
+}
