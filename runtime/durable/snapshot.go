@@ -45,10 +45,15 @@ func checkSnapshotID(id string) error {
 }
 
 // Save stores data (JSON) under id when seq is greater than the stored
-// sequence; wrote is false when a newer (or equal) snapshot is kept.
+// sequence; wrote is false when a newer (or equal) snapshot is kept. A
+// sequence below 1 is an InvalidInput error naming it: no save could ever
+// be newer than "nothing stored", so it is a caller's mistake, not a no-op.
 func (s *SnapshotStore) Save(ctx context.Context, id string, seq int64, data string) (wrote bool, err error) {
 	if err := checkSnapshotID(id); err != nil {
 		return false, err
+	}
+	if seq < 1 {
+		return false, task.Errorf(task.InvalidInput, "durable: snapshot %q: the sequence number %d is not 1 or more; hint: number the saves 1, 2, 3, ..., or use Durable.saveSnapshotAuto to let the store number them", id, seq)
 	}
 	if err := s.setup(ctx); err != nil {
 		return false, err

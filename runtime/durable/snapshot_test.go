@@ -2,6 +2,7 @@ package durable
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -67,6 +68,12 @@ func TestSnapshotBadInput(t *testing.T) {
 	s := NewSnapshotStore(New(d, Options{}))
 	if _, err := s.Save(ctx, "", 1, "1"); err == nil || !strings.Contains(err.Error(), "snapshot id must not be empty") {
 		t.Fatalf("empty id: %v", err)
+	}
+	for _, seq := range []int64{0, -3} {
+		want := fmt.Sprintf(`InvalidInput: durable: snapshot "m": the sequence number %d is not 1 or more; hint: `, seq)
+		if _, err := s.Save(ctx, "m", seq, "1"); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Fatalf("sequence %d: %v, want %s...", seq, err, want)
+		}
 	}
 	if _, err := s.Save(ctx, "m", 1, "{not json"); err == nil || !strings.Contains(err.Error(), `snapshot "m"`) {
 		t.Fatalf("invalid JSON: %v", err)

@@ -31,9 +31,11 @@ func SnapshotKernels() []value.Kernel {
 			if err != nil {
 				return nil, err
 			}
+			// A sequence below 1 fails the Task (InvalidInput, from
+			// SnapshotStore.Save) rather than the program, as an empty id does.
 			seq, ok := a[3].(int64)
-			if !ok || seq < 1 {
-				return nil, value.BadArg("Durable.saveSnapshot", "a sequence number of 1 or more (Int)", a[3])
+			if !ok {
+				return nil, value.BadArg("Durable.saveSnapshot", "a sequence number (Int)", a[3])
 			}
 			model := a[4]
 			return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
