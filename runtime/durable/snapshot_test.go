@@ -137,3 +137,33 @@ func TestSnapshotAutoKeepsUndecodable(t *testing.T) {
 		}
 	})
 }
+
+// SaveSnapshotAutoInOrder lands the saves of one process in the order their
+// tickets were taken (the order of an App's updates), whatever order the
+// commands that run them finish in.
+func TestSnapshotAutoInOrderKeepsTheNewestAsked(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		ctx := context.Background()
+		s := NewSnapshotStore(New(d, Options{}))
+		first, second, third := s.Ticket(), s.Ticket(), s.Ticket()
+		steps := []struct {
+			ticket, v, want int64
+		}{{second, 2, 2}, {first, 1, 2}, {third, 3, 3}}
+		for _, st := range steps {
+			if err := SaveSnapshotAutoInOrder(ctx, s, "burst", st.ticket, codec.Int, st.v); err != nil {
+				t.Fatal(err)
+			}
+			v, _, err := LoadSnapshot(ctx, s, "burst", codec.Int)
+			if err != nil || v != st.want {
+				t.Fatalf("after the save of ticket %d (%d): stored %d (err %v), want %d", st.ticket, st.v, v, err, st.want)
+			}
+		}
+		// Another id keeps its own order.
+		if err := SaveSnapshotAutoInOrder(ctx, s, "other", first, codec.Int, 7); err != nil {
+			t.Fatal(err)
+		}
+		if v, _, err := LoadSnapshot(ctx, s, "other", codec.Int); err != nil || v != 7 {
+			t.Fatalf("other id: %d, %v; want 7", v, err)
+		}
+	})
+}
