@@ -22,7 +22,8 @@ func init() {
 			Long: `Run a program: check it, load it and run its main. FILE is the program (default: the entry of
 the nearest sky.toml above the working directory, else src/Main.sky); the ARGs after -- are
 the program's System.args. A failing main prints "Error: <Label>: <message>" and exits 1, as
-does a program that does not parse, check or load; System.exit N exits N.`,
+does a program that does not parse, check or load; System.exit N exits N. SIGINT or SIGTERM
+exits 130, but an App (App.run) or Server.listen stops cleanly on them and exits 0.`,
 			Example: `  sky run
   sky run app/src/Main.sky
   sky run -- serve --port 8080      # System.args is ["serve", "--port", "8080"]`,

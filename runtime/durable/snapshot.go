@@ -3,6 +3,7 @@ package durable
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	"skydurable/runtime/codec"
 	"skydurable/runtime/db"
@@ -18,10 +19,25 @@ type SnapshotStore struct {
 
 	mu    sync.Mutex
 	ready bool
+
+	// tickets numbers the saves made in this process in the order they were
+	// asked for (Ticket); order guards newest, the newest ticket written per
+	// id, so an older save that runs late never lands over a newer one
+	// (SaveSnapshotAutoInOrder).
+	tickets atomic.Int64
+	order   sync.Mutex
+	newest  map[string]int64
 }
 
 // NewSnapshotStore keeps snapshots in e's database.
-func NewSnapshotStore(e *Engine) *SnapshotStore { return &SnapshotStore{e: e} }
+func NewSnapshotStore(e *Engine) *SnapshotStore {
+	return &SnapshotStore{e: e, newest: map[string]int64{}}
+}
+
+// Ticket numbers a save at the moment it is asked for, before it runs: an
+// App's update asks for its saves in order (Durable.snapshotCmd), while the
+// commands that run them race.
+func (s *SnapshotStore) Ticket() int64 { return s.tickets.Add(1) }
 
 // setup runs the engine's idempotent Setup once (again after a failure).
 func (s *SnapshotStore) setup(ctx context.Context) error {
@@ -45,10 +61,15 @@ func checkSnapshotID(id string) error {
 }
 
 // Save stores data (JSON) under id when seq is greater than the stored
-// sequence; wrote is false when a newer (or equal) snapshot is kept.
+// sequence; wrote is false when a newer (or equal) snapshot is kept. A
+// sequence below 1 is an InvalidInput error naming it: no save could ever
+// be newer than "nothing stored", so it is a caller's mistake, not a no-op.
 func (s *SnapshotStore) Save(ctx context.Context, id string, seq int64, data string) (wrote bool, err error) {
 	if err := checkSnapshotID(id); err != nil {
 		return false, err
+	}
+	if seq < 1 {
+		return false, task.Errorf(task.InvalidInput, "durable: snapshot %q: the sequence number %d is not 1 or more; hint: number the saves 1, 2, 3, ..., or use Durable.saveSnapshotAuto to let the store number them", id, seq)
 	}
 	if err := s.setup(ctx); err != nil {
 		return false, err
@@ -109,6 +130,25 @@ func SaveSnapshotAuto[A any](ctx context.Context, s *SnapshotStore, id string, c
 		return nil
 	})
 	return err
+}
+
+// SaveSnapshotAutoInOrder is SaveSnapshotAuto for a save numbered by
+// Ticket: when this process already wrote a save of id with a later ticket,
+// it writes nothing and succeeds, since a newer model is stored. So the
+// snapshot of a burst of Durable.snapshotCmd commands, which run
+// concurrently, is the model of the last update, not of the last command
+// to finish. Saves from other processes still replace in arrival order.
+func SaveSnapshotAutoInOrder[A any](ctx context.Context, s *SnapshotStore, id string, ticket int64, cd codec.Codec[A], a A) error {
+	s.order.Lock()
+	defer s.order.Unlock()
+	if s.newest[id] > ticket {
+		return nil
+	}
+	if err := SaveSnapshotAuto(ctx, s, id, cd, a); err != nil {
+		return err
+	}
+	s.newest[id] = ticket
+	return nil
 }
 
 // encodeSnapshot is a's JSON, or an InvalidInput error naming the snapshot.

@@ -2,6 +2,7 @@ package durable
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -68,6 +69,12 @@ func TestSnapshotBadInput(t *testing.T) {
 	if _, err := s.Save(ctx, "", 1, "1"); err == nil || !strings.Contains(err.Error(), "snapshot id must not be empty") {
 		t.Fatalf("empty id: %v", err)
 	}
+	for _, seq := range []int64{0, -3} {
+		want := fmt.Sprintf(`InvalidInput: durable: snapshot "m": the sequence number %d is not 1 or more; hint: `, seq)
+		if _, err := s.Save(ctx, "m", seq, "1"); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Fatalf("sequence %d: %v, want %s...", seq, err, want)
+		}
+	}
 	if _, err := s.Save(ctx, "m", 1, "{not json"); err == nil || !strings.Contains(err.Error(), `snapshot "m"`) {
 		t.Fatalf("invalid JSON: %v", err)
 	}
@@ -127,6 +134,36 @@ func TestSnapshotAutoKeepsUndecodable(t *testing.T) {
 		}
 		if v, _, err := LoadSnapshot(ctx, s, "m", codec.Int); err != nil || v != 9 {
 			t.Fatalf("after the replace: %d %v", v, err)
+		}
+	})
+}
+
+// SaveSnapshotAutoInOrder lands the saves of one process in the order their
+// tickets were taken (the order of an App's updates), whatever order the
+// commands that run them finish in.
+func TestSnapshotAutoInOrderKeepsTheNewestAsked(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		ctx := context.Background()
+		s := NewSnapshotStore(New(d, Options{}))
+		first, second, third := s.Ticket(), s.Ticket(), s.Ticket()
+		steps := []struct {
+			ticket, v, want int64
+		}{{second, 2, 2}, {first, 1, 2}, {third, 3, 3}}
+		for _, st := range steps {
+			if err := SaveSnapshotAutoInOrder(ctx, s, "burst", st.ticket, codec.Int, st.v); err != nil {
+				t.Fatal(err)
+			}
+			v, _, err := LoadSnapshot(ctx, s, "burst", codec.Int)
+			if err != nil || v != st.want {
+				t.Fatalf("after the save of ticket %d (%d): stored %d (err %v), want %d", st.ticket, st.v, v, err, st.want)
+			}
+		}
+		// Another id keeps its own order.
+		if err := SaveSnapshotAutoInOrder(ctx, s, "other", first, codec.Int, 7); err != nil {
+			t.Fatal(err)
+		}
+		if v, _, err := LoadSnapshot(ctx, s, "other", codec.Int); err != nil || v != 7 {
+			t.Fatalf("other id: %d, %v; want 7", v, err)
 		}
 	})
 }

@@ -15,7 +15,7 @@ import (
 // (real Sky's write-if-newer with the caller's sequence, saying whether it
 // wrote; Durable.saveSnapshot is it without the Bool), Durable.loadSnapshot
 // and Durable.saveSnapshotAuto (the stored sequence plus one, never over a
-// snapshot that no longer decodes):
+// snapshot that no longer decodes, in the order the Tasks were made):
 //
 //	saveSnapshotIfNewer : Db -> String -> Codec a -> Int -> a -> Task Error Bool
 //	saveSnapshotIfNewer = Ffi.kernel "Durable_saveSnapshotIfNewer"
@@ -31,9 +31,11 @@ func SnapshotKernels() []value.Kernel {
 			if err != nil {
 				return nil, err
 			}
+			// A sequence below 1 fails the Task (InvalidInput, from
+			// SnapshotStore.Save) rather than the program, as an empty id does.
 			seq, ok := a[3].(int64)
-			if !ok || seq < 1 {
-				return nil, value.BadArg("Durable.saveSnapshot", "a sequence number of 1 or more (Int)", a[3])
+			if !ok {
+				return nil, value.BadArg("Durable.saveSnapshot", "a sequence number (Int)", a[3])
 			}
 			model := a[4]
 			return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
@@ -66,8 +68,12 @@ func SnapshotKernels() []value.Kernel {
 				return nil, err
 			}
 			model := a[3]
+			// The ticket is taken now, when update makes the Task, so
+			// saves land in the order of the updates that asked for them.
+			st := stores.For(d)
+			ticket := st.Ticket()
 			return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
-				if err := durable.SaveSnapshotAuto(ctx, stores.For(d), id, cd, model); err != nil {
+				if err := durable.SaveSnapshotAutoInOrder(ctx, st, id, ticket, cd, model); err != nil {
 					return nil, err
 				}
 				return value.Unit{}, nil
