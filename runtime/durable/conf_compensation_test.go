@@ -9,6 +9,7 @@ import (
 
 	"skydurable/runtime/db"
 	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/durable/store"
 	"skydurable/runtime/task"
 )
 
@@ -130,6 +131,32 @@ func TestCompensationReplaysTheFailurePath(t *testing.T) {
 				t.Errorf("run %s output %s, step ran %d times; want done \"fallback\" after 2", r.Status, r.Output, cnt.get("flaky"))
 			}
 			wantJournal(t, j, "flaky:error")
+		})
+
+		t.Run("a swallowed failure is recorded at its step, not at the refused step after it", func(t *testing.T) {
+			def := RegisterWith(RetryPolicy{MaxAttempts: 2}, "swallow-then-step", str, str, func(c *Ctx, in string) task.Task[string] {
+				failing := Step(c, str, "charge", task.Fail[string](task.New(task.Unavailable, "bank offline")))
+				caught := task.OnError(failing, func(error) task.Task[string] { return task.Succeed("") })
+				return task.AndThen(caught, func(string) task.Task[string] {
+					return Step(c, str, "notify", task.Succeed("sent"))
+				})
+			})
+			h.start(def, "at1", "x")
+			h.poll(h.e, def.Erase())
+			h.wantStatus("at1", StatusFailed)
+			history, err := h.e.History(h.ctx, "at1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := history[len(history)-1]
+			if last.Kind != store.EventFailed || last.Step != "charge" {
+				t.Errorf("last event %s at step %q, want failed at step \"charge\" (the step that failed)", last.Kind, last.Step)
+			}
+			for _, line := range strings.Split(h.logText(), "\n") {
+				if strings.Contains(line, "run=at1 ") && strings.Contains(line, "attempt failed") && !strings.Contains(line, "step=charge") {
+					t.Errorf("log %q, want the failed attempt logged at step=charge", line)
+				}
+			}
 		})
 	})
 }

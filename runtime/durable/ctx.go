@@ -136,7 +136,6 @@ func (c *Ctx) enter(ctx context.Context, id string, kinds ...EntryKind) (*Journa
 func (c *Ctx) check(id string, kinds []EntryKind) (*JournalEntry, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.last, c.lastKind = id, kinds[0]
 	if c.crashed != nil {
 		return nil, c.crashed
 	}
@@ -153,6 +152,7 @@ func (c *Ctx) check(id string, kinds []EntryKind) (*JournalEntry, error) {
 		return nil, c.retrying.refusal(c.f.RunID, id)
 	}
 	if id == "" {
+		c.last = ""
 		return nil, task.Errorf(task.InvalidInput,
 			"durable run %q: a durable operation with an empty id; hint: give every step, sleep and signal wait an id that says what it is, e.g. \"charge\"", c.f.RunID)
 	}
@@ -163,6 +163,11 @@ func (c *Ctx) check(id string, kinds []EntryKind) (*JournalEntry, error) {
 	if c.suspended {
 		return nil, suspendError(c.f.RunID, "an earlier wait in this body suspended it")
 	}
+	// Set only here: an operation refused above for an earlier outcome (a
+	// crash, a lost lease, a step failure the body swallowed, a suspension)
+	// never runs, and the logs and the history name the operation that
+	// decided the attempt (TestCompensationReplaysTheFailurePath).
+	c.last, c.lastKind = id, kinds[0]
 	if c.inStep != "" {
 		c.misuse = nestedStep(c.f.RunID, c.inStep, id)
 		return nil, c.misuse
