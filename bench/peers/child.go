@@ -55,6 +55,8 @@ type spec struct {
 	// Perf, when set, is the file `perf record` writes a profile of the
 	// whole machine to during the timed phase (call graphs, 999 Hz).
 	Perf string
+	// SkySQL is run after this engine's set-up (PostgreSQL only).
+	SkySQL string
 }
 
 const (

@@ -47,7 +47,11 @@ type config struct {
 	// Perf, when set, is a directory: each child's timed phase is
 	// profiled there with perf record (one file per run, named after it).
 	Perf string
-	Out  io.Writer
+	// SkySQL, when set, is run on this engine's PostgreSQL database after
+	// its set-up: an experiment on the schema (say, DROP INDEX) measured
+	// side by side with DBOS like any run.
+	SkySQL string
+	Out    io.Writer
 }
 
 func main() {
@@ -67,6 +71,7 @@ func main() {
 	flag.DurationVar(&cfg.DBOSPoll, "dbos-poll", 10*time.Millisecond, "DBOS queue base polling interval (DBOS's default is 1s)")
 	flag.IntVar(&cfg.Statements, "statements", 0, "load pg_stat_statements and print this many top statements (by total time) of each PostgreSQL run")
 	flag.DurationVar(&cfg.ExplainOver, "explain-over", 0, "load auto_explain: the server logs the plan of every statement slower than this, and its log is kept")
+	flag.StringVar(&cfg.SkySQL, "sky-sql", "", "an experiment: SQL run on this engine's PostgreSQL database after its set-up (say, DROP INDEX _sky_durable_runs_search)")
 	flag.StringVar(&cfg.Perf, "perf", "", "profile each run's timed phase with perf record (the whole machine, call graphs) into this directory, one file per run")
 	flag.Parse()
 	if child != "" {

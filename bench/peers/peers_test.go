@@ -132,3 +132,23 @@ func TestMedianAndSpread(t *testing.T) {
 		}
 	}
 }
+
+// TestSkySQLRunsAfterSetup: -sky-sql runs on this engine's database after
+// its set-up, so a statement that refers to the schema reaches it, and one
+// that fails fails the run naming the flag.
+func TestSkySQLRunsAfterSetup(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cfg := config{
+		Rounds: 1, Workflows: 5, Pollers: 1, Warm: 1, Serial: 1, MaxRuns: []int{1},
+		Drivers: []string{"postgres"}, Workloads: []string{allThree}, DBOSPoll: 10 * time.Millisecond, Out: &bytes.Buffer{},
+		SkySQL: "DROP INDEX _sky_durable_runs_search",
+	}
+	if _, err := runWith(ctx, cfg); err != nil {
+		t.Fatalf("a run dropping one of the engine's indexes: %v", err)
+	}
+	cfg.SkySQL = "DROP INDEX no_such_index"
+	if _, err := runWith(ctx, cfg); err == nil || !strings.Contains(err.Error(), "-sky-sql") || !strings.Contains(err.Error(), "no_such_index") {
+		t.Errorf("a run whose -sky-sql fails = %v, want an error naming -sky-sql and the index", err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -198,7 +199,7 @@ func (r *runner) measure(ctx context.Context, round int, driver, workload string
 	sp := spec{
 		Engine: v.Engine, MaxRuns: v.MaxRuns, Driver: driver, Workload: workload,
 		Workflows: r.cfg.Workflows, Pollers: r.cfg.Pollers, Warm: r.cfg.Warm, Serial: r.cfg.Serial,
-		DBOSPoll: r.cfg.DBOSPoll, Statements: r.cfg.Statements > 0,
+		DBOSPoll: r.cfg.DBOSPoll, Statements: r.cfg.Statements > 0, SkySQL: r.cfg.SkySQL,
 	}
 	if r.cfg.Perf != "" {
 		sp.Perf = filepath.Join(r.cfg.Perf, fmt.Sprintf("r%d_%s_%d_%s_%s.data", round, v.Engine, v.MaxRuns, driver, workload))
@@ -249,10 +250,12 @@ func (r *runner) child(ctx context.Context, sp spec) (result, error) {
 		return result{}, err
 	}
 	cmd := exec.CommandContext(ctx, r.exe, "-child", string(arg))
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, os.Stderr
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, io.MultiWriter(os.Stderr, &errOut)
 	if err := cmd.Run(); err != nil {
-		return result{}, fmt.Errorf("%s on %s, %s: %w", sp.Engine, sp.Driver, sp.Workload, err)
+		// The child says why on its last line of stderr.
+		lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
+		return result{}, fmt.Errorf("%s on %s, %s: %w: %s", sp.Engine, sp.Driver, sp.Workload, err, lines[len(lines)-1])
 	}
 	var res result
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {

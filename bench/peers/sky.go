@@ -60,6 +60,11 @@ func runSky(ctx context.Context, sp spec) (result, error) {
 	if err := worker.Setup(ctx); err != nil {
 		return result{}, fmt.Errorf("setup: %w", err)
 	}
+	if sp.SkySQL != "" && sp.Driver == "postgres" {
+		if _, err := d.Exec(ctx, sp.SkySQL); err != nil {
+			return result{}, fmt.Errorf("-sky-sql: %w", err)
+		}
+	}
 	def := skyWorkflow(workloadSteps(sp.Workload))
 	defs := []durable.Workflow{def.Erase()}
 	start := func(prefix string, n int) error {
