@@ -186,6 +186,14 @@ func TestStoreSelectRaw(t *testing.T) {
 		if e := task.As(err); e.Kind != task.Decode || !strings.HasPrefix(e.Message, `$[0].age: expected an integer, found "Ada"`) {
 			t.Errorf("an undecodable row: got %v", err)
 		}
+		// The error names the column no reading fits, not one that needed
+		// its second reading first (active: 0 on SQLite, then False).
+		activeAge, _ := skycodec.Auto(value.NewRecord(map[string]value.Value{"active": false, "age": int64(0)}))
+		_, err = run(context.Background(), t, call(t, "Store_selectRaw", db, skycodec.ToValue(activeAge),
+			"SELECT active, name AS age FROM users WHERE id = 2", params()))
+		if e := task.As(err); e.Kind != task.Decode || !strings.HasPrefix(e.Message, `$[0].age: expected an integer, found "Bob"`) {
+			t.Errorf("a row with a boolean read as its second reading and an undecodable column: got %v", err)
+		}
 	})
 }
 

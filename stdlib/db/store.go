@@ -91,18 +91,24 @@ func decodeRow(c rc.Codec[value.Value], p rc.Path, cols []string, raw []any) (va
 		obj[col] = first
 		alts[col] = rest
 	}
-	var firstErr error
+	// The error reported is a column's first (its most likely reading's),
+	// for the column no reading fits: another column's readings may have
+	// been tried and one fitted before it.
+	firstErrs := map[string]error{}
 	for {
 		v, err := c.DecodeValue(obj, p)
 		if err == nil {
 			return v, nil
 		}
-		if firstErr == nil {
-			firstErr = err
-		}
 		col, ok := failingColumn(err, p, cols)
-		if !ok || len(alts[col]) == 0 {
-			return nil, firstErr
+		if !ok {
+			return nil, err
+		}
+		if firstErrs[col] == nil {
+			firstErrs[col] = err
+		}
+		if len(alts[col]) == 0 {
+			return nil, firstErrs[col]
 		}
 		obj[col], alts[col] = alts[col][0], alts[col][1:]
 	}
