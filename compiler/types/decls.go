@@ -470,6 +470,24 @@ func (c *checker) unknownQualifier(n syntax.Node, q string) {
 		cands = append(cands, k)
 	}
 	hint := "Add an import such as `import " + q + "` (or `import Some.Module as " + q + "`)."
+	// A module the program could import whose last name is q (Error is
+	// Sky.Core.Error): the import to write.
+	var named []string
+	for _, m := range c.knownModules() {
+		if m == q || strings.HasSuffix(m, "."+q) {
+			named = append(named, m)
+		}
+	}
+	if len(named) > 0 {
+		imports := make([]string, len(named))
+		for i, m := range named {
+			imports[i] = "`import " + m + " as " + q + "`"
+			if m == q {
+				imports[i] = "`import " + q + "`"
+			}
+		}
+		hint = "Add the import: " + strings.Join(imports, " or ") + "."
+	}
 	if s := suggest(q, cands); len(s) > 0 {
 		hint = "Did you mean `" + s[0] + "`? Otherwise add the import."
 	}
