@@ -76,6 +76,9 @@ func Parse(text string) (any, error) {
 	d.UseNumber()
 	var v any
 	if err := d.Decode(&v); err != nil {
+		if strings.TrimSpace(text) == "" {
+			return nil, DecodeError(Root, "no JSON: the text is empty")
+		}
 		return nil, DecodeError(Root, fmt.Sprintf("not valid JSON (%v) in %s", err, Preview(text)))
 	}
 	if d.More() {

@@ -69,6 +69,7 @@ func TestDecodeErrorsNameThePath(t *testing.T) {
 			`Decode: $.items[0].qty: expected an integer, found 1.5`, "$.items[0].qty"},
 		{"not an object", `[1,2]`, `Decode: $: expected an object, found [1,2]`, "$"},
 		{"not json", `{"id":`, `Decode: $: not valid JSON (unexpected EOF) in {"id":`, "$"},
+		{"empty", " ", `Decode: $: no JSON: the text is empty`, "$"},
 		{"trailing text", `{} {}`, `Decode: $: unexpected text after the JSON value in {} {}`, "$"},
 	}
 	for _, c := range cases {
