@@ -4,7 +4,8 @@
 // `Log.println s` writes s and a newline to stdout. `Log.info`, `warn`,
 // `error` and `debug` write one line to stderr prefixed with `[INFO] `,
 // `[WARN] `, `[ERROR] ` or `[DEBUG] `; debug lines are dropped unless the
-// environment variable SKY_LOG_DEBUG is non-empty. Each call writes its line
+// environment variable SKY_LOG_DEBUG is non-empty; a line break in their
+// message is written \n (or \r), so a call is one line. Each call writes its line
 // with one Write under a lock, so lines from parallel Tasks never interleave.
 // The `*With` variants (real Sky's) add key=value attributes to the line.
 //
@@ -17,6 +18,7 @@ import (
 	_ "embed"
 	"io"
 	"os"
+	"strings"
 	"sync"
 
 	"skydurable/runtime/task"
@@ -66,6 +68,9 @@ func KernelsWith(env Env) map[string]value.Kernel {
 				if !enabled {
 					return value.Unit{}, nil
 				}
+				if prefix != "" {
+					s = oneLine(s)
+				}
 				return write(w, prefix+s+"\n")
 			})}, nil
 		}}
@@ -86,4 +91,15 @@ func KernelsWith(env Env) map[string]value.Kernel {
 		out[k.Name] = k
 	}
 	return out
+}
+
+// oneLine writes a levelled line's line breaks as \n and \r, so one call
+// is one line of the log, whatever the message holds (a payload, an error
+// from a service): a reader of the log, or a tool, cannot be handed a line
+// the program did not log.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
 }

@@ -14,7 +14,7 @@ func TestLogLines(t *testing.T) {
 		var stdout, stderr strings.Builder
 		ks := KernelsWith(Env{Stdout: &stdout, Stderr: &stderr, Debug: debug})
 		for _, c := range []struct{ kernel, msg string }{
-			{"Log_println", "hello"}, {"Log_info", "i"}, {"Log_warn", "w"}, {"Log_error", "e"}, {"Log_debug", "d"},
+			{"Log_println", "hello"}, {"Log_info", "i"}, {"Log_warn", "w"}, {"Log_error", "e\nforged"}, {"Log_debug", "d"},
 		} {
 			tk, err := ks[c.kernel].Fn([]value.Value{c.msg})
 			if err != nil {
@@ -30,7 +30,9 @@ func TestLogLines(t *testing.T) {
 		if stdout.String() != "hello\n" {
 			t.Errorf("stdout = %q", stdout.String())
 		}
-		want := "[INFO] i\n[WARN] w\n[ERROR] e\n"
+		// A line break in a levelled line's message is written \n: one
+		// call, one line.
+		want := "[INFO] i\n[WARN] w\n[ERROR] e\\nforged\n"
 		if debug {
 			want += "[DEBUG] d\n"
 		}

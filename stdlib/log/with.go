@@ -74,7 +74,7 @@ func attrLine(fn, msg string, kv []value.Value) (string, error) {
 		return "", task.Errorf(task.InvalidInput, "%s %q: the attributes are key, value pairs, but the key %s has no value; hint: write [ \"key\", \"value\", ... ]", fn, msg, value.Show(kv[len(kv)-1]))
 	}
 	var b strings.Builder
-	b.WriteString(msg)
+	b.WriteString(oneLine(msg))
 	for i := 0; i < len(kv); i += 2 {
 		fmt.Fprintf(&b, " %s=%s", attrText(kv[i]), attrText(kv[i+1]))
 	}
