@@ -457,6 +457,7 @@ var funcs = template.FuncMap{
 	"wake":   view.WakeOrHeld,
 	"wakeIn": view.WakeOrHeldIn,
 	"held":   view.HeldCount,
+	"lease":  view.LeaseExpiry,
 	"signalState": func(si durable.SignalInfo, run durable.Status) string {
 		return view.SignalStateOf(si, run).Explained()
 	},
