@@ -80,7 +80,7 @@ func printRun(out io.Writer, r durable.Run, journal []durable.JournalEntry, mail
 		field("lease", fmt.Sprintf("held by %s since %s", r.ClaimedBy, view.Stamp(r.ClaimedAt)))
 	}
 	if r.Status == durable.StatusRunning {
-		field("expires", leaseExpiry(r, now))
+		field("expires", view.LeaseExpiry(r, now))
 	}
 	field("created", view.Stamp(r.CreatedAt))
 	field("updated", view.Stamp(r.UpdatedAt))
@@ -154,15 +154,6 @@ type heldOut struct {
 	Limit string `json:"limit"`
 	Key   string `json:"key,omitempty"`
 	Text  string `json:"text"`
-}
-
-// leaseExpiry says when a running run's lease ends (its WakeAt, which the
-// worker's heartbeat keeps moving) and what to do once it has.
-func leaseExpiry(r durable.Run, now time.Time) string {
-	if !r.WakeAt.After(now) {
-		return view.Stamp(r.WakeAt) + " (ended " + view.Short(now.Sub(r.WakeAt)) + " ago): its worker stopped renewing it, so any worker may take the run over; `sky durable release " + r.ID + "` frees it now"
-	}
-	return view.Stamp(r.WakeAt) + " (in " + view.Short(r.WakeAt.Sub(now)) + "): renewed by its worker's heartbeat while it lives"
 }
 
 func runJSON(r durable.Run, held map[string]durable.Hold) runOut {

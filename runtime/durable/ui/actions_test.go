@@ -61,7 +61,7 @@ func TestActions(t *testing.T) {
 			{"/runs/nope/retry", nil, http.StatusNotFound, `no run with id "nope"`, "order-1", durable.StatusWaiting},
 			{"/runs/order-1/signal", url.Values{"name": {"go"}, "payload": {`"` + xss + `"`}}, http.StatusSeeOther, "signal+go+to+run+order-1+stored", "order-1", durable.StatusWaiting},
 			{"/runs/order-1/signal", url.Values{"name": {"go"}, "payload": {`"again"`}}, http.StatusSeeOther, "the+first+one+wins", "order-1", durable.StatusWaiting},
-			{"/runs/ghost-1/signal", url.Values{"name": {"go"}, "payload": {`1`}}, http.StatusSeeOther, "no+run+with+id", "order-1", durable.StatusWaiting},
+			{"/runs/ghost-1/signal", url.Values{"name": {"go"}, "payload": {`1`}}, http.StatusSeeOther, "/orphans?done=signal+go+to+run+ghost-1", "order-1", durable.StatusWaiting},
 			{"/runs/order-1/cancel", nil, http.StatusSeeOther, "cancelled", "order-1", durable.StatusCancelled},
 			{"/runs/order-1/signal", url.Values{"name": {"go"}, "payload": {`"late"`}}, http.StatusSeeOther, "ignored%3A+the+run+is+cancelled", "order-1", durable.StatusCancelled},
 		} {
@@ -90,6 +90,21 @@ func TestActions(t *testing.T) {
 		}
 		f.page("/runs/order-1", "orphan (the run finished without consuming it)", html.EscapeString(xss))
 		f.page("/runs/broken-1?done=run+broken-1+is+due+again", `id="notice">run broken-1 is due again`)
+	})
+}
+
+// TestSignalToNoRunYet: a signal sent from the dashboard to an id no run
+// has lands on the orphan signals page, which lists it and says so; the run
+// page it used to land on is a 404 for an id with no run.
+func TestSignalToNoRunYet(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, _ string, d *db.DB) {
+		f := newFixture(t, d, Options{})
+		form := url.Values{"csrf": {f.csrf("/runs/ghost-1/signal")}, "name": {"go"}, "payload": {`"` + xss + `"`}}
+		status, loc := f.post("/runs/ghost-1/signal", form)
+		if status != http.StatusSeeOther || !strings.HasPrefix(loc, "/orphans?done=") {
+			t.Fatalf("POST signal to ghost-1 = %d %q, want 303 to /orphans?done=", status, loc)
+		}
+		f.page(loc, `id="notice">signal go to run ghost-1 stored`, "no run with id &#34;ghost-1&#34; exists yet", "<td>ghost-1</td>")
 	})
 }
 

@@ -105,7 +105,7 @@ func (s *Server) bulkAct(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "400 bad request: a bulk action needs a filter (status, workflow or parent)", http.StatusBadRequest)
 		return
 	}
-	res, err := s.e.Bulk(r.Context(), a, f, durable.BulkOptions{})
+	res, err := s.e.Bulk(operator(r), a, f, durable.BulkOptions{})
 	if err != nil {
 		s.fail(w, err)
 		return

@@ -3,6 +3,7 @@ package ui
 import (
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -72,6 +73,10 @@ func TestBulkActions(t *testing.T) {
 			t.Errorf("after the bulk retry broken-1 is %s, want waiting", got)
 		}
 		f.page(loc, `id="notice">retry: 1 run changed`)
+		// The run's history names the dashboard's client, as a single retry's does.
+		if body := f.page("/runs/broken-1"); !regexp.MustCompile(`retried by dashboard 127\.0\.0\.1:\d+ \(attempt 1\)`).MatchString(body) {
+			t.Errorf("the bulk retry is not recorded as the dashboard's:\n%s", body)
+		}
 		f.page("/bulk/retry?status=dead", `<span id="bulk-count">0</span>`, `id="none"`)
 
 		status, loc = f.post("/bulk/cancel", url.Values{"csrf": {f.ui.opts.CSRF}, "workflow": {"checkout"}})

@@ -2,9 +2,13 @@ package ui
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"skydurable/runtime/codec"
 	"skydurable/runtime/db"
@@ -76,5 +80,36 @@ func TestHeldRunPages(t *testing.T) {
 		f.page("/runs/k-2", `id="wake">held by concurrency (key a)<`)
 		f.page("/runs/h-2", `id="wake">held by rate limit<`)
 		f.page("/runs/k-1", `id="wake">running<`)
+	})
+}
+
+// TestRunPageSaysWhenTheLeaseEnds: a running run's page says when its
+// worker's lease ends, and once it has, that any worker may take the run
+// over (the overview's "stuck past their lease" links there), in the words
+// of `sky durable show`.
+func TestRunPageSaysWhenTheLeaseEnds(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, _ string, d *db.DB) {
+		f := newFixture(t, d, Options{})
+		release := holdRuns(t, f)
+		defer release()
+		f.page("/runs/k-1", `id="expires">`, "renewed by its worker&#39;s heartbeat while it lives")
+		if body := f.page("/runs/k-2"); strings.Contains(body, `id="expires"`) {
+			t.Error("a waiting run's page shows a lease expiry")
+		}
+		later, err := New(f.e, Options{Now: func() time.Time { return time.Now().Add(time.Hour) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(later)
+		defer srv.Close()
+		resp, err := http.Get(srv.URL + "/runs/k-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if want := "ago): its worker stopped renewing it, so any worker may take the run over; `sky durable release k-1` frees it now"; !strings.Contains(string(body), want) {
+			t.Errorf("an hour later the run page of k-1 lacks %q:\n%s", want, body)
+		}
 	})
 }

@@ -310,7 +310,7 @@ func (s *Server) orphans(w http.ResponseWriter, r *http.Request) {
 		rows = found[p.From-1 : p.To]
 	}
 	s.render(w, http.StatusOK, "orphans", "Orphan signals", map[string]any{
-		"Orphans": rows, "Page": p, "More": more, "Now": s.opts.Now(),
+		"Orphans": rows, "Page": p, "More": more, "Now": s.opts.Now(), "Notice": form.Get("done"),
 	})
 }
 
@@ -383,6 +383,7 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request) {
 	ctx := operator(r)
 	var done string
 	var err error
+	var outcome durable.SignalOutcome
 	switch action {
 	case "retry":
 		err = s.e.Retry(ctx, id)
@@ -392,7 +393,6 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request) {
 		done = fmt.Sprintf("run %s cancelled", id)
 	case "signal":
 		name, payload := strings.TrimSpace(r.PostFormValue("name")), r.PostFormValue("payload")
-		var outcome durable.SignalOutcome
 		if name == "" {
 			err = task.Errorf(task.InvalidInput, "a signal needs a name")
 		} else {
@@ -407,7 +407,13 @@ func (s *Server) act(w http.ResponseWriter, r *http.Request) {
 		s.confirmPage(w, r, statusOf(err), err.Error())
 		return
 	}
-	http.Redirect(w, r, "/runs/"+url.PathEscape(id)+"?done="+url.QueryEscape(done), http.StatusSeeOther)
+	back := "/runs/" + url.PathEscape(id)
+	if outcome == durable.SignalNoRunYet {
+		// No run has this id, so its page would be a 404; the signal is
+		// listed among the orphan signals until a run takes it.
+		back = "/orphans"
+	}
+	http.Redirect(w, r, back+"?done="+url.QueryEscape(done), http.StatusSeeOther)
 }
 
 // chart is the overview's per-minute bar chart as SVG geometry, oldest
@@ -451,6 +457,7 @@ var funcs = template.FuncMap{
 	"wake":   view.WakeOrHeld,
 	"wakeIn": view.WakeOrHeldIn,
 	"held":   view.HeldCount,
+	"lease":  view.LeaseExpiry,
 	"signalState": func(si durable.SignalInfo, run durable.Status) string {
 		return view.SignalStateOf(si, run).Explained()
 	},

@@ -145,6 +145,16 @@ func WakeOrHeldIn(r store.Run, mailbox []store.SignalInfo, held map[string]store
 	return WakeTextIn(r, mailbox, now)
 }
 
+// LeaseExpiry says when a running run's lease ends (its WakeAt, which the
+// worker's heartbeat keeps moving) and what to do once it has: the
+// `expires` of `sky durable show` and of the dashboard's run page.
+func LeaseExpiry(r store.Run, now time.Time) string {
+	if !r.WakeAt.After(now) {
+		return Stamp(r.WakeAt) + " (ended " + Short(now.Sub(r.WakeAt)) + " ago): its worker stopped renewing it, so any worker may take the run over; `sky durable release " + r.ID + "` frees it now"
+	}
+	return Stamp(r.WakeAt) + " (in " + Short(r.WakeAt.Sub(now)) + "): renewed by its worker's heartbeat while it lives"
+}
+
 // HeldCount says how many due runs the limits hold back (Stats.Held), for
 // the overview beside the oldest due run, which does not count them.
 func HeldCount(n int) string {
