@@ -27,7 +27,7 @@ func init() {
 		short: "serve the dashboard (docs/ui.md) until Ctrl-C",
 		long: `Serve the web dashboard of the runs (docs/ui.md) until Ctrl-C. Anything but a loopback address
 needs a token, best passed in ` + uiTokenEnv + ` (ps shows --token to every user of the
-machine); --read-only shows the runs and refuses signal, cancel and retry. The dashboard shows
+machine); --read-only shows the runs and refuses every action (signal, cancel, retry, release, fork, bulk). The dashboard shows
 one namespace (--namespace) and its token grants that one only; --all-namespaces adds a selector
 of every namespace, and its token grants them all.`,
 		example: `  sky durable ui
@@ -36,7 +36,7 @@ of every namespace, and its token grants them all.`,
 		flags: func(fs *pflag.FlagSet, f *durableFlags) {
 			fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to serve on; anything but loopback needs --token")
 			fs.StringVar(&f.token, "token", "", "token every request must carry (default $"+uiTokenEnv+", which ps does not show)")
-			fs.BoolVar(&f.readOnly, "read-only", false, "show runs, refuse signal/cancel/retry")
+			fs.BoolVar(&f.readOnly, "read-only", false, "show runs, refuse every action (signal, cancel, retry, release, fork, bulk)")
 			fs.BoolVar(&f.allNamespaces, "all-namespaces", false, "show every namespace, with a selector (the token grants them all)")
 		},
 		check: func(f *durableFlags, _ []string) error {

@@ -123,6 +123,8 @@ func TestSecurity(t *testing.T) {
 		{"/", []string{"Authorization", "Bearer wrong"}, http.StatusUnauthorized},
 		{"/?token=wrong", nil, http.StatusUnauthorized},
 		{"/", []string{"Authorization", "Bearer s3cret"}, http.StatusOK},
+		{"/", []string{"Authorization", "bearer s3cret"}, http.StatusOK}, // the scheme in any case
+		{"/", []string{"Authorization", "Basic s3cret"}, http.StatusUnauthorized},
 		{"/runs", []string{"Cookie", tokenCookie + "=s3cret"}, http.StatusOK},
 		{"/runs?status=dead&token=s3cret", nil, http.StatusSeeOther},
 	} {

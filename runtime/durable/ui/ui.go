@@ -322,7 +322,9 @@ func validText(s string) bool {
 }
 
 func (s *Server) authorised(r *http.Request) bool {
-	if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && equal(auth, s.opts.Token) {
+	// The scheme's name is case-insensitive (RFC 9110, 11.1): bearer,
+	// BEARER and Bearer alike.
+	if scheme, auth, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") && equal(auth, s.opts.Token) {
 		return true
 	}
 	c, err := r.Cookie(tokenCookie)
