@@ -55,6 +55,11 @@ func TestNamespaceSelector(t *testing.T) {
 		f := newFixture(t, d, Options{Namespaces: open})
 		shop := shopRun(t, f, d)
 		f.page("/", `<select name="ns" id="nav-namespace">`, `<option value="default" selected>default</option>`, `<option value="shop" >shop</option>`)
+		// A namespace with no run yet: the counts' one cell spans the
+		// table (workflow, the seven statuses, total).
+		if status, body := f.get("/?ns=quiet"); status != http.StatusOK || !strings.Contains(body, `<td colspan="9">no runs yet</td>`) {
+			t.Errorf("GET /?ns=quiet = %d, want the overview with a row spanning 9 columns:\n%s", status, body)
+		}
 
 		req, _ := http.NewRequest(http.MethodGet, f.srv.URL+"/runs/order-1?ns=shop", nil)
 		client := &http.Client{}
