@@ -6,9 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"skydurable/runtime/codec"
 	"skydurable/runtime/db"
 	"skydurable/runtime/db/dbtest"
 	"skydurable/runtime/durable"
+	"skydurable/runtime/task"
 )
 
 // The `sky durable` tests' shared set-up: a fresh database with the tables,
@@ -30,6 +32,22 @@ func cliEngine(t *testing.T, driver, worker string) (string, *db.DB, *durable.En
 		t.Fatal(err)
 	}
 	return dsn, d, e
+}
+
+// greetDone runs the one-step workflow "greet" for each of ids (input
+// "ann", output "hello ann") on e until each is done.
+func greetDone(t *testing.T, e *durable.Engine, ids ...string) {
+	t.Helper()
+	greet := durable.Register("greet", codec.String, codec.String,
+		func(c *durable.Ctx, in string) task.Task[string] {
+			return durable.Step(c, codec.String, "greet", task.Succeed("hello "+in))
+		})
+	for _, id := range ids {
+		if err := e.StartJSON(context.Background(), greet.Erase(), id, `"ann"`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	drainRuns(t, e, greet.Erase())
 }
 
 // drainRuns polls wfs until no run is due.

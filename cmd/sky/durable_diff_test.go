@@ -5,10 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"skydurable/runtime/codec"
 	"skydurable/runtime/db/dbtest"
-	"skydurable/runtime/durable"
-	"skydurable/runtime/task"
 )
 
 // TestDurableDiffOfCompactedRuns: `sky durable diff` of two runs with the
@@ -20,16 +17,7 @@ func TestDurableDiffOfCompactedRuns(t *testing.T) {
 		t.Run(driver, func(t *testing.T) {
 			ctx := context.Background()
 			dsn, _, e := cliEngine(t, driver, "diff-test")
-			greet := durable.Register("greet", codec.String, codec.String,
-				func(c *durable.Ctx, in string) task.Task[string] {
-					return durable.Step(c, codec.String, "greet", task.Succeed("hello "+in))
-				})
-			for _, id := range []string{"a-1", "b-1"} {
-				if err := e.StartJSON(ctx, greet.Erase(), id, `"ann"`); err != nil {
-					t.Fatal(err)
-				}
-			}
-			drainRuns(t, e, greet.Erase())
+			greetDone(t, e, "a-1", "b-1")
 			diff := func(args ...string) string {
 				t.Helper()
 				code, out := runDurableOn(dsn, "", append([]string{"diff", "a-1", "b-1"}, args...)...)

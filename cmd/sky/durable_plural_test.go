@@ -5,10 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"skydurable/runtime/codec"
 	"skydurable/runtime/db/dbtest"
-	"skydurable/runtime/durable"
-	"skydurable/runtime/task"
 )
 
 // TestDurableCountsOfOneAreSingular: show, signals --orphans, ls and
@@ -19,16 +16,7 @@ func TestDurableCountsOfOneAreSingular(t *testing.T) {
 		t.Run(driver, func(t *testing.T) {
 			ctx := context.Background()
 			dsn, _, e := cliEngine(t, driver, "plural-test")
-			greet := durable.Register("greet", codec.String, codec.String,
-				func(c *durable.Ctx, in string) task.Task[string] {
-					return durable.Step(c, codec.String, "greet", task.Succeed("hello "+in))
-				})
-			for _, id := range []string{"g-1", "g-2"} {
-				if err := e.StartJSON(ctx, greet.Erase(), id, `"ann"`); err != nil {
-					t.Fatal(err)
-				}
-			}
-			drainRuns(t, e, greet.Erase())
+			greetDone(t, e, "g-1", "g-2")
 			for _, id := range []string{"nobody-1", "nobody-2"} {
 				if err := e.Signal(ctx, id, "go", `1`); err != nil {
 					t.Fatal(err)
@@ -49,10 +37,7 @@ func TestDurableCountsOfOneAreSingular(t *testing.T) {
 					t.Errorf("sky durable %s: exit %d, want 0 with %q; got:\n%s", strings.Join(c.args, " "), code, c.want, out)
 				}
 			}
-			if err := e.StartJSON(ctx, greet.Erase(), "g-3", `"bo"`); err != nil {
-				t.Fatal(err)
-			}
-			drainRuns(t, e, greet.Erase())
+			greetDone(t, e, "g-3")
 			if code, out := runDurableOn(dsn, "", "compact", "--older-than", "0s"); code != exitOK || !strings.Contains(out, "compacted 1 run finished more than 0s ago: deleted 1 journal and signal row in 1 batch") {
 				t.Errorf("compact of one run: exit %d:\n%s", code, out)
 			}

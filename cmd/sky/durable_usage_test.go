@@ -7,10 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"skydurable/runtime/codec"
 	"skydurable/runtime/db/dbtest"
 	"skydurable/runtime/durable"
-	"skydurable/runtime/task"
 )
 
 // TestDurableUsageErrorsExit2: a bad flag value or a missing required flag
@@ -22,14 +20,7 @@ func TestDurableUsageErrorsExit2(t *testing.T) {
 		t.Run(driver, func(t *testing.T) {
 			ctx := context.Background()
 			dsn, _, e := cliEngine(t, driver, "usage-test")
-			greet := durable.Register("greet", codec.String, codec.String,
-				func(c *durable.Ctx, in string) task.Task[string] {
-					return durable.Step(c, codec.String, "greet", task.Succeed("hello "+in))
-				})
-			if err := e.StartJSON(ctx, greet.Erase(), "g-1", `"ann"`); err != nil {
-				t.Fatal(err)
-			}
-			drainRuns(t, e, greet.Erase())
+			greetDone(t, e, "g-1")
 			for _, c := range []struct {
 				args []string
 				want string

@@ -268,24 +268,29 @@ func (c *checker) buildScope(m *moduleInfo) *scope {
 }
 
 func (c *checker) notExposed(m *moduleInfo, sp syntax.Span, dep *moduleInfo, name string, isType bool) {
-	var cands []string
-	if isType {
-		for n := range dep.expTypes {
-			cands = append(cands, n)
-		}
-	} else {
-		for n := range dep.expValues {
-			cands = append(cands, n)
-		}
-	}
 	hint := ""
-	if s := suggest(name, cands); len(s) > 0 {
+	if s := suggest(name, exposedNames(dep, isType)); len(s) > 0 {
 		hint = "Did you mean `" + s[0] + "`?"
 	} else {
 		hint = exposeHint(dep, name, isType)
 	}
 	c.errorAt(m, sp, "BAD IMPORT",
 		"The `"+dep.name+"` module does not expose `"+name+"`:", "", hint)
+}
+
+// exposedNames are the types (isType) or values module dep exposes.
+func exposedNames(dep *moduleInfo, isType bool) []string {
+	var names []string
+	if isType {
+		for n := range dep.expTypes {
+			names = append(names, n)
+		}
+	} else {
+		for n := range dep.expValues {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 // exposeHint is the hint of a name that module dep does not expose, when
@@ -299,16 +304,7 @@ func exposeHint(dep *moduleInfo, name string, isType bool) string {
 	if private && !isStdlibModule(dep.name) {
 		return "`" + dep.name + "` defines `" + name + "` but keeps it private: add it to the `exposing` list of its `module " + dep.name + " exposing (...)` line."
 	}
-	var names []string
-	if isType {
-		for n := range dep.expTypes {
-			names = append(names, n)
-		}
-	} else {
-		for n := range dep.expValues {
-			names = append(names, n)
-		}
-	}
+	names := exposedNames(dep, isType)
 	if len(names) == 0 {
 		return "`" + dep.name + "` exposes none: check the spelling, or define `" + name + "` there and add it to its `exposing` list."
 	}
