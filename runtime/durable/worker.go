@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"skydurable/runtime/db"
 	"skydurable/runtime/durable/store"
 	"skydurable/runtime/task"
 )
@@ -26,8 +27,9 @@ type WorkerOptions struct {
 	// Versions is the PollOptions.Versions of every poll.
 	Versions VersionPolicy
 	// Hints wake idle pollers at once when a run becomes due, where the
-	// store announces it (PostgreSQL NOTIFY, see ListenForHints); Off or
-	// an empty URL leaves the tick.
+	// store announces it (PostgreSQL NOTIFY, see ListenForHints); Off, or
+	// an empty URL without Own (HintSettings.For), leaves the tick, and
+	// on PostgreSQL the worker reports NoURL.
 	Hints HintSettings
 	// Report receives problems that do not stop the worker (a failed
 	// poll, a lost hint connection). nil: dropped.
@@ -113,7 +115,7 @@ func (e *Engine) Work(ctx context.Context, defs []Workflow, opts WorkerOptions) 
 		}
 	}
 	var wg sync.WaitGroup
-	if !opts.Hints.Off && opts.Hints.URL != "" {
+	if opts.Hints.Listens() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -122,6 +124,9 @@ func (e *Engine) Work(ctx context.Context, defs []Workflow, opts WorkerOptions) 
 				report(err.Error() + "; polling on the tick only")
 			}
 		}()
+	}
+	if !opts.Hints.Listens() && !opts.Hints.Off && opts.Hints.NoURL != "" && e.db.Dialect() == db.Postgres {
+		report("durable hints: " + opts.Hints.NoURL + "; polling on the tick only")
 	}
 	var stats WorkerStats
 	var halting atomic.Bool
