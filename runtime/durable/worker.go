@@ -128,6 +128,26 @@ func (e *Engine) Work(ctx context.Context, defs []Workflow, opts WorkerOptions) 
 	if !opts.Hints.Listens() && !opts.Hints.Off && opts.Hints.NoURL != "" && e.db.Dialect() == db.Postgres {
 		report("durable hints: " + opts.Hints.NoURL + "; polling on the tick only")
 	}
+	// The tick kicks one idle poller, whichever it is: a poller busy with a
+	// long step must not hold up the others' look at the database (without
+	// hints nothing else wakes them; TestWorkerTicksWhileAPollerIsBusy).
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(opts.Tick)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				select {
+				case kick <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
 	var stats WorkerStats
 	var halting atomic.Bool
 	for i := range opts.Concurrency {
@@ -145,16 +165,16 @@ func (e *Engine) Work(ctx context.Context, defs []Workflow, opts WorkerOptions) 
 	return stats, nil
 }
 
-// poller is one of Work's loops: poll, drain, wait for a kick (a hint, or
-// another poller that found work) or, for the worker's first poller (the
-// watcher), the tick. So an idle worker polls once per tick, not once per
-// poller: one statement a second (Engine.background's probe), and while it
-// listens for hints none until the probe's next due time (quietWindow). The first
+// poller is one of Work's loops: poll, drain, wait for a kick (a hint,
+// Work's tick, or another poller that found work); the worker's first
+// poller (the watcher) polls once at the start. Each tick kicks one idle
+// poller, so an idle worker polls once per tick, not once per poller: one
+// statement a second (Engine.background's probe), and while it listens for
+// hints none until the probe's next due time (quietWindow). The first
 // claim of a drain wakes the idle pollers: more runs may be due. A poll
-// that a rate limit refused waits only until the limit's next token (when
-// that comes before the tick, or, for a poller other than the watcher, at
-// all), so the limit delivers its rate. A body's System.exit stops the
-// worker (halt); from then on no poller claims (halting).
+// that a rate limit refused waits only until the limit's next token, so
+// the limit delivers its rate. A body's System.exit stops the worker
+// (halt); from then on no poller claims (halting).
 func (e *Engine) poller(ctx, runCtx context.Context, defs []Workflow, opts WorkerOptions, watcher bool, kick <-chan struct{}, wake func(string), report func(string), halt func(error), halting *atomic.Bool, advanced *int64) {
 	tick := time.NewTimer(0)
 	defer tick.Stop()
@@ -169,9 +189,6 @@ func (e *Engine) poller(ctx, runCtx context.Context, defs []Workflow, opts Worke
 		case <-kick:
 		}
 		var next time.Duration // none: wait for a kick
-		if watcher {
-			next = opts.Tick
-		}
 		for first := true; ctx.Err() == nil; first = false {
 			claimed := func() {
 				if first {
