@@ -76,7 +76,7 @@ func durableWorker(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 	w := durable.New(e.DB(), wopts)
 	opts := durable.WorkerOptions{
 		Concurrency: f.concurrency, Tick: f.tick, StopTimeout: f.stopTimeout,
-		Hints:  durable.HintSettingsFromEnv(os.Getenv),
+		Hints:  durable.HintSettingsFromEnv(os.Getenv).For(w.DB()),
 		Report: func(msg string) { fmt.Fprintln(f.warn, "sky durable worker: "+msg) },
 	}
 	fmt.Fprintf(out, "worker %s: running %s (concurrency %d%s); stop with SIGTERM or Ctrl-C\n", w.WorkerID(), view.Safe(strings.Join(workflowNames(defs, ""), ", ")), f.concurrency, namespaceNote(w))

@@ -43,11 +43,19 @@ type HintSettings struct {
 	// SKY_DB_DRIVER is postgres) unless that goes through a transaction
 	// pooler (SKY_DB_POOLER), which cannot carry LISTEN.
 	URL string
+	// Own says to listen with the database's own connection settings when
+	// URL is empty (see For): a database opened from --db or sky.toml,
+	// which the environment does not name.
+	Own bool
 	// NoURL says why URL is empty, for the worker's report.
 	NoURL string
 	// Report receives the listener's problems (nil: dropped).
 	Report func(string)
 }
+
+// noURLPooled is HintSettings.NoURL for a database reached through a
+// transaction pooler.
+const noURLPooled = "the database URL goes through a transaction pooler, which cannot carry LISTEN (set SKY_DURABLE_LISTEN_URL to a direct URL of the database, or SKY_DURABLE_NOTIFY=off)"
 
 // HintSettingsFromEnv reads HintSettings from the environment through
 // getenv (os.Getenv in programs).
@@ -69,10 +77,29 @@ func HintSettingsFromEnv(getenv func(string) string) HintSettings {
 		return HintSettings{NoURL: "no PostgreSQL URL to listen on (set DATABASE_URL or SKY_DURABLE_LISTEN_URL, or SKY_DURABLE_NOTIFY=off)"}
 	}
 	if pooler, err := db.ParsePooler(getenv(db.EnvPooler)); err != nil || pooler.Resolve(url) == db.PoolerTransaction {
-		return HintSettings{NoURL: "the database URL goes through a transaction pooler, which cannot carry LISTEN (set SKY_DURABLE_LISTEN_URL to a direct URL of the database, or SKY_DURABLE_NOTIFY=off)"}
+		return HintSettings{NoURL: noURLPooled}
 	}
 	return HintSettings{URL: url}
 }
+
+// For returns s for a worker or an App on d: when the environment named no
+// URL to listen on but d itself can carry LISTEN (PostgreSQL, not through a
+// transaction pooler: a database opened from `sky durable worker --db` or
+// sky.toml's [database] rather than DATABASE_URL), it listens with d's own
+// connection settings (Own) instead of polling on the tick only.
+func (s HintSettings) For(d *db.DB) HintSettings {
+	switch {
+	case s.Off || s.URL != "" || d.Dialect() != db.Postgres:
+	case d.CanListen():
+		s.Own, s.NoURL = true, ""
+	default:
+		s.NoURL = noURLPooled
+	}
+	return s
+}
+
+// Listens reports whether s listens anywhere: not Off, and a URL or Own.
+func (s HintSettings) Listens() bool { return !s.Off && (s.URL != "" || s.Own) }
 
 // ListenForHints watches the hints of d's store, listening on url (the
 // process's one session there, shared with every other watch), and calls

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"skydurable/runtime/db"
 	"skydurable/runtime/durable/store"
 	"skydurable/runtime/task"
 )
@@ -26,8 +27,9 @@ type WorkerOptions struct {
 	// Versions is the PollOptions.Versions of every poll.
 	Versions VersionPolicy
 	// Hints wake idle pollers at once when a run becomes due, where the
-	// store announces it (PostgreSQL NOTIFY, see ListenForHints); Off or
-	// an empty URL leaves the tick.
+	// store announces it (PostgreSQL NOTIFY, see ListenForHints); Off, or
+	// an empty URL without Own (HintSettings.For), leaves the tick, and
+	// on PostgreSQL the worker reports NoURL.
 	Hints HintSettings
 	// Report receives problems that do not stop the worker (a failed
 	// poll, a lost hint connection). nil: dropped.
@@ -113,7 +115,7 @@ func (e *Engine) Work(ctx context.Context, defs []Workflow, opts WorkerOptions) 
 		}
 	}
 	var wg sync.WaitGroup
-	if !opts.Hints.Off && opts.Hints.URL != "" {
+	if opts.Hints.Listens() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -123,6 +125,29 @@ func (e *Engine) Work(ctx context.Context, defs []Workflow, opts WorkerOptions) 
 			}
 		}()
 	}
+	if !opts.Hints.Listens() && !opts.Hints.Off && opts.Hints.NoURL != "" && e.db.Dialect() == db.Postgres {
+		report("durable hints: " + opts.Hints.NoURL + "; polling on the tick only")
+	}
+	// The tick kicks one idle poller, whichever it is: a poller busy with a
+	// long step must not hold up the others' look at the database (without
+	// hints nothing else wakes them; TestWorkerTicksWhileAPollerIsBusy).
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(opts.Tick)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				select {
+				case kick <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
 	var stats WorkerStats
 	var halting atomic.Bool
 	for i := range opts.Concurrency {
@@ -140,16 +165,16 @@ func (e *Engine) Work(ctx context.Context, defs []Workflow, opts WorkerOptions) 
 	return stats, nil
 }
 
-// poller is one of Work's loops: poll, drain, wait for a kick (a hint, or
-// another poller that found work) or, for the worker's first poller (the
-// watcher), the tick. So an idle worker polls once per tick, not once per
-// poller: one statement a second (Engine.background's probe), and while it
-// listens for hints none until the probe's next due time (quietWindow). The first
+// poller is one of Work's loops: poll, drain, wait for a kick (a hint,
+// Work's tick, or another poller that found work); the worker's first
+// poller (the watcher) polls once at the start. Each tick kicks one idle
+// poller, so an idle worker polls once per tick, not once per poller: one
+// statement a second (Engine.background's probe), and while it listens for
+// hints none until the probe's next due time (quietWindow). The first
 // claim of a drain wakes the idle pollers: more runs may be due. A poll
-// that a rate limit refused waits only until the limit's next token (when
-// that comes before the tick, or, for a poller other than the watcher, at
-// all), so the limit delivers its rate. A body's System.exit stops the
-// worker (halt); from then on no poller claims (halting).
+// that a rate limit refused waits only until the limit's next token, so
+// the limit delivers its rate. A body's System.exit stops the worker
+// (halt); from then on no poller claims (halting).
 func (e *Engine) poller(ctx, runCtx context.Context, defs []Workflow, opts WorkerOptions, watcher bool, kick <-chan struct{}, wake func(string), report func(string), halt func(error), halting *atomic.Bool, advanced *int64) {
 	tick := time.NewTimer(0)
 	defer tick.Stop()
@@ -164,9 +189,6 @@ func (e *Engine) poller(ctx, runCtx context.Context, defs []Workflow, opts Worke
 		case <-kick:
 		}
 		var next time.Duration // none: wait for a kick
-		if watcher {
-			next = opts.Tick
-		}
 		for first := true; ctx.Err() == nil; first = false {
 			claimed := func() {
 				if first {

@@ -128,3 +128,56 @@ func TestWorkerStopsGracefully(t *testing.T) {
 		}
 	})
 }
+
+// TestWorkerTicksWhileAPollerIsBusy: without hints, the tick wakes an idle
+// poller even while the worker's first poller is inside a long step, so a
+// run started meanwhile is done at once, not when that step ends.
+func TestWorkerTicksWhileAPollerIsBusy(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		entered := make(chan struct{}, 1)
+		release := make(chan struct{})
+		long := Register("long", str, str, func(c *Ctx, in string) task.Task[string] {
+			return Step(c, str, "work", task.From(func(ctx context.Context) (string, error) {
+				entered <- struct{}{}
+				select {
+				case <-release:
+					return "finished", nil
+				case <-ctx.Done():
+					return "", ctx.Err()
+				}
+			}))
+		})
+		quick := Register("quick", str, str, func(c *Ctx, in string) task.Task[string] {
+			return Step(c, str, "work", task.Succeed("ok "+in))
+		})
+		h.start(long, "long-1", "x")
+		ctx, stop := context.WithCancel(h.ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			opts := WorkerOptions{Concurrency: 2, Tick: 20 * time.Millisecond, StopTimeout: time.Second, Hints: HintSettings{Off: true}}
+			if _, err := h.e.Work(ctx, []Workflow{long.Erase(), quick.Erase()}, opts); err != nil {
+				t.Errorf("Work: %v", err)
+			}
+		}()
+		<-entered // the first poller holds long-1 in its step
+		time.Sleep(100 * time.Millisecond)
+		h.start(quick, "quick-1", "x")
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			r, _, err := h.e.Describe(h.ctx, "quick-1")
+			if err == nil && r.Status == StatusDone {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("quick-1 is %v (%v) after 10 s while long-1's step runs: the idle poller never ticked", r.Status, err)
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		close(release)
+		stop()
+		<-done
+	})
+}

@@ -48,8 +48,9 @@ func WakeAppOnHints(ctx context.Context, d *db.DB, settings durable.HintSettings
 	if !ok || settings.Off || d.Dialect() != db.Postgres {
 		return
 	}
+	settings = settings.For(d)
 	w.Attach(hintListenerKey{d}, func(life context.Context, wake func()) {
-		if settings.URL == "" {
+		if !settings.Listens() {
 			report("durable hints: " + settings.NoURL + "; polling on the tick only")
 			return
 		}

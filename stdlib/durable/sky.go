@@ -124,7 +124,7 @@ func OptionsFromEnv(getenv func(string) string) durable.Options {
 }
 
 func optionsFromEnv(getenv func(string) string, warn io.Writer) durable.Options {
-	opts := durable.Options{Logger: LoggerFromEnv(getenv), Keys: getenv(durable.KeysEnv), Namespace: getenv(durable.NamespaceEnv)}
+	opts := durable.Options{Logger: loggerFromEnv(getenv, os.Stderr, warn), Keys: getenv(durable.KeysEnv), Namespace: getenv(durable.NamespaceEnv)}
 	if v := getenv("SKY_DURABLE_LEASE"); v != "" {
 		lease, err := time.ParseDuration(v)
 		if err != nil || lease <= 0 {
@@ -198,11 +198,18 @@ func setAge(dst *time.Duration, what, text string, warn io.Writer) {
 }
 
 // LoggerFromEnv is the lifecycle logger `sky` programs get, one line per
-// event on stderr, plain text or JSON when SKY_LOG_FORMAT=json. Its level is
+// event on stderr, plain text or JSON when SKY_LOG_FORMAT=json (another
+// value than json or text is named on stderr and text kept). Its level is
 // SKY_DURABLE_LOG (debug, info, warn, error, or off); unset means warn, so a
 // healthy worker is quiet while failed attempts, dead runs and lost leases
 // always show. SKY_DURABLE_LOG=info logs every lifecycle event.
 func LoggerFromEnv(getenv func(string) string) *slog.Logger {
+	return loggerFromEnv(getenv, os.Stderr, os.Stderr)
+}
+
+// loggerFromEnv is LoggerFromEnv writing its lines to w and its warnings
+// about malformed settings to warn.
+func loggerFromEnv(getenv func(string) string, w, warn io.Writer) *slog.Logger {
 	level := strings.ToLower(getenv("SKY_DURABLE_LOG"))
 	if level == "off" {
 		return nil
@@ -212,14 +219,18 @@ func LoggerFromEnv(getenv func(string) string) *slog.Logger {
 	}
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(level)); err != nil {
-		fmt.Fprintf(os.Stderr, "sky: SKY_DURABLE_LOG=%q is not a level (debug, info, warn, error, off); using info\n", level)
+		fmt.Fprintf(warn, "sky: SKY_DURABLE_LOG=%q is not a level (debug, info, warn, error, off); using info\n", level)
 		lv = slog.LevelInfo
 	}
 	opts := &slog.HandlerOptions{Level: lv}
-	if strings.EqualFold(getenv("SKY_LOG_FORMAT"), "json") {
-		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	switch format := getenv("SKY_LOG_FORMAT"); strings.ToLower(strings.TrimSpace(format)) {
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts))
+	case "", "text":
+	default:
+		fmt.Fprintf(warn, "sky: SKY_LOG_FORMAT=%q is not a log format (json, text); using text\n", format)
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+	return slog.New(slog.NewTextHandler(w, opts))
 }
 
 // KernelsWith returns the Std.Durable kernels; every engine they make uses

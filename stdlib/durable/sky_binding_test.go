@@ -84,6 +84,26 @@ func TestOptionsFromEnv(t *testing.T) {
 	}
 }
 
+// TestLogFormatSetting: SKY_LOG_FORMAT json gives JSON lines, text or
+// unset plain text, and any other value is named on the warning stream
+// (text kept) rather than silently ignored.
+func TestLogFormatSetting(t *testing.T) {
+	for _, c := range []struct{ format, line, warn string }{
+		{"json", `{"time":`, ""},
+		{"JSON", `{"time":`, ""},
+		{"", "time=", ""},
+		{"text", "time=", ""},
+		{"jsn", "time=", `SKY_LOG_FORMAT="jsn" is not a log format (json, text); using text`},
+	} {
+		var out, warn strings.Builder
+		env := map[string]string{"SKY_DURABLE_LOG": "info", "SKY_LOG_FORMAT": c.format}
+		loggerFromEnv(func(k string) string { return env[k] }, &out, &warn).Info("durable run done")
+		if !strings.HasPrefix(out.String(), c.line) || !strings.Contains(warn.String(), c.warn) || (c.warn == "") != (warn.Len() == 0) {
+			t.Errorf("SKY_LOG_FORMAT=%q: line %q, warning %q; want a line starting %q and warning %q", c.format, out.String(), warn.String(), c.line, c.warn)
+		}
+	}
+}
+
 // TestRetentionSettings: [durable] retention and orphan_signal_ttl of
 // sky.toml set the engine's, the environment wins over them, and a
 // malformed or overflowing value is named on the warning stream and

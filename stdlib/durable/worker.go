@@ -35,7 +35,7 @@ func (b *binding) workerKernels() []value.Kernel {
 			if clash != nil {
 				return nil, clash
 			}
-			opts.Hints = durable.HintSettingsFromEnv(os.Getenv)
+			opts.Hints = durable.HintSettingsFromEnv(os.Getenv).For(e.DB())
 			opts.Report = func(msg string) { fmt.Fprintln(os.Stderr, "sky: "+msg) }
 			_, err := e.Work(ctx, defs, opts)
 			return value.Unit{}, setupHint(fn, err)
