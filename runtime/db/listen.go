@@ -77,6 +77,14 @@ type subscription struct {
 	live  bool
 }
 
+// Notifies reports whether d's database can send notifications at all
+// (LISTEN/NOTIFY: PostgreSQL), whether or not d's own connections can
+// carry a LISTEN (CanListen: not through a transaction pooler).
+func (d *DB) Notifies() bool {
+	_, ok := d.p.be.(*postgresBackend)
+	return ok
+}
+
 // CanListen reports whether d can deliver notifications from other
 // sessions: PostgreSQL, not through a transaction pooler.
 func (d *DB) CanListen() bool {

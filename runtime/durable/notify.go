@@ -89,7 +89,7 @@ func HintSettingsFromEnv(getenv func(string) string) HintSettings {
 // connection settings (Own) instead of polling on the tick only.
 func (s HintSettings) For(d *db.DB) HintSettings {
 	switch {
-	case s.Off || s.URL != "" || d.Dialect() != db.Postgres:
+	case s.Off || s.URL != "" || !d.Notifies():
 	case d.CanListen():
 		s.Own, s.NoURL = true, ""
 	default:

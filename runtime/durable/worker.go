@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"skydurable/runtime/db"
 	"skydurable/runtime/durable/store"
 	"skydurable/runtime/task"
 )
@@ -125,7 +124,7 @@ func (e *Engine) Work(ctx context.Context, defs []Workflow, opts WorkerOptions) 
 			}
 		}()
 	}
-	if !opts.Hints.Listens() && !opts.Hints.Off && opts.Hints.NoURL != "" && e.db.Dialect() == db.Postgres {
+	if !opts.Hints.Listens() && !opts.Hints.Off && opts.Hints.NoURL != "" && e.db.Notifies() {
 		report("durable hints: " + opts.Hints.NoURL + "; polling on the tick only")
 	}
 	// The tick kicks one idle poller, whichever it is: a poller busy with a
