@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"skydurable/runtime/durable/store"
 	"skydurable/runtime/task"
@@ -87,11 +88,27 @@ func checkBulk(a BulkAction, f BulkFilter) ([]Status, error) {
 				a, statusWords(valid, " and "), st, statusWords(valid, ", "))
 		}
 	}
+	if err := checkErrorText(f.ErrorContains); err != nil {
+		return nil, err
+	}
 	if !f.CreatedAfter.IsZero() && !f.CreatedBefore.IsZero() && !f.CreatedAfter.Before(f.CreatedBefore) {
 		return nil, task.Errorf(task.InvalidInput, "durable: no run is created after %s and before %s; hint: the after bound must be the earlier one",
 			f.CreatedAfter.UTC().Format(time.RFC3339), f.CreatedBefore.UTC().Format(time.RFC3339))
 	}
 	return statuses, nil
+}
+
+// checkErrorText refuses an error text to filter by that no stored error
+// holds (errors are stored as valid UTF-8 without NUL, storableText) and
+// PostgreSQL would refuse as a parameter, as store.CheckSearch does.
+func checkErrorText(text string) error {
+	switch {
+	case !utf8.ValidString(text):
+		return task.Errorf(task.InvalidInput, "durable: the error text %q is not UTF-8 (byte %d); hint: filter by text as it appears in a run's last error", text, invalidUTF8At(text))
+	case strings.ContainsRune(text, 0):
+		return task.Errorf(task.InvalidInput, "durable: the error text %q holds a NUL character, which no stored error does; hint: leave it out (a NUL in an error is stored as \\x00)", text)
+	}
+	return nil
 }
 
 // statusWords joins statuses with sep before the last one ("failed and

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"skydurable/runtime/db"
 	"skydurable/runtime/durable/store"
@@ -74,8 +75,15 @@ func newNamespacedStore(s store.Store, name string) *namespacedStore {
 
 // in is the stored form of id. In the default namespace an id holding the
 // separator (another namespace's, which the engine's validation refuses
-// to store) becomes one no run has: no namespace name is empty.
+// to store) becomes one no run has: no namespace name is empty. So does an
+// id no store can hold as text (a NUL, bytes that are not UTF-8: the
+// validation refuses to store it, and PostgreSQL refuses it as a
+// parameter), so looking it up finds nothing on both stores instead of
+// failing with PostgreSQL's driver error (TestUnstorableLookupsAnswerAlike).
 func (n *namespacedStore) in(id string) string {
+	if !utf8.ValidString(id) || strings.ContainsRune(id, 0) {
+		return store.NamespaceSep + storableText(id)
+	}
 	if n.p == "" {
 		if strings.Contains(id, store.NamespaceSep) {
 			return store.NamespaceSep + id

@@ -53,11 +53,13 @@ func (s *SnapshotStore) setup(ctx context.Context) error {
 	return nil
 }
 
+// checkSnapshotID refuses a snapshot id as checkName refuses every other
+// name the engine stores, so both stores take the same ids.
 func checkSnapshotID(id string) error {
 	if id == "" {
 		return task.New(task.InvalidInput, "durable: a snapshot id must not be empty; hint: name it after the app, e.g. \"counter\"")
 	}
-	return nil
+	return checkName("the snapshot id", id, "", "name it after the app, e.g. \"counter\"")
 }
 
 // Save stores data (JSON) under id when seq is greater than the stored

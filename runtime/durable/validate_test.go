@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -97,5 +98,80 @@ func TestOneValidationBothStores(t *testing.T) {
 		if dead.Attempts != 1 || cnt.get("charge\x00") != 0 {
 			t.Errorf("attempts %d, effects %d; want 1 attempt and no effect", dead.Attempts, cnt.get("charge\x00"))
 		}
+	})
+}
+
+// TestUnstorableLookupsAnswerAlike: an id that no store can hold as text
+// (a NUL, bytes that are not UTF-8) is never stored, since every write
+// checks it, so looking it up finds nothing on both stores: NotFound naming
+// it, or an empty answer, never PostgreSQL's driver error. A bulk action's
+// error text is refused as the search text is.
+func TestUnstorableLookupsAnswerAlike(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		def := Register("w", str, str, func(c *Ctx, in string) task.Task[string] { return task.Succeed(in) })
+		h.start(def, "ok", "x")
+		h.drain(h.e, def.Erase())
+		for _, id := range []string{"a\x00b", "a\xffb"} {
+			t.Run(fmt.Sprintf("%q", id), func(t *testing.T) {
+				quoted := fmt.Sprintf("%q", id)
+				notFound := func(name string, err error) {
+					t.Helper()
+					t.Run(name, func(t *testing.T) { wantErrContains(t, err, task.NotFound, `no run with id `+quoted) })
+				}
+				empty := func(name string, n int, err error) {
+					t.Helper()
+					if n != 0 || err != nil {
+						t.Errorf("%s = %d, %v; want nothing found", name, n, err)
+					}
+				}
+				_, _, err := h.e.Describe(h.ctx, id)
+				notFound("Describe", err)
+				_, err = h.e.ReadRun(h.ctx, id)
+				notFound("ReadRun", err)
+				notFound("Retry", h.e.Retry(h.ctx, id))
+				notFound("Cancel", h.e.Cancel(h.ctx, id))
+				notFound("Wake", h.e.Wake(h.ctx, id))
+				notFound("Release", h.e.Release(h.ctx, id))
+				_, err = h.e.Compact(h.ctx, id)
+				notFound("Compact", err)
+				_, err = h.e.Fork(h.ctx, id, "s", ForkOptions{})
+				notFound("Fork", err)
+				notFound("Rewind", h.e.Rewind(h.ctx, id, "s"))
+				_, err = h.e.Diff(h.ctx, "ok", id)
+				notFound("Diff", err)
+				_, err = Result(h.ctx, h.e, def, id)
+				notFound("Result", err)
+
+				_, err = h.e.History(h.ctx, id)
+				notFound("History", err)
+				sigs, err := h.e.Signals(h.ctx, id)
+				empty("Signals", len(sigs), err)
+				for name, f := range map[string]ListFilter{"workflow": {Workflow: id}, "parent": {Parent: id}, "id prefix": {IDPrefix: id}} {
+					runs, err := h.e.ListRuns(h.ctx, f)
+					empty("ListRuns by "+name, len(runs), err)
+				}
+				for name, f := range map[string]BulkFilter{"workflow": {Workflow: id}, "parent": {Parent: id}} {
+					n, err := h.e.CountBulk(h.ctx, BulkRetry, f)
+					empty("CountBulk by "+name, int(n), err)
+				}
+				found, err := h.e.Unschedule(h.ctx, id)
+				if found || err != nil {
+					t.Errorf("Unschedule = %v, %v; want nothing found", found, err)
+				}
+
+				_, err = h.e.CountBulk(h.ctx, BulkRetry, BulkFilter{ErrorContains: id})
+				wantErrContains(t, err, task.InvalidInput, "the error text "+quoted)
+				_, err = h.e.Bulk(h.ctx, BulkRetry, BulkFilter{ErrorContains: id}, BulkOptions{})
+				wantErrContains(t, err, task.InvalidInput, "the error text "+quoted)
+
+				snaps := NewSnapshotStore(h.e)
+				_, err = snaps.Save(h.ctx, id, 1, `1`)
+				wantErrContains(t, err, task.InvalidInput, "the snapshot id "+quoted)
+				_, _, _, err = snaps.Load(h.ctx, id)
+				wantErrContains(t, err, task.InvalidInput, "the snapshot id "+quoted)
+			})
+		}
+		h.wantStatus("ok", StatusDone)
 	})
 }
