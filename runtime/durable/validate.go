@@ -22,6 +22,40 @@ import (
 // name, step id, signal or event name, child key, schedule id or limit key.
 const MaxIDBytes = 512
 
+// MaxJSONDepth is the deepest nesting of arrays and objects a payload given
+// as JSON text may have. Go's JSON encoder stops at 10,000 levels for a
+// whole document, and `sky durable show --json` and the dashboard embed a
+// payload a few levels down, so a payload at Go's limit was stored but
+// could not be shown (TestDeepPayloadStaysInspectable).
+const MaxJSONDepth = 1000
+
+// jsonDepth is the deepest nesting of arrays and objects in valid JSON text.
+func jsonDepth(text string) int {
+	depth, deepest, inString, escaped := 0, 0, false, false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return deepest
+}
+
 // Priorities are stored as 32-bit integers.
 const (
 	MinPriority = math.MinInt32

@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -173,5 +174,47 @@ func TestUnstorableLookupsAnswerAlike(t *testing.T) {
 			})
 		}
 		h.wantStatus("ok", StatusDone)
+	})
+}
+
+// TestDeepPayloadStaysInspectable: a payload nested deeper than
+// MaxJSONDepth is refused by name on both stores, and one at the limit is
+// stored and reads back whole inside a document (as `sky durable show
+// --json` embeds it).
+func TestDeepPayloadStaysInspectable(t *testing.T) {
+	nested := func(n int) string { return strings.Repeat(`[`, n) + `"]["` + strings.Repeat(`]`, n) }
+	if d := jsonDepth(`{"a":"[[{","b":[{"c":"\"["}]}`); d != 3 {
+		t.Fatalf("jsonDepth = %d, want 3 (brackets in strings do not count)", d)
+	}
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		wf := Register("w", str, str, func(c *Ctx, in string) task.Task[string] { return task.Succeed(in) }).Erase()
+		wantErrContains(t, h.e.StartJSON(h.ctx, wf, "deep", nested(MaxJSONDepth+1)), task.InvalidInput,
+			`the input of run "deep" is nested 1001 levels deep, over the limit of 1000`, "hint: flatten it")
+		wantErrContains(t, h.e.Signal(h.ctx, "deep", "go", nested(MaxJSONDepth+1)), task.InvalidInput,
+			`the payload of signal "go" to run "deep" is nested 1001 levels deep`)
+		if _, _, err := h.e.Describe(h.ctx, "deep"); task.As(err).Kind != task.NotFound {
+			t.Fatalf("a refused start stored a run: %v", err)
+		}
+
+		if err := h.e.StartJSON(h.ctx, wf, "deep", nested(MaxJSONDepth)); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.e.Signal(h.ctx, "deep", "go", nested(MaxJSONDepth)); err != nil {
+			t.Fatal(err)
+		}
+		r, _, err := h.e.Describe(h.ctx, "deep")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sigs, err := h.e.Signals(h.ctx, "deep")
+		if err != nil || len(sigs) != 1 {
+			t.Fatalf("signals = %v, %v", sigs, err)
+		}
+		doc := map[string]any{"run": map[string]any{"input": json.RawMessage(r.Input)},
+			"signals": []any{map[string]any{"payload": json.RawMessage(sigs[0].Payload)}}}
+		if _, err := json.Marshal(doc); err != nil {
+			t.Fatalf("the run at the depth limit does not show as JSON: %v", err)
+		}
 	})
 }
