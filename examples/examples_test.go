@@ -52,20 +52,27 @@ func buildSky(t *testing.T) string {
 }
 
 // runExample copies an example into a fresh directory (so its SQLite file
-// starts empty) and runs `sky run` there.
-func runExample(t *testing.T, sky, name string) string {
+// starts empty) and runs `sky run` there; it returns the output and the
+// directory, where runIn can run it again.
+func runExample(t *testing.T, sky, name string) (string, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), name)
 	if err := os.CopyFS(dir, os.DirFS(name)); err != nil {
 		t.Fatal(err)
 	}
 	os.RemoveAll(filepath.Join(dir, ".skydata"))
+	return runIn(t, sky, dir), dir
+}
+
+// runIn runs `sky run` in dir, on the database an earlier run left there.
+func runIn(t *testing.T, sky, dir string) string {
+	t.Helper()
 	cmd := exec.Command(sky, "run")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "DATABASE_URL=", "SKY_DB_DRIVER=", "SKY_DB_PATH=")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("sky run in %s: %v\n%s", name, err, out)
+		t.Fatalf("sky run in %s: %v\n%s", dir, err, out)
 	}
 	return string(out)
 }
@@ -73,8 +80,9 @@ func runExample(t *testing.T, sky, name string) string {
 func TestExamples(t *testing.T) {
 	sky := buildSky(t)
 	cases := []struct {
-		name string
-		want []string // lines that must appear, in this order
+		name  string
+		want  []string // lines that must appear, in this order
+		again []string // the same, when it runs again on its database
 	}{
 		{"checkout", []string{
 			"  step reserve: reserved 3 units as res-order-1001",
@@ -85,11 +93,15 @@ func TestExamples(t *testing.T) {
 			"  step finalise: order ORD-order-1001 confirmed (settlement stl-77)",
 			`run order-1001: done, order "ORD-order-1001"`,
 			"charges: 1",
-		}},
+		}, nil},
 		{"onboarding", []string{
 			"  mail to ada@example.com: Welcome to Sky!",
 			"run onboard-ada is waiting (asleep until its timer is due)",
 			"  mail to ada@example.com: Three tips for your first day",
+			"run onboard-ada is done",
+			"mails sent: 2",
+		}, []string{
+			"run onboard-ada is done",
 			"run onboard-ada is done",
 			"mails sent: 2",
 		}},
@@ -101,36 +113,48 @@ func TestExamples(t *testing.T) {
 			`run t-1: done, "refunded 40 to alice (Conflict: account bob is closed)"`,
 			"alice: 100",
 			"alice's ledger rows: 2",
-		}},
+		}, nil},
 		{"approval", []string{
 			"manager: approves req-1",
 			"  nobody answered req-2: escalating",
 			`req-1: done, "approved by grace"`,
 			`req-2: done, "escalated after timeout"`,
-		}},
+		}, nil},
 		{"shipping", []string{
 			"order-7 is at stage shipping, asleep until its children are done",
 			"result so far: none",
 			"  order-7/berlin: packed at Berlin",
 			"  order-7/turin: packed at Turin",
 			"order-7: INV-order-7: parcel from Berlin, parcel from Lyon, parcel from Turin",
+		}, []string{
+			"order-7 is at stage invoicing (done)",
+			"result so far: INV-order-7: parcel from Berlin, parcel from Lyon, parcel from Turin",
 		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			out := runExample(t, sky, c.name)
-			rest := out
-			for _, line := range c.want {
-				i := strings.Index(rest, line+"\n")
-				if i < 0 {
-					t.Fatalf("output lacks %q (in order); full output:\n%s", line, out)
-				}
-				rest = rest[i+len(line):]
-			}
+			out, dir := runExample(t, sky, c.name)
+			wantLines(t, out, c.want)
 			if c.name == "checkout" && strings.Count(out, "step charge:") != 1 {
 				t.Fatalf("the charge step ran %d times, want 1:\n%s", strings.Count(out, "step charge:"), out)
 			}
+			if c.again != nil {
+				wantLines(t, runIn(t, sky, dir), c.again)
+			}
 		})
+	}
+}
+
+// wantLines fails t unless out has each of want as a whole line, in order.
+func wantLines(t *testing.T, out string, want []string) {
+	t.Helper()
+	rest := out
+	for _, line := range want {
+		i := strings.Index(rest, line+"\n")
+		if i < 0 || (i > 0 && rest[i-1] != '\n') {
+			t.Fatalf("output lacks %q (in order); full output:\n%s", line, out)
+		}
+		rest = rest[i+len(line):]
 	}
 }
 

@@ -67,6 +67,10 @@ type durableCommand struct {
 	// worker: the subcommand's statements are the engine's, bounded by its
 	// own leases, not by durableStatementTimeout.
 	worker bool
+	// createsDB: the subcommand serves a program (worker), so, as `sky run`
+	// of it would, it creates the project's SQLite database when there is
+	// none yet; a --db file must still exist (a typo there is an error).
+	createsDB bool
 	// invalidIsUsage: an InvalidInput error from run is a usage error
 	// (exit 2) rather than a refusal (exit 1).
 	invalidIsUsage bool
@@ -335,7 +339,7 @@ func runDurableCommand(ctx context.Context, c durableCommand, f *durableFlags, p
 		timeout = 0
 	}
 	readOnly := c.readOnly || f.readOnly
-	d, err := openDurableDB(ctx, f.dsn, start, timeout, readOnly)
+	d, err := openDurableDB(ctx, f.dsn, start, timeout, readOnly, c.createsDB && f.dsn == "")
 	if err != nil {
 		fmt.Fprintf(s.stderr, "sky durable: %v\n", err)
 		return exitFailure
@@ -389,8 +393,8 @@ const durableStatementTimeout = 30 * time.Second
 // of start (the program of `replay`, else the working directory: the
 // nearest sky.toml above it), with statementTimeout on PostgreSQL and, when readOnly, a SQLite file
 // read-only. A SQLite file that does not exist is an error rather than a
-// new empty database.
-func openDurableDB(ctx context.Context, dsn, start string, statementTimeout time.Duration, readOnly bool) (*db.DB, error) {
+// new empty database, unless create says to make it (as Db.connect does).
+func openDurableDB(ctx context.Context, dsn, start string, statementTimeout time.Duration, readOnly, create bool) (*db.DB, error) {
 	var cfg skydb.Config
 	switch {
 	case strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://"):
@@ -412,8 +416,11 @@ func openDurableDB(ctx context.Context, dsn, start string, statementTimeout time
 			return nil, err
 		}
 	}
-	if cfg.Driver == "sqlite" {
+	if cfg.Driver == "sqlite" && !create {
 		if _, err := os.Stat(cfg.DSN); errors.Is(err, os.ErrNotExist) {
+			if dsn != "" {
+				return nil, fmt.Errorf("the SQLite database %s does not exist; hint: check the path of --db (a file that does not exist is not made into an empty database)", cfg.DSN)
+			}
 			return nil, fmt.Errorf("the SQLite database %s does not exist; hint: run the program first, or pass --db", cfg.DSN)
 		}
 	}

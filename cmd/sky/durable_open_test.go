@@ -12,7 +12,7 @@ import (
 // runtime/db's TestPostgresStatementTimeout).
 func TestDurableCLIStatementTimeout(t *testing.T) {
 	ctx := context.Background()
-	d, err := openDurableDB(ctx, dbtest.URL(t, "cli"), "", durableStatementTimeout, false)
+	d, err := openDurableDB(ctx, dbtest.URL(t, "cli"), "", durableStatementTimeout, false, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,11 +18,14 @@ import (
 func init() {
 	registerDurable(durableCommand{
 		use: "worker [--concurrency N] [--tick 1s] [--stop-timeout 10s] FILE", args: "FILE", worker: true,
+		// The database is the program's, as `sky run FILE` opens it.
+		project: func(pos []string) string { return pos[0] }, createsDB: true,
 		short: "run the workflows FILE defines until SIGTERM",
 		long: `Load the program FILE, take every workflow its top-level values define, and advance their runs
 until SIGTERM or Ctrl-C, which stop it gracefully: runs in flight get --stop-timeout to finish
 their step. The engine takes the environment's settings as sky run does (SKY_DURABLE_LEASE,
-SKY_DURABLE_HEARTBEAT, SKY_DURABLE_LOG).`,
+SKY_DURABLE_HEARTBEAT, SKY_DURABLE_LOG) and the database sky run FILE opens (FILE's sky.toml),
+creating a SQLite one not there yet.`,
 		example: `  sky durable worker src/Workflows.sky
   sky durable worker --concurrency 16 --db postgres://app@db/app src/Workflows.sky`,
 		flags: func(fs *pflag.FlagSet, f *durableFlags) {
