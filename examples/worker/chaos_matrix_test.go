@@ -8,8 +8,10 @@ package worker_test
 // signalled at once) for its window while the fault strikes; at the window's
 // end, with the fault still on, it SIGTERMs the workers and times their
 // exit, then lets fresh workers drain every run. A cell prints its completion
-// in the window against the baseline cell's (the same workers and load, no
-// fault), lost runs, duplicated effects, recovery time, dead tuples in the
+// in the window against its yardstick's: the baseline cell's (the same
+// workers and load, no fault) or, for a fault that takes capacity away or
+// brings load of its own, a cell with that and not the fault (pool
+// baseline, burst elsewhere), lost runs, duplicated effects, recovery time, dead tuples in the
 // runs and journal tables, and how long the slowest worker took to stop.
 //
 // It asserts correctness only: every run done, each transactional effect
@@ -23,6 +25,7 @@ package worker_test
 //	go test ./examples/worker -run '^TestChaosMatrix$' -v -timeout 60m -args -chaos-matrix
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -84,6 +87,8 @@ type cell struct {
 
 	recovery time.Duration // the fault's own measure (see each fault)
 	note     string
+
+	base, dbName string // the server's URL (up to the database name) and the cell's database
 }
 
 // matrixFault strikes during the window (ctx ends with it) and returns what
@@ -92,6 +97,11 @@ type matrixFault struct {
 	name     string
 	recovers bool // the cell measures a recovery time (printMatrix says what)
 	pool     int  // pool_max_conns for the workers (0: the default)
+	// concurrency is the workers' --concurrency (0: matrixConcurrency).
+	concurrency int
+	// against names the cell whose rate this cell's is measured against,
+	// the same load and capacity without the fault ("": the baseline).
+	against string
 	window   func(matrixScale) time.Duration
 	strike   func(ctx context.Context, c *cell) (lift func())
 }
@@ -120,12 +130,26 @@ func TestChaosMatrix(t *testing.T) {
 		{name: "baseline", window: each, strike: func(context.Context, *cell) func() { return nil }},
 		{name: "postgres restart", recovers: true, window: each, strike: strikeRestart},
 		{name: "pg_terminate_backend", recovers: true, window: each, strike: strikeTerminate},
-		{name: "pool exhausted", pool: 2, window: each, strike: func(_ context.Context, c *cell) func() {
+		// An exhausted pool is measured against the capacity it leaves: the
+		// workload's charge step holds a connection 40 ms, so 2 connections
+		// a worker bound it whatever the pollers; the fault is the 2 extra
+		// pollers waiting for connections (a queue that deadlocks or thrashes
+		// there falls below its yardstick).
+		{name: "pool baseline", pool: 2, concurrency: 2, window: each, strike: func(_ context.Context, c *cell) func() {
+			c.note = "2 pollers on 2 connections each: pool exhausted's yardstick"
+			return nil
+		}},
+		{name: "pool exhausted", pool: 2, against: "pool baseline", window: each, strike: func(_ context.Context, c *cell) func() {
 			c.note = fmt.Sprintf("%d pollers on %d connections each", matrixConcurrency, 2)
 			return nil
 		}},
 		{name: "held xmin horizon", window: func(s matrixScale) time.Duration { return s.horizon }, strike: strikeHorizon},
-		{name: "event burst", recovers: true, window: each, strike: strikeBurst},
+		// A burst is measured against the same burst sent to another
+		// database of the server: on 2 cores its starters and their
+		// transactions take CPU from the workers either way; the fault is
+		// the workers taking the burst in while they drain.
+		{name: "burst elsewhere", window: each, strike: strikeBurstElsewhere},
+		{name: "event burst", recovers: true, against: "burst elsewhere", window: each, strike: strikeBurst},
 		{name: "repeated SIGKILL", recovers: true, window: each, strike: strikeKills},
 	}
 	if *chaosCells != "" {
@@ -137,6 +161,11 @@ func TestChaosMatrix(t *testing.T) {
 		for _, w := range want {
 			if !slices.Contains(names, w) {
 				t.Fatalf("-chaos-cells: %q is not a cell (the cells: %s)", w, strings.Join(names, ", "))
+			}
+		}
+		for _, f := range faults {
+			if slices.Contains(want, f.name) && f.against != "" {
+				want = append(want, f.against) // its yardstick runs too
 			}
 		}
 		faults = slices.DeleteFunc(faults, func(f matrixFault) bool { return f.name != "baseline" && !slices.Contains(want, f.name) })
@@ -167,8 +196,9 @@ func runCell(t *testing.T, srv *dbtest.Server, i int, f matrixFault, scale matri
 	c := &cell{srv: srv, scale: scale, window: f.window(scale), chaos: &chaos{
 		t: t, url: workerURL, d: openURL(t, base+dbName+"?sslmode=disable&connect_timeout=2"),
 		rng:  rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 11)),
-		argv: []string{"durable", "worker", "--concurrency", fmt.Sprint(matrixConcurrency), "--stop-timeout", matrixStopTimeout.String(), "src/Jobs.sky"},
+		argv: []string{"durable", "worker", "--concurrency", fmt.Sprint(cmp.Or(f.concurrency, matrixConcurrency)), "--stop-timeout", matrixStopTimeout.String(), "src/Jobs.sky"},
 	}}
+	c.base, c.dbName = base, dbName
 	c.admin = durable.New(c.d, durable.Options{WorkerID: "chaos-admin", Keys: chaosKeys})
 	if err := c.admin.Setup(ctx); err != nil {
 		t.Fatal(err)
@@ -414,9 +444,53 @@ func strikeHorizon(ctx context.Context, c *cell) func() {
 // the window; the recovery is how long after the burst was in the last of
 // its runs was done.
 func strikeBurst(ctx context.Context, c *cell) func() {
+	in, ok := c.burst(ctx, func(id string) { c.startAndSignal(context.Background(), id) })
+	if !ok {
+		return nil
+	}
+	return func() {
+		deadline := time.Now().Add(10 * time.Minute)
+		for count(c.t, c.d, `SELECT count(*) FROM _sky_durable_runs WHERE id LIKE 'burst-%' AND status = 'done'`) < int64(c.scale.burst) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond) // polling the burst's done count
+		}
+		c.recovery = time.Since(in)
+	}
+}
+
+// strikeBurstElsewhere sends the burst of strikeBurst, at the same time,
+// to another database of the server that no worker reads: event burst's
+// yardstick, the burst's cost to the machine without its runs to take in.
+func strikeBurstElsewhere(ctx context.Context, c *cell) func() {
+	name := c.dbName + "_elsewhere"
+	admin := openURL(c.t, c.base+"postgres?sslmode=disable")
+	if _, err := admin.Exec(context.Background(), "CREATE DATABASE "+name); err != nil {
+		c.t.Fatal(err)
+	}
+	d := openURL(c.t, c.base+name+"?sslmode=disable&connect_timeout=2")
+	e := durable.New(d, durable.Options{WorkerID: "chaos-elsewhere", Keys: chaosKeys})
+	if err := e.Setup(context.Background()); err != nil {
+		c.t.Fatal(err)
+	}
+	c.burst(ctx, func(id string) {
+		c.retry(context.Background(), "start "+id, func() error { return durable.Start(context.Background(), e, c.order, id, "book") })
+		c.retry(context.Background(), "signal "+id, func() error { return e.Signal(context.Background(), id, "paid", `"card"`) })
+	})
+	return func() {
+		d.Close()
+		if _, err := admin.Exec(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
+			c.t.Error(err)
+		}
+		admin.Close()
+	}
+}
+
+// burst waits a third of the window, then sends scale.burst runs (ids
+// burst-000001...) to send with 16 starters; it returns when they were all
+// in (false when the window ended first) and notes how long they took.
+func (c *cell) burst(ctx context.Context, send func(id string)) (in time.Time, ok bool) {
 	select {
 	case <-ctx.Done():
-		return nil
+		return time.Time{}, false
 	case <-time.After(c.window / 3):
 	}
 	began := time.Now()
@@ -427,20 +501,14 @@ func strikeBurst(ctx context.Context, c *cell) func() {
 		go func() {
 			defer starters.Done()
 			for n := next.Add(1); n <= int64(c.scale.burst); n = next.Add(1) {
-				c.startAndSignal(context.Background(), fmt.Sprintf("burst-%06d", n))
+				send(fmt.Sprintf("burst-%06d", n))
 			}
 		}()
 	}
 	starters.Wait()
-	in := time.Now()
+	in = time.Now()
 	c.note = fmt.Sprintf("%d starts in %v", c.scale.burst, in.Sub(began).Round(time.Millisecond))
-	return func() {
-		deadline := time.Now().Add(10 * time.Minute)
-		for count(c.t, c.d, `SELECT count(*) FROM _sky_durable_runs WHERE id LIKE 'burst-%' AND status = 'done'`) < int64(c.scale.burst) && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond) // polling the burst's done count
-		}
-		c.recovery = time.Since(in)
-	}
+	return in, true
 }
 
 // strikeKills SIGKILLs a random worker every 0.5 to 2 s and starts another;
@@ -471,8 +539,11 @@ func strikeKills(ctx context.Context, c *cell) func() {
 
 // printMatrix prints one line per cell.
 func printMatrix(rs []cellResult, faults []matrixFault) {
-	base := rs[0]
 	rate := func(r cellResult) float64 { return float64(r.inWindow) / r.window.Seconds() }
+	rates := map[string]float64{}
+	for _, r := range rs {
+		rates[r.name] = rate(r)
+	}
 	fmt.Fprintf(os.Stdout, "fault matrix (%d workers × concurrency %d, stop timeout %v, backlog %d):\n", matrixWorkers, matrixConcurrency, matrixStopTimeout, matrixBacklog)
 	fmt.Fprintf(os.Stdout, "  %-22s %7s %9s %8s %5s %5s %10s %9s %12s %8s  %s\n",
 		"cell", "window", "done/s", "vs base", "lost", "dup", "recovery", "dead runs", "dead journal", "stop max", "note")
@@ -485,8 +556,14 @@ func printMatrix(rs []cellResult, faults []matrixFault) {
 		if r.hung > 0 {
 			stop = fmt.Sprintf("HUNG(%d)", r.hung)
 		}
+		note := r.note
+		against := cmp.Or(faults[i].against, "baseline")
+		if against != "baseline" {
+			note += fmt.Sprintf(" (against %s; %.0f%% of the baseline)", against, 100*rate(r)/rates["baseline"])
+		}
 		fmt.Fprintf(os.Stdout, "  %-22s %7v %9.1f %7.0f%% %5d %5d %10s %9d %12d %8s  %s\n",
-			r.name, r.window, rate(r), 100*rate(r)/rate(base), r.lost, r.doubled, rec, r.deadRuns, r.deadJournal, stop, r.note)
+			r.name, r.window, rate(r), 100*rate(r)/rates[against], r.lost, r.doubled, rec, r.deadRuns, r.deadJournal, stop, note)
 	}
+	fmt.Fprintln(os.Stdout, "  vs base: the cell's rate against its yardstick's, the baseline unless its note names another")
 	fmt.Fprintln(os.Stdout, "  recovery: postgres restart and pg_terminate_backend, the first run done after; event burst, its last run done after it was in; repeated SIGKILL, the longest a killed worker's runs waited")
 }
