@@ -102,8 +102,8 @@ type matrixFault struct {
 	// against names the cell whose rate this cell's is measured against,
 	// the same load and capacity without the fault ("": the baseline).
 	against string
-	window   func(matrixScale) time.Duration
-	strike   func(ctx context.Context, c *cell) (lift func())
+	window  func(matrixScale) time.Duration
+	strike  func(ctx context.Context, c *cell) (lift func())
 }
 
 // cellResult is what a cell measured.
