@@ -152,6 +152,13 @@ func (s *sealingStore) InsertRun(ctx context.Context, r store.NewRun, now time.T
 	return s.Store.InsertRun(ctx, r, now)
 }
 
+// InsertClaimedRun seals the input as InsertRun; the run it returns
+// carries it sealed, as a claim's does, for pollOne's openClaim.
+func (s *sealingStore) InsertClaimedRun(ctx context.Context, r store.NewRun, now time.Time, lease time.Duration, token, worker string) (store.Claimed, bool, string, error) {
+	r.Input = s.ring.Seal(r.ID, placeInput, r.Input)
+	return s.Store.InsertClaimedRun(ctx, r, now, lease, token, worker)
+}
+
 // LoadJournal opens what it can; an entry left sealed is for a reader to
 // show (a worker checks with openJournal).
 func (s *sealingStore) LoadJournal(ctx context.Context, runID string) ([]store.JournalEntry, error) {
