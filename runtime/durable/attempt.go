@@ -2,7 +2,7 @@ package durable
 
 // An attempt is one claim of a run: claimed, then running its body, then
 // exactly one of the outcomes below, decided once by Ctx.end when the body
-// has returned. pollOne acts on the outcome and on nothing else, so the
+// has returned. advance acts on the outcome and on nothing else, so the
 // precedence between them (a lost lease before anything the body did, a
 // step failure before what the body made of it) lives in one place.
 

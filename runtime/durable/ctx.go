@@ -46,7 +46,7 @@ type Ctx struct {
 	// pending is the entry of the last fresh plain step, already in the
 	// in-memory journal but not yet written. It is written before the
 	// body's next durable operation starts (enter), or in the statement
-	// that records the run's outcome (pollOne), which spares a run one
+	// that records the run's outcome (advance), which spares a run one
 	// statement and one commit. Nothing is at greater risk than unbatched:
 	// until then the body only runs its own deterministic code, and no
 	// later effect starts before the entry is durable.

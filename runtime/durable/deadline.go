@@ -49,9 +49,9 @@ type StartOptions struct {
 // idempotent on the id: starting an existing run again changes nothing,
 // its deadline included.
 func StartWith[I, O any](ctx context.Context, e *Engine, opts StartOptions, def Def[I, O], runID string, input I) error {
-	js, err := def.in.Encode(input)
+	js, err := def.encodeInput(runID, input)
 	if err != nil {
-		return task.Errorf(task.InvalidInput, "durable: the input of run %q of workflow %q does not encode: %s", runID, def.name, errText(err))
+		return err
 	}
 	return e.start(ctx, def.name, def.version, runID, js, runOptions{StartOptions: opts, limits: def.limits})
 }

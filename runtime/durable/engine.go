@@ -308,11 +308,20 @@ func (e *Engine) checkJSON(what, text string) error {
 // a run with that id exists it does nothing (the first input wins), unless
 // that run belongs to another workflow, which is a Conflict naming both.
 func Start[I, O any](ctx context.Context, e *Engine, def Def[I, O], runID string, input I) error {
-	js, err := def.in.Encode(input)
+	js, err := def.encodeInput(runID, input)
 	if err != nil {
-		return task.Errorf(task.InvalidInput, "durable: the input of run %q of workflow %q does not encode: %s", runID, def.name, errText(err))
+		return err
 	}
 	return e.start(ctx, def.name, def.version, runID, js, runOptions{limits: def.limits})
+}
+
+// encodeInput is the JSON of input, the start input of run runID.
+func (d Def[I, O]) encodeInput(runID string, input I) (string, error) {
+	js, err := d.in.Encode(input)
+	if err != nil {
+		return "", task.Errorf(task.InvalidInput, "durable: the input of run %q of workflow %q does not encode: %s", runID, d.name, errText(err))
+	}
+	return js, nil
 }
 
 // StartJSON is Start for a type-erased workflow and an input already in
@@ -322,46 +331,70 @@ func (e *Engine) StartJSON(ctx context.Context, w Workflow, runID, input string)
 }
 
 func (e *Engine) start(ctx context.Context, workflow string, version int, runID, input string, opts runOptions) error {
+	_, err := e.insert(ctx, workflow, version, runID, input, opts)
+	return err
+}
+
+// insert is start, reporting whether it inserted the run (false: a run of
+// the workflow had the id).
+func (e *Engine) insert(ctx context.Context, workflow string, version int, runID, input string, opts runOptions) (bool, error) {
+	r, err := e.newRun(ctx, workflow, version, runID, input, opts)
+	if err != nil {
+		return false, err
+	}
+	inserted, existing, err := e.store.InsertRun(ctx, r, e.now())
+	if err != nil {
+		return false, err
+	}
+	return inserted, e.started(ctx, r, inserted, existing)
+}
+
+// newRun checks a start's arguments (every start checks them alike, on
+// both stores) and makes the run to insert, with the trace context of its
+// start span.
+func (e *Engine) newRun(ctx context.Context, workflow string, version int, runID, input string, opts runOptions) (store.NewRun, error) {
 	if e.optsErr != nil {
-		return e.optsErr
+		return store.NewRun{}, e.optsErr
 	}
 	if err := checkRunID(runID, workflow); err != nil {
-		return err
+		return store.NewRun{}, err
 	}
 	if workflow == "" {
-		return task.Errorf(task.InvalidInput, "durable: run %q names no workflow", runID)
+		return store.NewRun{}, task.Errorf(task.InvalidInput, "durable: run %q names no workflow", runID)
 	}
 	if err := checkWorkflowName(workflow); err != nil {
-		return err
+		return store.NewRun{}, err
 	}
 	if err := e.checkJSON(fmt.Sprintf("the input of run %q", runID), input); err != nil {
-		return err
+		return store.NewRun{}, err
 	}
 	if err := checkStartOptions(opts.StartOptions, runID); err != nil {
-		return err
+		return store.NewRun{}, err
 	}
 	if version <= 0 {
 		version = 1
 	}
 	key, err := opts.limitKey(workflow, runID, input)
 	if err != nil {
-		return err
+		return store.NewRun{}, err
 	}
 	tc := e.tel.startSpan(ctx, workflow, runID, version)
-	inserted, existing, err := e.store.InsertRun(ctx, store.NewRun{ID: runID, Workflow: workflow, Version: version, Input: input, TraceContext: tc,
-		Deadline: opts.Deadline, Priority: opts.Priority, LimitKey: key}, e.now())
-	if err != nil {
-		return err
-	}
+	return store.NewRun{ID: runID, Workflow: workflow, Version: version, Input: input, TraceContext: tc,
+		Deadline: opts.Deadline, Priority: opts.Priority, LimitKey: key}, nil
+}
+
+// started reports the insert of r: a new run is counted and logged; an
+// existing one of another workflow (existing) is a Conflict naming both.
+func (e *Engine) started(ctx context.Context, r store.NewRun, inserted bool, existing string) error {
 	if inserted {
-		e.tel.count(ctx, workflow, "started")
-		e.log.Info("durable run started", "run", runID, "workflow", workflow, "worker", e.worker, "version", version)
+		e.tel.count(ctx, r.Workflow, "started")
+		e.log.Info("durable run started", "run", r.ID, "workflow", r.Workflow, "worker", e.worker, "version", r.Version)
 		return nil
 	}
-	if existing != workflow {
+	if existing != r.Workflow {
 		return wrapping(task.Errorf(task.Conflict,
 			"durable: cannot start run %q of workflow %q: that id already belongs to a run of workflow %q; hint: run ids are global, prefix them with the workflow name",
-			runID, workflow, existing), ErrWorkflowMismatch)
+			r.ID, r.Workflow, existing), ErrWorkflowMismatch)
 	}
 	return nil
 }

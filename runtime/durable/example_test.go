@@ -95,6 +95,40 @@ func ExampleSleep() {
 	// done "reminded ann"
 }
 
+// RunNow starts a run and advances it in the caller, at once: a handler
+// that answers with the workflow's outcome needs no worker for it. Run again
+// with the same id, it reads the run's result instead of running it again.
+func ExampleRunNow() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "durable-example")
+	defer os.RemoveAll(dir)
+	d, _ := db.Open(ctx, "sqlite", filepath.Join(dir, "app.db"))
+	defer d.Close()
+
+	e := durable.New(d, durable.Options{WorkerID: "web-1"})
+	_ = e.Setup(ctx)
+	charges := 0
+	checkout := durable.Register("checkout", codec.String, codec.String,
+		func(c *durable.Ctx, order string) task.Task[string] {
+			reserve := durable.Step(c, codec.String, "reserve", task.Succeed("res-"+order))
+			return task.AndThen(reserve, func(res string) task.Task[string] {
+				return durable.Step(c, codec.String, "charge", task.From(func(context.Context) (string, error) {
+					charges++
+					return res + " charged", nil
+				}))
+			})
+		})
+
+	out, err := durable.RunNow(ctx, e, checkout, "order-7", "7")
+	fmt.Println(*out, err)
+	out, _ = durable.RunNow(ctx, e, checkout, "order-7", "7") // the id exists: its result
+	run, journal, _ := e.Describe(ctx, "order-7")
+	fmt.Println(*out, "| charges:", charges, "|", run.Status, "by", run.ClaimedBy, "in", run.Attempts, "attempt,", len(journal), "steps")
+	// Output:
+	// res-7 charged <nil>
+	// res-7 charged | charges: 1 | done by web-1 in 1 attempt, 2 steps
+}
+
 // All fans out one child run per warehouse and fans in their outputs in
 // order; the parent sleeps until the last child is done, which wakes it.
 func ExampleAll() {

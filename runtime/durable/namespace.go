@@ -190,6 +190,12 @@ func (n *namespacedStore) InsertRun(ctx context.Context, r store.NewRun, now tim
 	return ok, n.out(existing), err
 }
 
+func (n *namespacedStore) InsertClaimedRun(ctx context.Context, r store.NewRun, now time.Time, lease time.Duration, token, worker string) (store.Claimed, bool, string, error) {
+	r.ID, r.Workflow = n.in(r.ID), n.in(r.Workflow)
+	c, ok, existing, err := n.s.InsertClaimedRun(ctx, r, now, lease, token, worker)
+	return n.claimed(c), ok, n.out(existing), err
+}
+
 func (n *namespacedStore) ClaimRun(ctx context.Context, names []string, now time.Time, lease time.Duration, token, worker string) (store.Claimed, bool, error) {
 	c, ok, err := n.s.ClaimRun(ctx, n.ins(names), now, lease, token, worker)
 	return n.claimed(c), ok, err

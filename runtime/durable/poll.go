@@ -242,7 +242,6 @@ func (e *Engine) claim(ctx context.Context, reg registry, policy VersionPolicy, 
 
 // pollOne claims (or takes the run ch carries) and advances one run.
 func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch *chain) (bool, error) {
-	versions := opts.Versions
 	var cl store.Claimed
 	var token string
 	var err error
@@ -252,29 +251,50 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 	} else {
 		token = e.newToken()
 		var ok bool
-		if cl, ok, ch.wait, err = e.claim(ctx, reg, versions, token); err != nil || !ok {
+		if cl, ok, ch.wait, err = e.claim(ctx, reg, opts.Versions, token); err != nil || !ok {
 			return false, err
 		}
 	}
 	if opts.claimed != nil {
 		opts.claimed()
 	}
+	_, err = e.advance(ctx, reg, opts, ch, cl, token)
+	return true, err
+}
+
+// advanced is how the attempt advance ran ended: its outcome as the
+// attempt's telemetry names it ("done", "failed", "dead", "suspended",
+// "lease_lost", "released", or "error": an injected crash, or a failure
+// of the engine), and the body's output when done.
+type advanced struct {
+	outcome, output string
+}
+
+// advance runs one attempt of cl, claimed with token (by pollOne's claim,
+// or RunNow's insert), until it suspends, completes or fails, and records
+// that on the run. ch carries the claim of the next run when the
+// completion may take one (ch.on). err is a failure of the engine only.
+func (e *Engine) advance(ctx context.Context, reg registry, opts PollOptions, ch *chain, cl store.Claimed, token string) (a advanced, err error) {
+	versions := opts.Versions
 	ctx, att := e.tel.startAttempt(ctx, cl)
-	defer att.end(ctx)
+	defer func() {
+		a.outcome = att.outcome // set last, by whichever write ended the attempt
+		att.end(ctx)
+	}()
 	spanEvent(ctx, store.EventClaimed, e.worker, "", "")
 	f := store.Fence{RunID: cl.ID, Token: token}
 	log := e.log.With("run", cl.ID, "workflow", cl.Workflow, "attempt", cl.Attempts, "worker", e.worker)
 	log.Info("durable run claimed", "version", cl.Version)
 
 	if err := e.sealed.openClaim(&cl); err != nil {
-		return true, e.keyFailure(ctx, log, f, cl, reg.newest(cl.Workflow).Retry.WithDefaults(), err, "")
+		return a, e.keyFailure(ctx, log, f, cl, reg.newest(cl.Workflow).Retry.WithDefaults(), err, "")
 	}
 	w, known := reg.lookup(cl.Workflow, cl.Version)
 	if !known {
 		// Only FailSafe claims a version it lacks: the attempt fails, and
 		// is retried (by a worker that has it, perhaps) or ends dead.
 		msg := versionMissing(cl.Workflow, cl.Version, reg.byName[cl.Workflow])
-		return true, e.failAttempt(ctx, log, f, cl, reg.newest(cl.Workflow).Retry.WithDefaults(), msg, "")
+		return a, e.failAttempt(ctx, log, f, cl, reg.newest(cl.Workflow).Retry.WithDefaults(), msg, "")
 	}
 	policy := w.Retry.WithDefaults()
 
@@ -285,17 +305,17 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 		if cl.LastError != "" {
 			msg += "; last error: " + cl.LastError
 		}
-		return true, e.finish(ctx, log, f, e.store.Fail(ctx, f, storableText(msg), "", 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg)
+		return a, e.finish(ctx, log, f, e.store.Fail(ctx, f, storableText(msg), "", 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg)
 	}
 
 	journal := cl.Journal
 	if !cl.JournalRead {
 		if journal, err = e.store.LoadJournal(ctx, cl.ID); err != nil {
-			return true, err
+			return a, err
 		}
 	}
 	if err := e.sealed.openJournal(cl.ID, journal); err != nil {
-		return true, e.keyFailure(ctx, log, f, cl, policy, err, "")
+		return a, e.keyFailure(ctx, log, f, cl, policy, err, "")
 	}
 	c := newCtx(e, cl, token, journal)
 	c.maxAttempts = policy.MaxAttempts
@@ -306,30 +326,31 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 	switch end.outcome {
 	case attemptCrashed:
 		log.Warn("durable worker stopped at an injected crash point; the run stays claimed until its lease runs out", "step", c.at())
-		return true, nil
+		return a, nil
 	case attemptLeaseLost:
 		att.outcome = "lease_lost"
 		spanEvent(ctx, eventLeaseLost, e.worker, "", c.at())
 		e.deadlines.leaseLost()
 		log.Warn("durable lease lost: another worker owns the run now, or it was cancelled or timed out; stopping", "step", c.at())
-		return true, nil
+		return a, nil
 	case attemptSuspended:
 		att.outcome = "suspended"
-		return true, nil
+		return a, nil
 	case attemptDone:
+		a.output = out
 		// The last step's pending entry is written with the outcome.
 		last := c.takePending()
 		if ch.on {
-			return true, e.completeAndClaim(ctx, log, c, f, last, out, reg, versions, ch)
+			return a, e.completeAndClaim(ctx, log, c, f, last, out, reg, versions, ch)
 		}
 		err := e.store.Complete(ctx, f, last, out, e.now())
 		if err == nil && last != nil {
 			c.journalled(*last)
 			if c.cross(AfterCommit, *last, false) != nil {
-				return true, nil
+				return a, nil
 			}
 		}
-		return true, e.finish(ctx, log, f, err, slog.LevelInfo, "durable run done", "step", c.at())
+		return a, e.finish(ctx, log, f, err, slog.LevelInfo, "durable run done", "step", c.at())
 	}
 	// attemptFailed or attemptHalted. An attempt that failed after a step
 	// whose entry is still pending writes it first (also when the worker is shutting down), so the retry
@@ -340,7 +361,7 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 		if IsLeaseLost(err) || IsCrashed(err) {
 			e.deadlines.leaseLost()
 			log.Warn("durable lease lost: another worker owns the run now, or it was cancelled or timed out; stopping", "step", c.at())
-			return true, nil
+			return a, nil
 		}
 		log.Warn("durable step result not journalled; the step runs again on retry", "step", c.at(), "error", errText(err))
 	}
@@ -364,9 +385,9 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 			log.Warn("durable run not released; it is resumed when its lease expires", "step", c.at(), "error", errText(err))
 		}
 		if halted {
-			return true, end.err
+			return a, end.err
 		}
-		return true, task.As(ctx.Err())
+		return a, task.As(ctx.Err())
 	}
 	bodyErr = end.err
 	msg := errText(bodyErr)
@@ -374,13 +395,13 @@ func (e *Engine) pollOne(ctx context.Context, reg registry, opts PollOptions, ch
 		msg = se.Error()
 	}
 	if errors.Is(bodyErr, ErrUnreadable) {
-		return true, e.keyFailure(ctx, log, f, cl, policy, bodyErr, c.at())
+		return a, e.keyFailure(ctx, log, f, cl, policy, bodyErr, c.at())
 	}
 	if IsPermanent(bodyErr) {
 		msg += " (a permanent error: the run is not retried)"
-		return true, e.finish(ctx, log, f, e.store.Fail(ctx, f, storableText(msg), c.at(), 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg, "step", c.at())
+		return a, e.finish(ctx, log, f, e.store.Fail(ctx, f, storableText(msg), c.at(), 0, true, e.now()), slog.LevelError, "durable run dead", "error", msg, "step", c.at())
 	}
-	return true, e.failAttempt(ctx, log, f, cl, policy, msg, c.at())
+	return a, e.failAttempt(ctx, log, f, cl, policy, msg, c.at())
 }
 
 // completeAndClaim completes c's run and claims the next one into ch.

@@ -29,22 +29,28 @@ func Result[I, O any](ctx context.Context, e *Engine, def Def[I, O], runID strin
 	if err != nil {
 		return nil, err
 	}
+	return resultOf(e, def, r)
+}
+
+// resultOf is Result's answer for run r as read (RunNow's for the run it
+// advanced).
+func resultOf[I, O any](e *Engine, def Def[I, O], r Run) (*O, error) {
 	if r.Workflow != def.name {
-		return nil, task.Errorf(task.Conflict, "durable: run %q is a run of workflow %q, not %q; hint: read it with the WorkflowDef it was started with", runID, r.Workflow, def.name)
+		return nil, task.Errorf(task.Conflict, "durable: run %q is a run of workflow %q, not %q; hint: read it with the WorkflowDef it was started with", r.ID, r.Workflow, def.name)
 	}
 	switch r.Status {
 	case StatusDone:
-		if err := e.sealed.stillSealed(runID, placeOutput, r.Output); err != nil {
+		if err := e.sealed.stillSealed(r.ID, placeOutput, r.Output); err != nil {
 			return nil, err
 		}
 		out, err := def.out.Decode(r.Output)
 		if err != nil {
-			return nil, task.Errorf(task.Decode, "durable: the output %s of run %q does not decode: %s; hint: the workflow's output codec changed since it finished", codec.Preview(r.Output), runID, errText(err))
+			return nil, task.Errorf(task.Decode, "durable: the output %s of run %q does not decode: %s; hint: the workflow's output codec changed since it finished", codec.Preview(r.Output), r.ID, errText(err))
 		}
 		return &out, nil
 	case StatusDead, StatusCancelled, StatusTimedOut:
 		return nil, task.Errorf(task.Unavailable, "durable: run %q (workflow %q) is %s and has no result (last error: %s); hint: `sky durable show %s`",
-			runID, r.Workflow, r.Status, orNone(r.LastError), runID)
+			r.ID, r.Workflow, r.Status, orNone(r.LastError), r.ID)
 	}
 	return nil, nil
 }
@@ -173,9 +179,9 @@ func GetEvent[A any](ctx context.Context, e *Engine, runID, key string, cd codec
 // Durable.signalWithStart): the signal is never stored for a run that
 // failed to start, and a run started by it finds the signal at once.
 func SignalWithStart[I, O, A any](ctx context.Context, e *Engine, def Def[I, O], runID string, input I, name string, cd codec.Codec[A], a A) error {
-	in, err := def.in.Encode(input)
+	in, err := def.encodeInput(runID, input)
 	if err != nil {
-		return task.Errorf(task.InvalidInput, "durable: the input of run %q of workflow %q does not encode: %s", runID, def.name, errText(err))
+		return err
 	}
 	payload, err := cd.Encode(a)
 	if err != nil {

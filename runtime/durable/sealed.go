@@ -127,7 +127,7 @@ func (s *sealingStore) stillSealed(runID, place, text string) error {
 	return unreadable(runID, place, err)
 }
 
-// openClaim opens a claimed run's input for its body (pollOne opens its
+// openClaim opens a claimed run's input for its body (advance opens its
 // journal with openJournal, however it was read).
 func (s *sealingStore) openClaim(c *store.Claimed) error {
 	in, err := s.openInput(c.ID, c.Input)
@@ -150,6 +150,13 @@ func (s *sealingStore) sealEntry(runID string, e *store.JournalEntry) *store.Jou
 func (s *sealingStore) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (bool, string, error) {
 	r.Input = s.ring.Seal(r.ID, placeInput, r.Input)
 	return s.Store.InsertRun(ctx, r, now)
+}
+
+// InsertClaimedRun seals the input as InsertRun; the run it returns
+// carries it sealed, as a claim's does, for advance's openClaim.
+func (s *sealingStore) InsertClaimedRun(ctx context.Context, r store.NewRun, now time.Time, lease time.Duration, token, worker string) (store.Claimed, bool, string, error) {
+	r.Input = s.ring.Seal(r.ID, placeInput, r.Input)
+	return s.Store.InsertClaimedRun(ctx, r, now, lease, token, worker)
 }
 
 // LoadJournal opens what it can; an entry left sealed is for a reader to

@@ -137,7 +137,7 @@ func (t *telemetry) linkSignal(ctx context.Context, name, traceContext string) {
 }
 
 // attempt is the span of one claimed attempt; its outcome is set where the
-// attempt ends (finish, or pollOne's lost and suspended branches).
+// attempt ends (finish, or advance's lost and suspended branches).
 type attempt struct {
 	t       *telemetry
 	span    trace.Span

@@ -16,8 +16,9 @@ import (
 // API boundary, so SQLite and PostgreSQL get the same InvalidInput error
 // naming the value, for each class of bad input (empty, NUL and other
 // control characters, invalid UTF-8, over MaxIDBytes, a priority out of
-// range), and nothing is stored. A step id the journal cannot hold fails
-// the run at once, before its effect runs: no second effect.
+// range), from Start and RunNow alike, and nothing is stored. A step id
+// the journal cannot hold fails the run at once, before its effect runs:
+// no second effect.
 func TestOneValidationBothStores(t *testing.T) {
 	long := strings.Repeat("é", MaxIDBytes/2) + "x" // MaxIDBytes + 1 bytes
 	atLimit := strings.Repeat("é", MaxIDBytes/2)    // MaxIDBytes bytes
@@ -31,6 +32,10 @@ func TestOneValidationBothStores(t *testing.T) {
 		start := func(id string, opts StartOptions) error {
 			return h.e.StartJSONWith(h.ctx, opts, wf, id, `"s"`)
 		}
+		runNow := func(id string) error {
+			_, err := RunNow(h.ctx, h.e, def, id, "s")
+			return err
+		}
 
 		for _, c := range []struct {
 			name  string
@@ -42,6 +47,9 @@ func TestOneValidationBothStores(t *testing.T) {
 			{"run id with a C1 control", start("order\u0085", StartOptions{}), []string{"control character U+0085 at byte 5"}},
 			{"run id not UTF-8", start("order\xff", StartOptions{}), []string{`the run id "order\xff"`, "not valid UTF-8 (byte 5)"}},
 			{"run id too long", start(long, StartOptions{}), []string{"the run id", "513 bytes, over the limit of 512"}},
+			{"run id with NUL, run now", runNow("order\x00-1"), []string{`the run id "order\x00-1"`, "control character U+0000 at byte 5"}},
+			{"run id not UTF-8, run now", runNow("order\xff"), []string{`the run id "order\xff"`, "not valid UTF-8 (byte 5)"}},
+			{"run id too long, run now", runNow(long), []string{"the run id", "513 bytes, over the limit of 512"}},
 			{"priority out of range", start("p", StartOptions{Priority: 1 << 40}), []string{"priority 1099511627776", `"p"`, "out of range"}},
 			{"workflow name with NUL", h.e.StartJSON(h.ctx, Workflow{Name: "w\x00", Body: wf.Body}, "r", `1`), []string{`the workflow name "w\x00"`, "U+0000"}},
 			{"input not UTF-8", h.e.StartJSON(h.ctx, wf, "bad-input", "\"\xff\""), []string{`the input of run "bad-input"`, "not valid UTF-8"}},

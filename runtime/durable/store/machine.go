@@ -7,7 +7,7 @@ type Op string
 
 // The operations of the run state machine.
 const (
-	OpClaim    Op = "claim"    // ClaimRun, ClaimPinned, the claim of CompleteAndClaim
+	OpClaim    Op = "claim"    // ClaimRun, ClaimPinned, the claim of CompleteAndClaim, of InsertClaimedRun (of a new run, waiting)
 	OpSuspend  Op = "suspend"  // Suspend
 	OpComplete Op = "complete" // Complete, CompleteAndClaim
 	OpFail     Op = "fail"     // Fail (not dead)

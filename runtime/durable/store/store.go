@@ -29,6 +29,17 @@ type Store interface {
 	// InsertRun inserts a new run; when the id exists it changes nothing
 	// and reports the existing run's workflow name.
 	InsertRun(ctx context.Context, r NewRun, now time.Time) (inserted bool, existingWorkflow string, err error)
+	// InsertClaimedRun is InsertRun for a run its caller advances at once
+	// (durable.RunNow), in one statement: a new id is inserted already
+	// claimed, in the state ClaimRun leaves (running, attempt 1, leased
+	// with token to worker until now + lease; a first claim, recorded in no
+	// history, as ClaimRun's first is not), and c is what ClaimRun would
+	// return for it (its journal read: empty). The insert commits
+	// synchronously, as InsertRun's. An existing id changes nothing and
+	// reports the existing run's workflow, as InsertRun. It takes no claim
+	// and so honours no limit (a perKey key is stored, not queued
+	// behind): the engine uses it only for workflows without limits.
+	InsertClaimedRun(ctx context.Context, r NewRun, now time.Time, lease time.Duration, token, worker string) (c Claimed, inserted bool, existingWorkflow string, err error)
 	// ClaimRun leases the most overdue claimable run whose workflow is in
 	// names, counting an attempt. ok is false when none is due. It also
 	// reads the run's journal in the same statement when it can prove the
@@ -226,6 +237,14 @@ type NewRun struct {
 	// LimitKey is the run's perKey key (flow.go); nil when its workflow
 	// has no perKey limit.
 	LimitKey *string
+}
+
+// ClaimedAt is what InsertClaimedRun returns for r, inserted claimed at
+// now (the clock reading its statement used): its first attempt, with its
+// journal read (a new run has none).
+func (r NewRun) ClaimedAt(now time.Time) Claimed {
+	return Claimed{ID: r.ID, Workflow: r.Workflow, Version: r.Version, Input: r.Input, Attempts: 1, Now: now,
+		TraceContext: r.TraceContext, JournalRead: true}
 }
 
 // Claimed is what a claim returns: enough to run the body.

@@ -460,6 +460,8 @@ var sqlConstants = map[string][]string{
 	"pgGetEvent":                 {pgGetEvent},
 	"pgInsertChildren":           {pgInsertChildren},
 	"pgInsertRun":                {pgInsertRun},
+	"pgInsertClaimed":            {pgInsertClaimed},
+	"pgNewRun":                   {pgNewRun},
 	"pgListSchedules":            {pgListSchedules},
 	"pgListSignals":              {pgListSignals},
 	"pgLoadJournal":              {pgLoadJournal},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -125,13 +126,17 @@ func (s *Store) exec(ctx context.Context, q *db.DB, op, sql string, args ...any)
 	return q.Exec(ctx, sql, args...)
 }
 
+// pgNewRun is the CTE of the run a start inserts, after the clock: its
+// parameters are insertArgs'.
+const pgNewRun = `
+new AS (SELECT CAST(? AS TEXT) AS id, CAST(? AS TEXT) AS workflow, CAST(? AS INT) AS version, CAST(? AS TEXT) AS input,
+               NULLIF(CAST(? AS TEXT), '') AS trace_context, CAST(? AS BIGINT) AS deadline_ms, CAST(? AS INT) AS priority,
+               CAST(? AS TEXT) AS limit_key)`
+
 // pgInsertRun starts a run. A run with a perKey key queues behind its
 // key's head when the key has one (_sky_durable_key_queued, migration
 // 0014): due 'infinity' until the head leaves.
-const pgInsertRun = pgClock + `,
-new AS (SELECT CAST(? AS TEXT) AS id, CAST(? AS TEXT) AS workflow, CAST(? AS INT) AS version, CAST(? AS TEXT) AS input,
-               NULLIF(CAST(? AS TEXT), '') AS trace_context, CAST(? AS BIGINT) AS deadline_ms, CAST(? AS INT) AS priority,
-               CAST(? AS TEXT) AS limit_key),
+const pgInsertRun = pgClock + `,` + pgNewRun + `,
 queue AS (SELECT CASE WHEN new.limit_key IS NULL THEN FALSE ELSE _sky_durable_key_queued(new.workflow, new.limit_key) END AS queued
             FROM new)
 INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context, deadline_at, priority, limit_key, key_queued)
@@ -154,13 +159,56 @@ func (s *Store) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (b
 	if err != nil || n == 1 {
 		return n == 1, "", err
 	}
-	var existing string
-	s.hook("start", pgRunWorkflow)
-	err = s.d.QueryRow(ctx, pgRunWorkflow, r.ID).Scan(&existing)
+	existing, err := s.existingWorkflow(ctx, r.ID)
 	return false, existing, err
 }
 
 const pgRunWorkflow = `SELECT workflow FROM _sky_durable_runs WHERE id = ?`
+
+// existingWorkflow reads the workflow of the run a start found under id.
+func (s *Store) existingWorkflow(ctx context.Context, id string) (string, error) {
+	var existing string
+	s.hook("start", pgRunWorkflow)
+	err := s.d.QueryRow(ctx, pgRunWorkflow, id).Scan(&existing)
+	return existing, err
+}
+
+// pgInsertClaimed starts a run already claimed (InsertClaimedRun,
+// durable.RunNow): the row a first claim of pgInsertRun's leaves (see
+// "claimed" in pgClaimStatement: running, attempt 1, the lease, no history
+// counted), one statement on the primary key and no claim scan. Unlike the
+// claim's, its commit is synchronous (pgClock, not pgClaimClock): it is
+// also the start, which a caller is told of and a later Start of the id
+// must find after a server crash. A claimed run raises no wake-up hint
+// (pgHintTrigger: claimed_at is set); after a crash of its process it is
+// due at its lease's end, as any claimed run. It returns the clock reading
+// the claim used.
+const pgInsertClaimed = pgClock + `,` + pgNewRun + `,
+lease AS (SELECT CAST(? AS BIGINT) * INTERVAL '1 millisecond' AS span, CAST(? AS TEXT) AS token, CAST(? AS TEXT) AS worker)
+INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context,
+                               deadline_at, priority, limit_key, claimed_at, lease_token, claimed_by)
+SELECT new.id, new.workflow, new.version, ` + store.SQLRunning + `, new.input, 1, clock.now + lease.span, '', clock.now, clock.now,
+       new.trace_context, clock.now + new.deadline_ms * INTERVAL '1 millisecond', new.priority, new.limit_key,
+       clock.now, lease.token, lease.worker
+  FROM clock, new, lease
+ON CONFLICT (id) DO NOTHING
+RETURNING claimed_at`
+
+// InsertClaimedRun runs pgInsertClaimed: one round trip and one commit
+// when the id is new, two round trips when it exists (as InsertRun).
+func (s *Store) InsertClaimedRun(ctx context.Context, r store.NewRun, now time.Time, lease time.Duration, token, worker string) (store.Claimed, bool, string, error) {
+	var at time.Time
+	s.hook("start+claim", pgInsertClaimed)
+	err := s.d.QueryRow(ctx, pgInsertClaimed, append(s.insertArgs(r, now), lease.Milliseconds(), token, worker)...).Scan(&at)
+	if err == nil {
+		return r.ClaimedAt(at), true, "", nil
+	}
+	if !errors.Is(err, db.ErrNoRows) {
+		return store.Claimed{}, false, "", err
+	}
+	existing, err := s.existingWorkflow(ctx, r.ID)
+	return store.Claimed{}, false, existing, err
+}
 
 // pgClaimClock is pgClock for the claim, whose transaction also commits
 // without waiting for its WAL flush (synchronous_commit off, for this

@@ -100,12 +100,16 @@ func (s *Store) exec(ctx context.Context, q *db.DB, op, sql string, args ...any)
 	return q.Exec(ctx, sql, args...)
 }
 
+// sqliteNewRun is the WITH clause of the run a start inserts: its
+// parameters are sqliteInsertArgs'.
+const sqliteNewRun = `
+WITH new AS (SELECT ? AS id, ? AS workflow, ? AS version, ? AS input, ? AS now, NULLIF(?, '') AS trace_context,
+                    ? AS deadline_ms, ? AS priority, ? AS limit_key, ? AS never)`
+
 // sqliteInsertRun starts a run. A run with a perKey key queues behind its
 // key's head when the key has one (migration 0012): due never until the
 // head leaves.
-const sqliteInsertRun = `
-WITH new AS (SELECT ? AS id, ? AS workflow, ? AS version, ? AS input, ? AS now, NULLIF(?, '') AS trace_context,
-                    ? AS deadline_ms, ? AS priority, ? AS limit_key, ? AS never),
+const sqliteInsertRun = sqliteNewRun + `,
 queue AS (SELECT new.limit_key IS NOT NULL AND EXISTS (
                    SELECT 1 FROM _sky_durable_runs r
                     WHERE r.workflow = new.workflow AND r.limit_key = new.limit_key AND r.status = ` + store.SQLWaiting + `
@@ -128,13 +132,43 @@ func (s *Store) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (b
 	if err != nil || n == 1 {
 		return n == 1, "", err
 	}
-	var existing string
-	s.hook("start", sqliteRunWorkflow)
-	err = s.d.QueryRow(ctx, sqliteRunWorkflow, r.ID).Scan(&existing)
+	existing, err := s.existingWorkflow(ctx, r.ID)
 	return false, existing, err
 }
 
 const sqliteRunWorkflow = `SELECT workflow FROM _sky_durable_runs WHERE id = ?`
+
+// existingWorkflow reads the workflow of the run a start found under id.
+func (s *Store) existingWorkflow(ctx context.Context, id string) (string, error) {
+	var existing string
+	s.hook("start", sqliteRunWorkflow)
+	err := s.d.QueryRow(ctx, sqliteRunWorkflow, id).Scan(&existing)
+	return existing, err
+}
+
+// sqliteInsertClaimed starts a run already claimed (InsertClaimedRun): the
+// row a first claim (sqliteClaimWhere) leaves, as PostgreSQL's
+// pgInsertClaimed; its last parameters are the lease (ms), its token and
+// the worker.
+const sqliteInsertClaimed = sqliteNewRun + `
+INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context,
+                               deadline_at, priority, limit_key, claimed_at, lease_token, claimed_by)
+SELECT new.id, new.workflow, new.version, ` + store.SQLRunning + `, new.input, 1, new.now + ?, '', new.now, new.now, new.trace_context,
+       new.now + new.deadline_ms, new.priority, new.limit_key, new.now, ?, ?
+  FROM new WHERE TRUE
+ON CONFLICT (id) DO NOTHING`
+
+func (s *Store) InsertClaimedRun(ctx context.Context, r store.NewRun, now time.Time, lease time.Duration, token, worker string) (store.Claimed, bool, string, error) {
+	n, err := s.exec(ctx, s.d, "start+claim", sqliteInsertClaimed, append(sqliteInsertArgs(r, now), lease.Milliseconds(), token, worker)...)
+	switch {
+	case err != nil:
+		return store.Claimed{}, false, "", err
+	case n == 1:
+		return r.ClaimedAt(now), true, "", nil
+	}
+	existing, err := s.existingWorkflow(ctx, r.ID)
+	return store.Claimed{}, false, existing, err
+}
 
 const sqliteLoadJournal = `SELECT seq, step_id, kind, result, created_at FROM _sky_durable_journal WHERE run_id = ? ORDER BY seq`
 
