@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -70,4 +71,23 @@ func runDurableOn(dsn, stdin string, args ...string) (int, string) {
 	var out, errOut bytes.Buffer
 	code := runDurable(context.Background(), append(args, "--db", dsn), streams{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut})
 	return code, out.String() + errOut.String()
+}
+
+// TestLsUnknownWorkflowNamesTenAtMost: the note of `ls --workflow` for a
+// workflow no run has names the first maxWorkflowsNamed workflows and
+// counts the others.
+func TestLsUnknownWorkflowNamesTenAtMost(t *testing.T) {
+	dsn, _, e := cliEngine(t, "sqlite", "w")
+	for i := 1; i <= maxWorkflowsNamed+2; i++ {
+		name := fmt.Sprintf("w%02d", i)
+		wf := durable.Register(name, codec.String, codec.String, func(c *durable.Ctx, in string) task.Task[string] { return task.Succeed(in) })
+		if err := e.StartJSON(context.Background(), wf.Erase(), name+"-1", `"x"`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out := runDurableOn(dsn, "", "ls", "--workflow", "nope")
+	want := "no runs\nnote: no run has the workflow \"nope\"; hint: the workflows with runs are w01, w02, w03, w04, w05, w06, w07, w08, w09, w10 and 2 more\n"
+	if code != exitOK || out != want {
+		t.Fatalf("exit %d, output\n%s\nwant exit 0 and\n%s", code, out, want)
+	}
 }

@@ -25,7 +25,8 @@ func init() {
 until SIGTERM or Ctrl-C, which stop it gracefully: runs in flight get --stop-timeout to finish
 their step. The engine takes the environment's settings as sky run does (SKY_DURABLE_LEASE,
 SKY_DURABLE_HEARTBEAT, SKY_DURABLE_LOG) and the database sky run FILE opens (FILE's sky.toml),
-creating a SQLite one not there yet.`,
+creating a SQLite one not there yet. SKY_DURABLE_NOTIFY=off (0, false, no) stops listening for
+PostgreSQL's wake-up hints; unset, on, 1, true or yes listen; any other value exits 2.`,
 		example: `  sky durable worker src/Workflows.sky
   sky durable worker --concurrency 16 --db postgres://app@db/app src/Workflows.sky`,
 		flags: func(fs *pflag.FlagSet, f *durableFlags) {
@@ -33,14 +34,19 @@ creating a SQLite one not there yet.`,
 			fs.DurationVar(&f.tick, "tick", durable.DefaultWorkerTick, "how often an idle worker polls")
 			fs.DurationVar(&f.stopTimeout, "stop-timeout", durable.DefaultStopTimeout, "how long runs in flight may go on after SIGTERM")
 		},
-		check: checkWorkerFlags,
+		check: checkWorker,
 		run:   durableWorker,
 	})
 }
 
-// checkWorkerFlags refuses a worker that would never advance a run or
-// never stop waiting: --concurrency, --tick and --stop-timeout below 1.
-func checkWorkerFlags(f *durableFlags, _ []string) error {
+// checkWorker refuses a worker that would never advance a run or never
+// stop waiting (--concurrency, --tick and --stop-timeout below 1), and one
+// whose environment does not say whether to listen for hints
+// (durable.NotifyEnv), before it opens the database.
+func checkWorker(f *durableFlags, _ []string) error {
+	if _, err := durable.HintSettingsFromEnv(os.Getenv); err != nil {
+		return err
+	}
 	switch {
 	case f.concurrency <= 0:
 		return fmt.Errorf("--concurrency %d: a worker advances at least one run at a time; hint: --concurrency 4 (the default is %d)", f.concurrency, durable.DefaultWorkerConcurrency)
@@ -76,10 +82,14 @@ func durableWorker(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 	}
 	wopts := skydurable.WithProject(skydurable.OptionsFromEnv(os.Getenv), proj.File, os.Getenv, f.warn)
 	wopts.Namespace = e.Namespace() // --namespace, else as the program's
+	hints, err := durable.HintSettingsFromEnv(os.Getenv)
+	if err != nil {
+		return err
+	}
 	w := durable.New(e.DB(), wopts)
 	opts := durable.WorkerOptions{
 		Concurrency: f.concurrency, Tick: f.tick, StopTimeout: f.stopTimeout,
-		Hints:  durable.HintSettingsFromEnv(os.Getenv).For(w.DB()),
+		Hints:  hints.For(w.DB()),
 		Report: func(msg string) { fmt.Fprintln(f.warn, "sky durable worker: "+msg) },
 	}
 	fmt.Fprintf(out, "worker %s: running %s (concurrency %d%s); stop with SIGTERM or Ctrl-C\n", w.WorkerID(), view.Safe(strings.Join(workflowNames(defs, ""), ", ")), f.concurrency, namespaceNote(w))

@@ -338,7 +338,7 @@ func (c *checker) computeExports(m *moduleInfo) {
 }
 
 func didYouMean(name string, groups ...[]string) string {
-	if s := suggest(name, groups...); len(s) > 0 {
+	if s := diag.Suggest(name, groups...); len(s) > 0 {
 		return "Did you mean `" + s[0] + "`?"
 	}
 	return ""

@@ -3,6 +3,7 @@ package types
 import (
 	"strings"
 
+	"skydurable/compiler/diag"
 	"skydurable/compiler/syntax"
 )
 
@@ -488,7 +489,7 @@ func (c *checker) unknownQualifier(n syntax.Node, q string) {
 		}
 		hint = "Add the import: " + strings.Join(imports, " or ") + "."
 	}
-	if s := suggest(q, cands); len(s) > 0 {
+	if s := diag.Suggest(q, cands); len(s) > 0 {
 		hint = "Did you mean `" + s[0] + "`? Otherwise add the import."
 	}
 	c.errorf(n, "NAMING ERROR", "I cannot find a module or import alias named `"+q+"`:", "", hint)

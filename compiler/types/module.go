@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"skydurable/compiler/diag"
 	"skydurable/compiler/syntax"
 )
 
@@ -269,7 +270,7 @@ func (c *checker) buildScope(m *moduleInfo) *scope {
 
 func (c *checker) notExposed(m *moduleInfo, sp syntax.Span, dep *moduleInfo, name string, isType bool) {
 	hint := ""
-	if s := suggest(name, exposedNames(dep, isType)); len(s) > 0 {
+	if s := diag.Suggest(name, exposedNames(dep, isType)); len(s) > 0 {
 		hint = "Did you mean `" + s[0] + "`?"
 	} else {
 		hint = exposeHint(dep, name, isType)

@@ -43,7 +43,7 @@ func UnknownImport(file, src string, imp *syntax.Import, known, looked []string)
 			"\n\nIt is not a standard library module either. Those are:\n\n" + provided
 		hint = "Create " + home + " starting with `module " + name + " exposing (..)`, or fix the module name."
 	}
-	if s := suggest(name, known); len(s) > 0 && editDistance(strings.ToLower(name), strings.ToLower(s[0])) <= 2 {
+	if s := diag.Suggest(name, known); len(s) > 0 && diag.EditDistance(strings.ToLower(name), strings.ToLower(s[0])) <= 2 {
 		hint = "Did you mean `" + s[0] + "`?"
 	}
 	return diag.Diagnostic{

@@ -129,7 +129,7 @@ func startChildren[I, O any](c *Ctx, def Def[I, O], id, group string, children [
 				if err != nil {
 					return 0, task.Errorf(task.InvalidInput, "durable run %q: the input of child %q (workflow %q) does not encode: %s", c.RunID(), childID, def.name, errText(err))
 				}
-				if err := c.checkSize(fmt.Sprintf("the input of child %q", childID), js); err != nil {
+				if err := c.checkPayload(fmt.Sprintf("the input of child %q", childID), js); err != nil {
 					return 0, err
 				}
 				key, err := runOptions{limits: def.limits}.limitKey(def.name, childID, js)
@@ -237,7 +237,7 @@ func awaitGroup[I, O any](c *Ctx, def Def[I, O], group string, children []Child[
 			}
 		}
 		js := "[" + strings.Join(texts, ",") + "]"
-		if err := c.checkSize(fmt.Sprintf("the outputs of Durable.all %q", group), js); err != nil {
+		if err := c.checkPayload(fmt.Sprintf("the outputs of Durable.all %q", group), js); err != nil {
 			return nil, err
 		}
 		return outs, c.deferEntry(c.entry(id, KindStep, js))

@@ -357,12 +357,15 @@ func (c *Ctx) state() (suspended, lost bool) {
 	return c.suspended, c.lost
 }
 
-// checkSize enforces the payload cap on a value about to be journalled.
-func (c *Ctx) checkSize(what, js string) error {
+// checkPayload enforces the payload cap and MaxJSONDepth on a value a
+// codec made, about to be stored (a step result, an output, an event
+// value, a child's input), so every stored run still shows as JSON.
+func (c *Ctx) checkPayload(what, js string) error {
+	what += " of run " + quote(c.f.RunID)
 	if len(js) > c.e.maxBytes {
-		return tooLarge(what+" of run "+quote(c.f.RunID), len(js), c.e.maxBytes)
+		return tooLarge(what, len(js), c.e.maxBytes)
 	}
-	return nil
+	return checkDepth(what, js)
 }
 
 func quote(s string) string { return "\"" + s + "\"" }

@@ -297,9 +297,8 @@ func (e *Engine) checkJSON(what, text string) error {
 	if !json.Valid([]byte(text)) {
 		return invalidJSON(what, text)
 	}
-	if d := jsonDepth(text); d > MaxJSONDepth {
-		return task.Errorf(task.InvalidInput, "durable: %s is nested %d levels deep, over the limit of %d; hint: flatten it, or store it in your own table and journal its key",
-			what, d, MaxJSONDepth)
+	if err := checkDepth(what, text); err != nil {
+		return err
 	}
 	return checkText(what, text)
 }

@@ -29,13 +29,18 @@ import (
 // database shares one listening session (runtime/db.Listener).
 // SKY_DURABLE_NOTIFY=off turns listening (and installing the trigger) off.
 
+// NotifyEnv turns listening for hints on (unset, on, 1, true or yes) or off
+// (off, 0, false or no); any other value is an error, so a typo never
+// silently leaves a worker listening.
+const NotifyEnv = "SKY_DURABLE_NOTIFY"
+
 // MaxHintDelay is the longest delay a listener keeps a timer for; a run due
 // later is found by the workers' tick.
 const MaxHintDelay = 24 * time.Hour
 
 // HintSettings say whether and where a worker listens for hints.
 type HintSettings struct {
-	// Off turns listening off (SKY_DURABLE_NOTIFY=off, 0 or false).
+	// Off turns listening off (SKY_DURABLE_NOTIFY=off, 0, false or no).
 	Off bool
 	// URL is the PostgreSQL URL of the dedicated listening connection:
 	// SKY_DURABLE_LISTEN_URL (or its older name SKY_DURABLE_NOTIFY_URL),
@@ -58,15 +63,20 @@ type HintSettings struct {
 const noURLPooled = "the database URL goes through a transaction pooler, which cannot carry LISTEN (set SKY_DURABLE_LISTEN_URL to a direct URL of the database, or SKY_DURABLE_NOTIFY=off)"
 
 // HintSettingsFromEnv reads HintSettings from the environment through
-// getenv (os.Getenv in programs).
-func HintSettingsFromEnv(getenv func(string) string) HintSettings {
-	switch strings.ToLower(strings.TrimSpace(getenv("SKY_DURABLE_NOTIFY"))) {
+// getenv (os.Getenv in programs). A NotifyEnv value that is neither on nor
+// off is an InvalidInput error naming it and the accepted values.
+func HintSettingsFromEnv(getenv func(string) string) (HintSettings, error) {
+	switch v := getenv(NotifyEnv); strings.ToLower(strings.TrimSpace(v)) {
 	case "off", "0", "false", "no":
-		return HintSettings{Off: true}
+		return HintSettings{Off: true}, nil
+	case "", "on", "1", "true", "yes":
+	default:
+		return HintSettings{}, task.Errorf(task.InvalidInput,
+			"%s=%q is neither on nor off; hint: leave it unset or use on (1, true, yes) to listen for wake-up hints, off (0, false, no) to poll on the tick only", NotifyEnv, v)
 	}
 	for _, name := range []string{"SKY_DURABLE_LISTEN_URL", "SKY_DURABLE_NOTIFY_URL"} {
 		if url := getenv(name); url != "" {
-			return HintSettings{URL: url}
+			return HintSettings{URL: url}, nil
 		}
 	}
 	url := getenv("DATABASE_URL")
@@ -74,12 +84,12 @@ func HintSettingsFromEnv(getenv func(string) string) HintSettings {
 		url = getenv("SKY_DB_PATH")
 	}
 	if url == "" {
-		return HintSettings{NoURL: "no PostgreSQL URL to listen on (set DATABASE_URL or SKY_DURABLE_LISTEN_URL, or SKY_DURABLE_NOTIFY=off)"}
+		return HintSettings{NoURL: "no PostgreSQL URL to listen on (set DATABASE_URL or SKY_DURABLE_LISTEN_URL, or SKY_DURABLE_NOTIFY=off)"}, nil
 	}
 	if pooler, err := db.ParsePooler(getenv(db.EnvPooler)); err != nil || pooler.Resolve(url) == db.PoolerTransaction {
-		return HintSettings{NoURL: noURLPooled}
+		return HintSettings{NoURL: noURLPooled}, nil
 	}
-	return HintSettings{URL: url}
+	return HintSettings{URL: url}, nil
 }
 
 // For returns s for a worker or an App on d: when the environment named no

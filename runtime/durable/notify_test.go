@@ -169,6 +169,9 @@ func TestHintSettingsFromEnv(t *testing.T) {
 		want HintSettings
 	}{
 		{env("SKY_DURABLE_NOTIFY", "off", "DATABASE_URL", "postgres://a"), HintSettings{Off: true}},
+		{env("SKY_DURABLE_NOTIFY", " No ", "DATABASE_URL", "postgres://a"), HintSettings{Off: true}},
+		{env("SKY_DURABLE_NOTIFY", "on", "DATABASE_URL", "postgres://a"), HintSettings{URL: "postgres://a"}},
+		{env("SKY_DURABLE_NOTIFY", "TRUE", "DATABASE_URL", "postgres://a"), HintSettings{URL: "postgres://a"}},
 		{env("DATABASE_URL", "postgres://a"), HintSettings{URL: "postgres://a"}},
 		{env("DATABASE_URL", "postgres://a", "SKY_DURABLE_NOTIFY_URL", "postgres://b"), HintSettings{URL: "postgres://b"}},
 		{env("SKY_DB_DRIVER", "postgres", "SKY_DB_PATH", "postgres://c"), HintSettings{URL: "postgres://c"}},
@@ -181,10 +184,27 @@ func TestHintSettingsFromEnv(t *testing.T) {
 		{env("DATABASE_URL", "postgres://a:6432/d", "SKY_DB_POOLER", "session"), HintSettings{URL: "postgres://a:6432/d"}},
 	}
 	for i, c := range cases {
-		got := HintSettingsFromEnv(c.env)
+		got, err := HintSettingsFromEnv(c.env)
+		if err != nil {
+			t.Errorf("case %d: %v", i, err)
+		}
 		if got.Off != c.want.Off || got.URL != c.want.URL || !strings.Contains(got.NoURL, c.want.NoURL) || (c.want.NoURL == "") != (got.NoURL == "") {
 			t.Errorf("case %d: %+v, want %+v", i, got, c.want)
 		}
+	}
+}
+
+// TestHintSettingsFromEnvRefusesAnUnknownNotify: a value of
+// SKY_DURABLE_NOTIFY that is neither on nor off is an error naming the
+// variable, the value and the accepted values, never read as on.
+func TestHintSettingsFromEnvRefusesAnUnknownNotify(t *testing.T) {
+	getenv := func(k string) string {
+		return map[string]string{"SKY_DURABLE_NOTIFY": "maybe", "DATABASE_URL": "postgres://a"}[k]
+	}
+	_, err := HintSettingsFromEnv(getenv)
+	want := `SKY_DURABLE_NOTIFY="maybe" is neither on nor off; hint: leave it unset or use on (1, true, yes)`
+	if err == nil || !strings.Contains(err.Error(), want) || task.As(err).Kind != task.InvalidInput {
+		t.Fatalf("error %v, want an InvalidInput containing %q", err, want)
 	}
 }
 

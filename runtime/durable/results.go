@@ -132,7 +132,7 @@ func SetEvent[A any](c *Ctx, cd codec.Codec[A], key string, a A) task.Task[struc
 			if err != nil {
 				return struct{}{}, task.Errorf(task.InvalidInput, "durable run %q: the value of event %q does not encode: %s", c.RunID(), key, errText(err))
 			}
-			if err := c.checkSize(fmt.Sprintf("the value of event %q", key), js); err != nil {
+			if err := c.checkPayload(fmt.Sprintf("the value of event %q", key), js); err != nil {
 				return struct{}{}, err
 			}
 			return struct{}{}, c.e.store.PutEvent(ctx, tx, c.RunID(), key, js, c.e.now())

@@ -22,12 +22,28 @@ import (
 // name, step id, signal or event name, child key, schedule id or limit key.
 const MaxIDBytes = 512
 
-// MaxJSONDepth is the deepest nesting of arrays and objects a payload given
-// as JSON text may have. Go's JSON encoder stops at 10,000 levels for a
-// whole document, and `sky durable show --json` and the dashboard embed a
-// payload a few levels down, so a payload at Go's limit was stored but
-// could not be shown (TestDeepPayloadStaysInspectable).
+// MaxJSONDepth is the deepest nesting of arrays and objects a stored
+// payload may have, given as JSON text or made by a codec in the body. Go's
+// JSON encoder stops at 10,000 levels for a whole document, and `sky
+// durable show --json` and the dashboard embed a payload a few levels down,
+// so a payload at Go's limit was stored but could not be shown
+// (TestDeepPayloadStaysInspectable, TestDeepCodecResultFailsTheStep).
 const MaxJSONDepth = 1000
+
+// checkDepth refuses valid JSON text nested deeper than MaxJSONDepth with
+// an InvalidInput naming it (what). Text of at most 2*MaxJSONDepth bytes
+// cannot be, since each level opens and closes, so most payloads cost one
+// comparison.
+func checkDepth(what, text string) error {
+	if len(text) <= 2*MaxJSONDepth {
+		return nil
+	}
+	if d := jsonDepth(text); d > MaxJSONDepth {
+		return task.Errorf(task.InvalidInput, "durable: %s is nested %d levels deep, over the limit of %d; hint: flatten it, or store it in your own table and journal its key",
+			what, d, MaxJSONDepth)
+	}
+	return nil
+}
 
 // jsonDepth is the deepest nesting of arrays and objects in valid JSON text.
 func jsonDepth(text string) int {

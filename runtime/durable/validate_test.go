@@ -1,12 +1,14 @@
 package durable
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"skydurable/runtime/codec"
 	"skydurable/runtime/db"
 	"skydurable/runtime/db/dbtest"
 	"skydurable/runtime/task"
@@ -223,6 +225,55 @@ func TestDeepPayloadStaysInspectable(t *testing.T) {
 			"signals": []any{map[string]any{"payload": json.RawMessage(sigs[0].Payload)}}}
 		if _, err := json.Marshal(doc); err != nil {
 			t.Fatalf("the run at the depth limit does not show as JSON: %v", err)
+		}
+	})
+}
+
+// TestDeepCodecResultFailsTheStep: a value a codec makes (a step result,
+// the output) nested deeper than MaxJSONDepth fails the run at once, by
+// name, on both stores, and is not stored, so `sky durable show --json` can
+// still print the run; one at the limit is journalled.
+func TestDeepCodecResultFailsTheStep(t *testing.T) {
+	// nestedCodec encodes n as n nested arrays around a string.
+	nestedCodec := codec.Make(func(buf *bytes.Buffer, n int) error {
+		buf.WriteString(strings.Repeat(`[`, n) + `"x"` + strings.Repeat(`]`, n))
+		return nil
+	}, func(v any, _ codec.Path) (int, error) {
+		n := 0
+		for ; ; n++ {
+			list, ok := v.([]any)
+			if !ok {
+				return n, nil
+			}
+			v = list[0]
+		}
+	})
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		step := Register("step", codec.Int, codec.Int, func(c *Ctx, n int64) task.Task[int64] {
+			return task.AndThen(Step(c, nestedCodec, "at-limit", task.Succeed(MaxJSONDepth)), func(int) task.Task[int64] {
+				return task.Map(Step(c, nestedCodec, "deep", task.Succeed(int(n))), func(m int) int64 { return int64(m) })
+			})
+		})
+		output := Register("output", codec.Int, nestedCodec, func(c *Ctx, n int64) task.Task[int] { return task.Succeed(int(n)) })
+		for _, start := range []error{Start(h.ctx, h.e, step, "s", MaxJSONDepth+1), Start(h.ctx, h.e, output, "o", MaxJSONDepth+1)} {
+			if start != nil {
+				t.Fatal(start)
+			}
+		}
+		h.drain(h.e, step.Erase(), output.Erase())
+		s, j := h.describe("s")
+		wantContains(t, s.LastError, `the result of step "deep" of run "s" is nested 1001 levels deep, over the limit of 1000`, "hint: flatten it")
+		if s.Status != StatusDead || len(j) != 1 || j[0].StepID != "at-limit" {
+			t.Fatalf("run s is %s with %d journal entries; want dead with only the step at the limit journalled", s.Status, len(j))
+		}
+		if _, err := json.Marshal(map[string]any{"journal": []any{map[string]any{"result": json.RawMessage(j[0].Result)}}}); err != nil {
+			t.Errorf("the step at the limit does not show as JSON: %v", err)
+		}
+		if o := h.wantStatus("o", StatusDead); o.Output != "" {
+			t.Errorf("run o stored its output %.20s...", o.Output)
+		} else {
+			wantContains(t, o.LastError, `the output of run "o" is nested 1001 levels deep`)
 		}
 	})
 }

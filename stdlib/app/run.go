@@ -99,7 +99,10 @@ func appKernels(env Env) []value.Kernel {
 			opts := rapp.Options{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, NewTicker: env.NewTicker, StopSignals: env.StopSignals}
 			return value.Task{T: task.From(func(ctx context.Context) (value.Value, error) {
 				if env.Getenv != nil {
-					hints := durable.HintSettingsFromEnv(env.Getenv)
+					hints, err := durable.HintSettingsFromEnv(env.Getenv)
+					if err != nil {
+						return nil, err
+					}
 					stderr := io.Writer(os.Stderr)
 					if env.Stderr != nil {
 						stderr = env.Stderr

@@ -35,9 +35,13 @@ func (b *binding) workerKernels() []value.Kernel {
 			if clash != nil {
 				return nil, clash
 			}
-			opts.Hints = durable.HintSettingsFromEnv(os.Getenv).For(e.DB())
+			hints, err := durable.HintSettingsFromEnv(os.Getenv)
+			if err != nil {
+				return nil, err
+			}
+			opts.Hints = hints.For(e.DB())
 			opts.Report = func(msg string) { fmt.Fprintln(os.Stderr, "sky: "+msg) }
-			_, err := e.Work(ctx, defs, opts)
+			_, err = e.Work(ctx, defs, opts)
 			return value.Unit{}, setupHint(fn, err)
 		})}, nil
 	}}}

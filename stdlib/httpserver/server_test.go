@@ -131,3 +131,25 @@ func TestStaticNotFoundHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestStaticMissingFileIsPlainText pins what docs/stdlib.md says of
+// Server.static: a missing file is the file server's plain-text 404, while
+// the server's own 404 (no route) is JSON.
+func TestStaticMissingFileIsPlainText(t *testing.T) {
+	ks := KernelsWith(Env{Log: io.Discard})
+	rt, err := kernel(t, ks, "Server_static", "/assets", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &mux{env: DefaultEnv(), routes: []*route{rt.(value.Opaque).V.(*route)}}
+	for path, want := range map[string][2]string{
+		"/assets/missing.css": {"text/plain; charset=utf-8", "404 page not found\n"},
+		"/nowhere":            {"application/json", `{"error":"no route for GET /nowhere"}` + "\n"},
+	} {
+		rec := httptest.NewRecorder()
+		m.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		if rec.Code != http.StatusNotFound || rec.Header().Get("Content-Type") != want[0] || rec.Body.String() != want[1] {
+			t.Errorf("GET %s: %d %q %q, want 404 %q %q", path, rec.Code, rec.Header().Get("Content-Type"), rec.Body.String(), want[0], want[1])
+		}
+	}
+}

@@ -105,6 +105,9 @@ type TimeTravelDialect struct {
 	// Clock is the CTE an (at) statement starts with: "WITH clock AS
 	// (SELECT ... AS now)" over its first argument.
 	Clock string
+	// CreatedAt is a new run's created_at, of clock.now: to the
+	// millisecond on every store (see ListSQL's tie-break).
+	CreatedAt string
 	// In is "column is in the JSON array ?" (one list argument).
 	In func(column string) string
 	// Text is a text argument where its type must be named (a || operand).
@@ -122,7 +125,7 @@ func NewTimeTravelSQL(d TimeTravelDialect) TimeTravelSQL {
 		InsertFork: d.Clock + `
 INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at,
                                priority, limit_key, forked_from, fork_step)
-SELECT ?, o.workflow, o.version, ` + SQLWaiting + `, o.input, 0, clock.now, '', clock.now, clock.now, o.priority, o.limit_key, o.id, ?
+SELECT ?, o.workflow, o.version, ` + SQLWaiting + `, o.input, 0, clock.now, '', ` + d.CreatedAt + `, clock.now, o.priority, o.limit_key, o.id, ?
   FROM _sky_durable_runs o, clock
  WHERE o.id = ?
 ON CONFLICT (id) DO NOTHING`,

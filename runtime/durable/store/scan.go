@@ -83,7 +83,9 @@ type ListDialect struct {
 }
 
 // ListSQL builds the listing query for f, newest first, given the run
-// columns and the dialect. Each filter combination is
+// columns and the dialect: by created_at, which every store keeps to the
+// millisecond, then by id, both descending, so runs started within one
+// millisecond list in the same order on every store. Each filter combination is
 // its own statement, so a cached generic plan still uses its index, and each
 // reads only the first rows of an index scan:
 //

@@ -13,7 +13,7 @@ import (
 // by one statement whatever their number: the list is one JSON parameter.
 const pgInsertChildren = pgClock + `
 INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, parent_id, child_group, limit_key)
-SELECT c.id, ?, ?, ` + store.SQLWaiting + `, c.input, 0, clock.now, '', clock.now, clock.now, ?, NULLIF(?, ''), c.limit_key
+SELECT c.id, ?, ?, ` + store.SQLWaiting + `, c.input, 0, clock.now, '', ` + pgCreatedAt + `, clock.now, ?, NULLIF(?, ''), c.limit_key
   FROM clock, json_to_recordset(CAST(? AS JSON)) AS c(id TEXT, input TEXT, limit_key TEXT)
 ON CONFLICT (id) DO NOTHING`
 

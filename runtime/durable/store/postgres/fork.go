@@ -19,10 +19,11 @@ const pgList = `ARRAY(SELECT jsonb_array_elements_text(CAST(? AS JSONB)))`
 // primary keys, the journal order index and the parent index; the run a
 // rewind takes is locked.
 var pgTimeTravel = store.NewTimeTravelSQL(store.TimeTravelDialect{
-	Clock: pgClock,
-	In:    func(column string) string { return column + " = ANY (" + pgList + ")" },
-	Text:  "CAST(? AS TEXT)",
-	Lock:  "\n   FOR UPDATE",
+	Clock:     pgClock,
+	CreatedAt: pgCreatedAt,
+	In:        func(column string) string { return column + " = ANY (" + pgList + ")" },
+	Text:      "CAST(? AS TEXT)",
+	Lock:      "\n   FOR UPDATE",
 })
 
 // timeTravel is this dialect's fork and rewind (store.TimeTravelSQL).

@@ -431,6 +431,7 @@ var sqlConstants = map[string][]string{
 	"pgClaimSets":                {pgClaimSets},
 	"pgClock":                    {pgClock},
 	"pgClockCTE":                 {pgClockCTE},
+	"pgCreatedAt":                {pgCreatedAt},
 	"pgCompactBatch":             {pgCompactBatch},
 	"pgTakeTurn":                 {pgTakeTurn},
 	"pgDoneCount":                {pgDoneCount},

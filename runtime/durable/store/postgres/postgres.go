@@ -106,6 +106,12 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, int, error) {
 // (pgClock).
 func (s *Store) DatabaseClock() bool { return true }
 
+// pgCreatedAt is a new run's created_at: the clock to the millisecond, as
+// SQLite keeps it, so runs started within one millisecond list in id order
+// (the listing's tie-break, store.ListSQL) on both stores, not in
+// microsecond order here and id order there.
+const pgCreatedAt = `date_trunc('milliseconds', clock.now)`
+
 // pgClock is the CTE every statement starts with.
 const pgClock = `WITH ` + pgClockCTE
 
@@ -141,7 +147,7 @@ queue AS (SELECT CASE WHEN new.limit_key IS NULL THEN FALSE ELSE _sky_durable_ke
             FROM new)
 INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context, deadline_at, priority, limit_key, key_queued)
 SELECT new.id, new.workflow, new.version, ` + store.SQLWaiting + `, new.input, 0, CASE WHEN queue.queued THEN 'infinity' ELSE clock.now END, '',
-       clock.now, clock.now, new.trace_context, clock.now + new.deadline_ms * INTERVAL '1 millisecond', new.priority, new.limit_key,
+       ` + pgCreatedAt + `, clock.now, new.trace_context, clock.now + new.deadline_ms * INTERVAL '1 millisecond', new.priority, new.limit_key,
        queue.queued
   FROM clock, new, queue
 ON CONFLICT (id) DO NOTHING`

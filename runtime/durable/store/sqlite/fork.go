@@ -18,9 +18,10 @@ const sqliteList = `(SELECT value FROM json_each(?))`
 // sqliteTimeTravel is the statements of fork and rewind on SQLite (its one
 // writer needs no row lock).
 var sqliteTimeTravel = store.NewTimeTravelSQL(store.TimeTravelDialect{
-	Clock: `WITH clock AS (SELECT ? AS now)`,
-	In:    func(column string) string { return column + " IN " + sqliteList },
-	Text:  "?",
+	Clock:     `WITH clock AS (SELECT ? AS now)`,
+	CreatedAt: "clock.now",
+	In:        func(column string) string { return column + " IN " + sqliteList },
+	Text:      "?",
 })
 
 // timeTravel is this dialect's fork and rewind (store.TimeTravelSQL).

@@ -517,6 +517,36 @@ var cases = []storeCase{
 			}
 		}
 	}},
+	{"RunsOfOneMillisecondListByIDOnEveryStore", func(f *fixture) {
+		// Started within one millisecond, in the opposite order of their
+		// ids, by each way a run is made (start, a child, a fork): every
+		// store keeps a run's creation time to the millisecond, so the id
+		// breaks the tie and the listing is the same whatever the store's
+		// clock precision.
+		at := func(us int) time.Time { return T0.Add(time.Duration(us) * time.Microsecond) }
+		f.insert("p", "w", 1, at(100))
+		if n, err := f.s.InsertChildren(f.ctx, f.d, "p", "", "w", 1, []store.NewChild{{ID: "o", Input: `1`}}, at(200)); err != nil || n != 1 {
+			f.t.Fatalf("InsertChildren = %d, %v", n, err)
+		}
+		if _, err := f.s.ForkRun(f.ctx, store.Fork{Cut: store.Cut{RunID: "p", Seq: 1}, NewID: "n"}, at(300)); err != nil {
+			f.t.Fatalf("ForkRun: %v", err)
+		}
+		for _, filter := range []store.ListFilter{{}, {Status: store.StatusWaiting}, {Workflow: "w"}, {Workflow: "w", Status: store.StatusWaiting}} {
+			filter.Limit = 10
+			runs, err := f.s.ListRuns(f.ctx, filter)
+			f.ok("ListRuns", err)
+			var ids []string
+			for _, r := range runs {
+				ids = append(ids, r.ID)
+				if !r.CreatedAt.Equal(T0) {
+					f.t.Errorf("run %s created at %v, want %v (its millisecond)", r.ID, r.CreatedAt, T0)
+				}
+			}
+			if want := []string{"p", "o", "n"}; !slices.Equal(ids, want) {
+				f.t.Errorf("ListRuns(%+v) = %v, want %v (newest millisecond first, then id descending)", filter, ids, want)
+			}
+		}
+	}},
 	{"ListRunsPagesByKeysetAndPrefix", func(f *fixture) {
 		// Two runs share a creation time, so the cursor's id breaks the tie.
 		for i, id := range []string{"order-1", "order-2", "refund-1", "order-3", "order-4"} {
