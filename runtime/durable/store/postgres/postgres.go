@@ -193,7 +193,7 @@ const pgInsertClaimed = pgClock + `,` + pgNewRun + `,
 lease AS (SELECT CAST(? AS BIGINT) * INTERVAL '1 millisecond' AS span, CAST(? AS TEXT) AS token, CAST(? AS TEXT) AS worker)
 INSERT INTO _sky_durable_runs (id, workflow, version, status, input, attempts, wake_at, last_error, created_at, updated_at, trace_context,
                                deadline_at, priority, limit_key, claimed_at, lease_token, claimed_by)
-SELECT new.id, new.workflow, new.version, ` + store.SQLRunning + `, new.input, 1, clock.now + lease.span, '', clock.now, clock.now,
+SELECT new.id, new.workflow, new.version, ` + store.SQLRunning + `, new.input, 1, clock.now + lease.span, '', ` + pgCreatedAt + `, clock.now,
        new.trace_context, clock.now + new.deadline_ms * INTERVAL '1 millisecond', new.priority, new.limit_key,
        clock.now, lease.token, lease.worker
   FROM clock, new, lease

@@ -519,7 +519,8 @@ var cases = []storeCase{
 	}},
 	{"RunsOfOneMillisecondListByIDOnEveryStore", func(f *fixture) {
 		// Started within one millisecond, in the opposite order of their
-		// ids, by each way a run is made (start, a child, a fork): every
+		// ids, by each way a run is made (start, a child, a fork, a start
+		// that is its first claim): every
 		// store keeps a run's creation time to the millisecond, so the id
 		// breaks the tie and the listing is the same whatever the store's
 		// clock precision.
@@ -530,6 +531,9 @@ var cases = []storeCase{
 		}
 		if _, err := f.s.ForkRun(f.ctx, store.Fork{Cut: store.Cut{RunID: "p", Seq: 1}, NewID: "n"}, at(300)); err != nil {
 			f.t.Fatalf("ForkRun: %v", err)
+		}
+		if _, inserted, _, err := f.s.InsertClaimedRun(f.ctx, store.NewRun{ID: "m", Workflow: "w", Version: 1, Input: `1`}, at(400), Lease, "A", "worker-A"); err != nil || !inserted {
+			f.t.Fatalf("InsertClaimedRun = %v, %v", inserted, err)
 		}
 		for _, filter := range []store.ListFilter{{}, {Status: store.StatusWaiting}, {Workflow: "w"}, {Workflow: "w", Status: store.StatusWaiting}} {
 			filter.Limit = 10
@@ -542,7 +546,11 @@ var cases = []storeCase{
 					f.t.Errorf("run %s created at %v, want %v (its millisecond)", r.ID, r.CreatedAt, T0)
 				}
 			}
-			if want := []string{"p", "o", "n"}; !slices.Equal(ids, want) {
+			want := []string{"p", "o", "n", "m"}
+			if filter.Status == store.StatusWaiting {
+				want = want[:3] // m is running
+			}
+			if !slices.Equal(ids, want) {
 				f.t.Errorf("ListRuns(%+v) = %v, want %v (newest millisecond first, then id descending)", filter, ids, want)
 			}
 		}
