@@ -54,8 +54,8 @@ func checkWorkerFlags(f *durableFlags, _ []string) error {
 
 // durableWorker is `sky durable worker FILE`: load the program FILE, take
 // every workflow its top-level values define (WorkflowDef or
-// RegisteredWorkflow), and run a worker for them (Engine.Work) until SIGTERM
-// or Ctrl-C, which stop it gracefully. The engine takes the environment's
+// RegisteredWorkflow, alone or in a list), and run a worker for them
+// (Engine.Work) until SIGTERM or Ctrl-C, which stop it gracefully. The engine takes the environment's
 // settings as `sky run` does (SKY_DURABLE_LEASE, SKY_DURABLE_HEARTBEAT,
 // SKY_DURABLE_LOG, NOTIFY hints).
 func durableWorker(ctx context.Context, e *durable.Engine, f *durableFlags, a []string, out io.Writer) error {
