@@ -63,7 +63,7 @@ func durableWorker(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 	if err != nil {
 		return err
 	}
-	prog, _, _ := loadProgram(a[0], proj, loadOptions{}, streams{stdout: out, stderr: f.warn})
+	prog, _, _ := loadProgram(a[0], proj, loadOptions{missingHint: workerHint}, streams{stdout: out, stderr: f.warn})
 	if prog == nil {
 		return fmt.Errorf("the program %s does not load; no worker started", a[0])
 	}
