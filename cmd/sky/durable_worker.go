@@ -74,7 +74,8 @@ func durableWorker(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 	if len(defs) == 0 {
 		return task.Errorf(task.NotFound, "the program %s defines no workflow at the top level; hint: name the module whose top-level values are the Durable.register calls (or a list of Durable.erase values)", a[0])
 	}
-	wopts := skydurable.WithProject(skydurable.OptionsFromEnv(os.Getenv), proj.File, os.Getenv, f.warn)
+	// Loading FILE has reported each malformed setting once already.
+	wopts := skydurable.WithProject(skydurable.OptionsFromEnvTo(os.Getenv, io.Discard), proj.File, os.Getenv, io.Discard)
 	wopts.Namespace = e.Namespace() // --namespace, else as the program's
 	w := durable.New(e.DB(), wopts)
 	opts := durable.WorkerOptions{

@@ -120,10 +120,12 @@ func (b *binding) engineFor(d *db.DB) *durable.Engine {
 // its first use (Setup), so a typo never makes a worker write plain text,
 // nor work in the wrong namespace.
 func OptionsFromEnv(getenv func(string) string) durable.Options {
-	return optionsFromEnv(getenv, os.Stderr)
+	return OptionsFromEnvTo(getenv, os.Stderr)
 }
 
-func optionsFromEnv(getenv func(string) string, warn io.Writer) durable.Options {
+// OptionsFromEnvTo is OptionsFromEnv reporting a malformed value on warn,
+// for a caller that has reported them once already (io.Discard).
+func OptionsFromEnvTo(getenv func(string) string, warn io.Writer) durable.Options {
 	opts := durable.Options{Logger: loggerFromEnv(getenv, os.Stderr, warn), Keys: getenv(durable.KeysEnv), Namespace: getenv(durable.NamespaceEnv)}
 	if v := getenv("SKY_DURABLE_LEASE"); v != "" {
 		lease, err := time.ParseDuration(v)
