@@ -36,6 +36,11 @@ func TestDurableUsageErrorsExit2(t *testing.T) {
 				{[]string{"worker", "--concurrency", "-1", "w.sky"}, "--concurrency -1: a worker advances at least one run at a time"},
 				{[]string{"worker", "--tick", "0s", "w.sky"}, "--tick 0s: an idle worker polls every --tick, so it must be a positive duration"},
 				{[]string{"worker", "--stop-timeout", "-1s", "w.sky"}, "--stop-timeout -1s: runs in flight get this long after SIGTERM"},
+				{[]string{"worker", "--tick", "5x", "w.sky"}, `invalid value "5x" for flag -tick: time: unknown unit "x" in duration "5x"; hint: a duration such as 500ms, 1s or 2m (the default is 1s)`},
+				{[]string{"ls", "--limit", "ten"}, `invalid value "ten" for flag -limit: `},
+				{[]string{"ls", "--limit", "ten"}, "; hint: a whole number (the default is 50)"},
+				// A negative payload is read as a flag unless it comes after --.
+				{[]string{"signal", "g-1", "adjust", "-3"}, "flag provided but not defined: -3; hint: an argument that starts with a dash goes after --, e.g. -- -3\n"},
 			} {
 				code, out := runDurableOn(dsn, "", c.args...)
 				if code != exitNoBuild || !strings.Contains(out, c.want) {
