@@ -82,3 +82,18 @@ func TestDurableNamespaceFromElsewhereIsUsage(t *testing.T) {
 		t.Errorf("a good SKY_DURABLE_NAMESPACE wins over sky.toml's bad one: exit %d, want 0:\n%s", code, out)
 	}
 }
+
+// TestDurableDBOfAnotherSchemeIsUsage: a --db URL of a scheme sky has no
+// driver for is a usage error (exit 2) naming the scheme, not the password
+// the URL may hold, rather than a SQLite file "mysql://..." not found.
+func TestDurableDBOfAnotherSchemeIsUsage(t *testing.T) {
+	for _, c := range []struct{ dsn, want string }{
+		{"mysql://ann:s3cret@db/app", `sky durable ls: --db is a "mysql" URL, and sky opens only PostgreSQL and SQLite; hint: --db postgres://user@host:5432/dbname, or the path of a SQLite file` + "\n"},
+		{"POSTGRES://db/app", `sky durable ls: --db is a "POSTGRES" URL; hint: write the scheme in lower case, postgres://` + "\n"},
+	} {
+		code, out := runDurableOn(c.dsn, "", "ls")
+		if code != exitNoBuild || out != c.want || strings.Contains(out, "s3cret") {
+			t.Errorf("sky durable ls --db %s: exit %d, want %d with\n%s\ngot:\n%s", c.dsn, code, exitNoBuild, c.want, out)
+		}
+	}
+}
