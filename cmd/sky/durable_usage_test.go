@@ -39,6 +39,7 @@ func TestDurableUsageErrorsExit2(t *testing.T) {
 				{[]string{"worker", "--tick", "5x", "w.sky"}, `invalid value "5x" for flag -tick: time: unknown unit "x" in duration "5x"; hint: a duration such as 500ms, 1s or 2m (the default is 1s)`},
 				{[]string{"ls", "--limit", "ten"}, `invalid value "ten" for flag -limit: `},
 				{[]string{"ls", "--limit", "ten"}, "; hint: a whole number (the default is 50)"},
+				{[]string{"ui", "--addr", "127.0.0.1:99999"}, `--addr "127.0.0.1:99999": the port "99999" is not a port number (0 to 65535); hint: --addr 127.0.0.1:8080`},
 				// A negative payload is read as a flag unless it comes after --.
 				{[]string{"signal", "g-1", "adjust", "-3"}, "flag provided but not defined: -3; hint: an argument that starts with a dash goes after --, e.g. -- -3\n"},
 			} {
