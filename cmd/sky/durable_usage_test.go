@@ -32,6 +32,7 @@ func TestDurableUsageErrorsExit2(t *testing.T) {
 				{[]string{"fork", "g-1", "--from", "greet", "--set", "other=1"}, `--set names step "other" but the fork is cut at "greet"`},
 				{[]string{"rewind", "g-1"}, "--to STEP is required; hint: `sky durable show g-1` lists the run's steps"},
 				{[]string{"signals"}, "nothing to list without --orphans; hint: sky durable signals --orphans"},
+				{[]string{"signals", "--orphans", "--limit", "-1"}, "--limit -1 is negative; hint: --limit 20 (the default is 50)"},
 				{[]string{"worker", "--concurrency", "0", "w.sky"}, "--concurrency 0: a worker advances at least one run at a time"},
 				{[]string{"worker", "--concurrency", "-1", "w.sky"}, "--concurrency -1: a worker advances at least one run at a time"},
 				{[]string{"worker", "--tick", "0s", "w.sky"}, "--tick 0s: an idle worker polls every --tick, so it must be a positive duration"},
