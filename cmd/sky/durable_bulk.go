@@ -164,6 +164,9 @@ func durableBulk(ctx context.Context, e *durable.Engine, action durable.BulkActi
 		return err
 	}
 	fmt.Fprintf(out, "%d %s to %s\n", n, plural(int(n), "run", "runs"), action)
+	if n == 0 {
+		noteUnknownWorkflow(ctx, e, f.Workflow, ask)
+	}
 	if n == 0 || b.dryRun {
 		if b.dryRun {
 			fmt.Fprintln(out, "dry run: nothing changed")
