@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -230,12 +231,28 @@ func flagError(cmd *cobra.Command, err error) error {
 			name = notExist.GetSpecifiedShortnames()
 		}
 		err = fmt.Errorf("flag provided but not defined: -%s", name)
+		if _, numErr := strconv.ParseFloat("-"+name, 64); numErr == nil {
+			// A negative number meant as an argument (a signal's JSON payload).
+			err = fmt.Errorf("%w; hint: an argument that starts with a dash goes after --, e.g. -- -%s", err, name)
+		}
 	case errors.As(err, &noValue):
 		err = fmt.Errorf("flag needs an argument: -%s", noValue.GetSpecifiedName())
 	case errors.As(err, &invalid):
-		err = fmt.Errorf("invalid value %q for flag -%s: %v", invalid.GetValue(), invalid.GetFlag().Name, errors.Unwrap(invalid))
+		err = fmt.Errorf("invalid value %q for flag -%s: %v%s", invalid.GetValue(), invalid.GetFlag().Name, errors.Unwrap(invalid), valueHint(invalid.GetFlag()))
 	}
 	return fmt.Errorf("%s: %w\nusage: %s\n(%s prints its flags and examples)", cmd.CommandPath(), err, cmd.UseLine(), helpCommand(cmd))
+}
+
+// valueHint is the hint after a value flag f cannot parse: what its values
+// look like, and its default.
+func valueHint(f *pflag.Flag) string {
+	switch f.Value.Type() {
+	case "duration":
+		return fmt.Sprintf("; hint: a duration such as 500ms, 1s or 2m (the default is %s)", f.DefValue)
+	case "int":
+		return fmt.Sprintf("; hint: a whole number (the default is %s)", f.DefValue)
+	}
+	return ""
 }
 
 // helpCommand is the command that prints cmd's help: `sky help durable ls`.

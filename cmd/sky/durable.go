@@ -301,6 +301,10 @@ func runDurableCommand(ctx context.Context, c durableCommand, f *durableFlags, p
 		fmt.Fprintf(s.stderr, "sky durable %s: --%s is empty; hint: give it a value or leave it out (is the shell variable it was given unset?)\n", name, f.empty[0])
 		return exitNoBuild
 	}
+	if err := checkDSN(f.dsn); err != nil {
+		fmt.Fprintf(s.stderr, "sky durable %s: %v\n", name, err)
+		return exitNoBuild
+	}
 	if c.check != nil {
 		if err := c.check(f, pos); err != nil {
 			fmt.Fprintf(s.stderr, "sky durable %s: %v\n", name, err)
@@ -382,6 +386,21 @@ func durableNamespace(flag, start string) (name, source string) {
 		return proj.File.DurableNamespace, "[durable] namespace of " + filepath.Join(proj.Root, project.FileName)
 	}
 	return "", ""
+}
+
+// checkDSN refuses a --db URL of a scheme sky has no driver for, which
+// would otherwise be taken for a SQLite file path ("the SQLite database
+// mysql://... does not exist"). It names the scheme only: the URL may hold
+// a password.
+func checkDSN(dsn string) error {
+	scheme, _, isURL := strings.Cut(dsn, "://")
+	switch {
+	case !isURL || scheme == "postgres" || scheme == "postgresql":
+		return nil
+	case strings.EqualFold(scheme, "postgres") || strings.EqualFold(scheme, "postgresql"):
+		return fmt.Errorf("--db is a %q URL; hint: write the scheme in lower case, postgres://", scheme)
+	}
+	return fmt.Errorf("--db is a %q URL, and sky opens only PostgreSQL and SQLite; hint: --db postgres://user@host:5432/dbname, or the path of a SQLite file", scheme)
 }
 
 // durableStatementTimeout bounds each PostgreSQL statement of `sky durable`

@@ -33,12 +33,12 @@ type bulkFlags struct {
 	terminal bool
 }
 
-// bulkVerbs are the past tense and the consequence of each action, for
-// its report.
-var bulkVerbs = map[string]struct{ past, after string }{
-	"retry":   {"retried", "due now with their attempts reset, journals kept"},
-	"cancel":  {"cancelled", "with their unfinished children"},
-	"release": {"released", "due now; a worker resumes each from its journal"},
+// bulkVerbs are the past tense of each action and its consequence for one
+// run and for several, for its report.
+var bulkVerbs = map[string]struct{ past, one, many string }{
+	"retry":   {"retried", "due now with its attempts reset, its journal kept", "due now with their attempts reset, journals kept"},
+	"cancel":  {"cancelled", "with its unfinished children", "with their unfinished children"},
+	"release": {"released", "due now; a worker resumes it from its journal", "due now; a worker resumes each from its journal"},
 }
 
 // bulkCommand is the single-run subcommand single (retry, cancel,
@@ -164,6 +164,9 @@ func durableBulk(ctx context.Context, e *durable.Engine, action durable.BulkActi
 		return err
 	}
 	fmt.Fprintf(out, "%d %s to %s\n", n, plural(int(n), "run", "runs"), action)
+	if n == 0 {
+		noteUnknownWorkflow(ctx, e, f.Workflow, ask)
+	}
 	if n == 0 || b.dryRun {
 		if b.dryRun {
 			fmt.Fprintln(out, "dry run: nothing changed")
@@ -181,7 +184,7 @@ func durableBulk(ctx context.Context, e *durable.Engine, action durable.BulkActi
 	}
 	res, err := e.Bulk(ctx, action, f, durable.BulkOptions{})
 	v := bulkVerbs[string(action)]
-	fmt.Fprintf(out, "%s %d %s (%s) in %d %s\n", v.past, res.Changed, plural(int(res.Changed), "run", "runs"), v.after,
+	fmt.Fprintf(out, "%s %d %s (%s) in %d %s\n", v.past, res.Changed, plural(int(res.Changed), "run", "runs"), plural(int(res.Changed), v.one, v.many),
 		res.Batches, plural(res.Batches, "batch", "batches"))
 	if err != nil {
 		return fmt.Errorf("stopped after %d %s: %w; the same command takes up the runs left", res.Changed, plural(int(res.Changed), "run", "runs"), err)

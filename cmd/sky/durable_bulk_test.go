@@ -89,13 +89,14 @@ func TestDurableBulkCLI(t *testing.T) {
 			if err := durableBulk(ctx, e, durable.BulkRetry, b, &out, &ask); err != nil || dead() != 3 {
 				t.Errorf("answering yes = %v, %d dead runs left, want 3:\n%s", err, dead(), out.String())
 			}
-			if got := cli(exitOK, "retry", "--status", "dead", "--created-before", "2999-01-01T00:00:00Z", "--yes"); !strings.Contains(got, "3 runs to retry\nretried 3 runs") {
+			if got := cli(exitOK, "retry", "--status", "dead", "--created-before", "2999-01-01T00:00:00Z", "--yes"); !strings.Contains(got, "3 runs to retry\nretried 3 runs (due now with their attempts reset, journals kept) in 1 batch\n") {
 				t.Errorf("retry --yes printed:\n%s", got)
 			}
 			if got := cli(exitOK, "cancel", "--parent", "nobody", "--yes"); !strings.Contains(got, "0 runs to cancel") {
 				t.Errorf("cancel of no run printed:\n%s", got)
 			}
-			if got := cli(exitOK, "cancel", "--created-after", "1h", "--yes"); !strings.Contains(got, "cancelled 5 runs") {
+			// One walk per status: waiting, running and failed, one batch each.
+			if got := cli(exitOK, "cancel", "--created-after", "1h", "--yes"); !strings.Contains(got, "cancelled 5 runs (with their unfinished children) in 3 batches\n") {
 				t.Errorf("cancel of the runs of the last hour printed:\n%s", got)
 			}
 		})

@@ -101,6 +101,9 @@ func durableExport(ctx context.Context, e *durable.Engine, f *durableFlags, _ []
 		statuses = "waiting, running, failed, dead"
 	}
 	fmt.Fprintf(f.warn, "exported %d %s (%s)\n", n, plural(n, "run", "runs"), statuses)
+	if n == 0 {
+		noteUnknownWorkflow(ctx, e, f.workflow, f.warn)
+	}
 	return nil
 }
 

@@ -97,6 +97,9 @@ func durableLs(ctx context.Context, e *durable.Engine, f *durableFlags, _ []stri
 	} else {
 		printRunTable(out, runs, held, time.Now())
 	}
+	if len(runs) == 0 && f.before == "" {
+		noteUnknownWorkflow(ctx, e, f.workflow, f.warn)
+	}
 	if truncated {
 		fmt.Fprintf(f.warn, "note: showing %d %s of more; use --limit N for more, or --before %s for the next page\n", f.limit, plural(f.limit, "run", "runs"), view.Safe(runs[len(runs)-1].ID))
 	}

@@ -5,11 +5,15 @@ import (
 	"strings"
 	"testing"
 
+	"skydurable/runtime/codec"
 	"skydurable/runtime/db/dbtest"
+	"skydurable/runtime/durable"
+	"skydurable/runtime/task"
 )
 
-// TestDurableCountsOfOneAreSingular: show, signals --orphans, ls and
-// compact say "1 entry", "1 event", "1 orphan signal", "1 run", and keep
+// TestDurableCountsOfOneAreSingular: show, signals --orphans, ls, compact
+// and a bulk cancel say "1 entry", "1 event", "1 orphan signal", "1 run"
+// ("with its unfinished children"), and keep
 // the plural for other counts, on both stores.
 func TestDurableCountsOfOneAreSingular(t *testing.T) {
 	for _, driver := range dbtest.Drivers() {
@@ -40,6 +44,14 @@ func TestDurableCountsOfOneAreSingular(t *testing.T) {
 			greetDone(t, e, "g-3")
 			if code, out := runDurableOn(dsn, "", "compact", "--older-than", "0s"); code != exitOK || !strings.Contains(out, "compacted 1 run finished more than 0s ago: deleted 1 journal and signal row in 1 batch") {
 				t.Errorf("compact of one run: exit %d:\n%s", code, out)
+			}
+			later := durable.Register("later", codec.String, codec.String,
+				func(c *durable.Ctx, in string) task.Task[string] { return task.Succeed(in) })
+			if err := e.StartJSON(ctx, later.Erase(), "l-1", `"x"`); err != nil {
+				t.Fatal(err)
+			}
+			if code, out := runDurableOn(dsn, "", "cancel", "--workflow", "later", "--yes"); code != exitOK || !strings.Contains(out, "1 run to cancel\ncancelled 1 run (with its unfinished children) in 3 batches\n") {
+				t.Errorf("bulk cancel of one run: exit %d:\n%s", code, out)
 			}
 		})
 	}

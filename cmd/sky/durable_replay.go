@@ -52,7 +52,7 @@ func durableReplay(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 	if err != nil {
 		return err
 	}
-	prog, _, _ := loadProgram(a[0], proj, loadOptions{}, streams{stdout: out, stderr: f.warn})
+	prog, _, _ := loadProgram(a[0], proj, loadOptions{missingHint: replayHint}, streams{stdout: out, stderr: f.warn})
 	if prog == nil {
 		return fmt.Errorf("the program %s does not load; nothing was replayed", a[0])
 	}
@@ -65,7 +65,8 @@ func durableReplay(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 	}
 	if f.workflow != "" {
 		if _, err := durable.Lookup(defs, f.workflow); err != nil {
-			return err
+			return task.Errorf(task.NotFound, "--workflow %q: the program %s defines no workflow of that name; hint: it defines %s",
+				f.workflow, a[0], strings.Join(workflowNames(defs, ""), ", "))
 		}
 	}
 	rep := gateReport{counts: map[durable.Verdict]int{}, skipped: map[string]int{}}

@@ -37,8 +37,11 @@ then deleted by the workers' retention work. A run's own signals are in sky dura
 			if !f.orphans {
 				return fmt.Errorf("nothing to list without --orphans; hint: sky durable signals --orphans (a run's own signals are in sky durable show ID)")
 			}
-			if f.limit <= 0 {
-				return fmt.Errorf("--limit %d lists nothing; hint: --limit 20 (the default is %d)", f.limit, defaultLsLimit)
+			if f.limit < 0 {
+				return fmt.Errorf("--limit %d is negative; hint: --limit 20 (the default is %d)", f.limit, defaultLsLimit)
+			}
+			if f.limit == 0 {
+				return fmt.Errorf("--limit 0 lists nothing; hint: --limit 20 (the default is %d)", defaultLsLimit)
 			}
 			return nil
 		},

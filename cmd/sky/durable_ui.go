@@ -64,9 +64,12 @@ const uiTokenEnv = "SKY_DURABLE_UI_TOKEN"
 
 // checkUIAddr refuses to serve beyond this machine without a token.
 func checkUIAddr(addr, token string) error {
-	host, _, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return task.Errorf(task.InvalidInput, "--addr %q is not host:port; hint: --addr 127.0.0.1:8080", addr)
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return task.Errorf(task.InvalidInput, "--addr %q: the port %q is not a port number (0 to 65535); hint: --addr 127.0.0.1:8080", addr, port)
 	}
 	if token != "" {
 		return nil

@@ -32,10 +32,17 @@ func TestDurableUsageErrorsExit2(t *testing.T) {
 				{[]string{"fork", "g-1", "--from", "greet", "--set", "other=1"}, `--set names step "other" but the fork is cut at "greet"`},
 				{[]string{"rewind", "g-1"}, "--to STEP is required; hint: `sky durable show g-1` lists the run's steps"},
 				{[]string{"signals"}, "nothing to list without --orphans; hint: sky durable signals --orphans"},
+				{[]string{"signals", "--orphans", "--limit", "-1"}, "--limit -1 is negative; hint: --limit 20 (the default is 50)"},
 				{[]string{"worker", "--concurrency", "0", "w.sky"}, "--concurrency 0: a worker advances at least one run at a time"},
 				{[]string{"worker", "--concurrency", "-1", "w.sky"}, "--concurrency -1: a worker advances at least one run at a time"},
 				{[]string{"worker", "--tick", "0s", "w.sky"}, "--tick 0s: an idle worker polls every --tick, so it must be a positive duration"},
 				{[]string{"worker", "--stop-timeout", "-1s", "w.sky"}, "--stop-timeout -1s: runs in flight get this long after SIGTERM"},
+				{[]string{"worker", "--tick", "5x", "w.sky"}, `invalid value "5x" for flag -tick: time: unknown unit "x" in duration "5x"; hint: a duration such as 500ms, 1s or 2m (the default is 1s)`},
+				{[]string{"ls", "--limit", "ten"}, `invalid value "ten" for flag -limit: `},
+				{[]string{"ls", "--limit", "ten"}, "; hint: a whole number (the default is 50)"},
+				{[]string{"ui", "--addr", "127.0.0.1:99999"}, `--addr "127.0.0.1:99999": the port "99999" is not a port number (0 to 65535); hint: --addr 127.0.0.1:8080`},
+				// A negative payload is read as a flag unless it comes after --.
+				{[]string{"signal", "g-1", "adjust", "-3"}, "flag provided but not defined: -3; hint: an argument that starts with a dash goes after --, e.g. -- -3\n"},
 			} {
 				code, out := runDurableOn(dsn, "", c.args...)
 				if code != exitNoBuild || !strings.Contains(out, c.want) {
@@ -75,5 +82,20 @@ func TestDurableNamespaceFromElsewhereIsUsage(t *testing.T) {
 	t.Setenv(durable.NamespaceEnv, "billing")
 	if code, out = runDurableOn(dsn, "", "ls"); code != exitOK {
 		t.Errorf("a good SKY_DURABLE_NAMESPACE wins over sky.toml's bad one: exit %d, want 0:\n%s", code, out)
+	}
+}
+
+// TestDurableDBOfAnotherSchemeIsUsage: a --db URL of a scheme sky has no
+// driver for is a usage error (exit 2) naming the scheme, not the password
+// the URL may hold, rather than a SQLite file "mysql://..." not found.
+func TestDurableDBOfAnotherSchemeIsUsage(t *testing.T) {
+	for _, c := range []struct{ dsn, want string }{
+		{"mysql://ann:s3cret@db/app", `sky durable ls: --db is a "mysql" URL, and sky opens only PostgreSQL and SQLite; hint: --db postgres://user@host:5432/dbname, or the path of a SQLite file` + "\n"},
+		{"POSTGRES://db/app", `sky durable ls: --db is a "POSTGRES" URL; hint: write the scheme in lower case, postgres://` + "\n"},
+	} {
+		code, out := runDurableOn(c.dsn, "", "ls")
+		if code != exitNoBuild || out != c.want || strings.Contains(out, "s3cret") {
+			t.Errorf("sky durable ls --db %s: exit %d, want %d with\n%s\ngot:\n%s", c.dsn, code, exitNoBuild, c.want, out)
+		}
 	}
 }

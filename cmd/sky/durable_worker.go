@@ -60,8 +60,8 @@ func checkWorker(f *durableFlags, _ []string) error {
 
 // durableWorker is `sky durable worker FILE`: load the program FILE, take
 // every workflow its top-level values define (WorkflowDef or
-// RegisteredWorkflow), and run a worker for them (Engine.Work) until SIGTERM
-// or Ctrl-C, which stop it gracefully. The engine takes the environment's
+// RegisteredWorkflow, alone or in a list), and run a worker for them
+// (Engine.Work) until SIGTERM or Ctrl-C, which stop it gracefully. The engine takes the environment's
 // settings as `sky run` does (SKY_DURABLE_LEASE, SKY_DURABLE_HEARTBEAT,
 // SKY_DURABLE_LOG, NOTIFY hints).
 func durableWorker(ctx context.Context, e *durable.Engine, f *durableFlags, a []string, out io.Writer) error {
@@ -69,7 +69,7 @@ func durableWorker(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 	if err != nil {
 		return err
 	}
-	prog, _, _ := loadProgram(a[0], proj, loadOptions{}, streams{stdout: out, stderr: f.warn})
+	prog, _, _ := loadProgram(a[0], proj, loadOptions{missingHint: workerHint}, streams{stdout: out, stderr: f.warn})
 	if prog == nil {
 		return fmt.Errorf("the program %s does not load; no worker started", a[0])
 	}
@@ -80,7 +80,8 @@ func durableWorker(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 	if len(defs) == 0 {
 		return task.Errorf(task.NotFound, "the program %s defines no workflow at the top level; hint: name the module whose top-level values are the Durable.register calls (or a list of Durable.erase values)", a[0])
 	}
-	wopts := skydurable.WithProject(skydurable.OptionsFromEnv(os.Getenv), proj.File, os.Getenv, f.warn)
+	// Loading FILE has reported each malformed setting once already.
+	wopts := skydurable.WithProject(skydurable.OptionsFromEnvTo(os.Getenv, io.Discard), proj.File, os.Getenv, io.Discard)
 	wopts.Namespace = e.Namespace() // --namespace, else as the program's
 	hints, err := durable.HintSettingsFromEnv(os.Getenv)
 	if err != nil {

@@ -31,6 +31,9 @@ type loadOptions struct {
 	// module once it type-checks (sky test: its `tests : List Test`),
 	// returning an error that stops the load as a type error does.
 	checkEntry func(file string, prog *types.Program, info *types.Info) error
+	// missingHint is the hint for a FILE that is not there, in the words
+	// of the command it was passed to; "" is sky run's (runHint).
+	missingHint string
 }
 
 // addLoadFlags defines the flags run and test share on cmd, stored in o.
@@ -80,9 +83,11 @@ func findProgram(args []string) (string, project.Project, error) {
 // The hints of the error for a FILE that is not there, in the words of the
 // command it was passed to.
 const (
-	runHint   = "pass the file, e.g. `sky run app.sky`, or set `entry` in sky.toml"
-	checkHint = "pass the file, e.g. `sky check src/Main.sky`, or set `entry` in sky.toml"
-	testHint  = "pass the test module's path from the current directory, e.g. `sky test tests/OrderTest.sky`"
+	runHint    = "pass the file, e.g. `sky run app.sky`, or set `entry` in sky.toml"
+	checkHint  = "pass the file, e.g. `sky check src/Main.sky`, or set `entry` in sky.toml"
+	testHint   = "pass the test module's path from the current directory, e.g. `sky test tests/OrderTest.sky`"
+	workerHint = "pass the program whose modules define the workflows, e.g. `sky durable worker src/Main.sky`"
+	replayHint = "pass the new code's program, whose modules define the workflows, e.g. `sky durable replay src/Main.sky`"
 )
 
 // noProgram is the LOAD ERROR for a file that cannot be read, with hint;
@@ -100,7 +105,11 @@ func noProgram(file, hint string) error {
 // exited is true). A program that does not check never runs.
 func loadProgram(file string, proj project.Project, o loadOptions, s streams) (prog *eval.Program, status int, exited bool) {
 	cfg := proj.File
-	if err := noProgram(file, runHint); err != nil {
+	hint := o.missingHint
+	if hint == "" {
+		hint = runHint
+	}
+	if err := noProgram(file, hint); err != nil {
 		report(s, err)
 		return nil, exitFailure, false
 	}

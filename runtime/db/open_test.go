@@ -3,6 +3,7 @@ package db_test
 import (
 	"context"
 	"net"
+	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -28,6 +29,11 @@ func TestOpenErrors(t *testing.T) {
 	deadPort := l.Addr().(*net.TCPAddr).Port
 	l.Close()
 	deadURL := "postgres://sky:s3cret-pw@127.0.0.1:" + strconv.Itoa(deadPort) + "/app?connect_timeout=5"
+	noDB, err := url.Parse(dbtest.ServerURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	noDB.Path = "/sky_no_such_database"
 
 	cases := []struct {
 		name, driver, dsn string
@@ -40,6 +46,10 @@ func TestOpenErrors(t *testing.T) {
 		{"sqlite empty path", "sqlite", "", task.InvalidInput, []string{"file path"}, ""},
 		{"postgres refusing", "postgres", deadURL, task.Unavailable, []string{"cannot connect to the server at 127.0.0.1:" + strconv.Itoa(deadPort), "connection refused"}, "s3cret-pw"},
 		{"postgres bad dsn", "postgres", "postgres://%zz", task.InvalidInput, []string{"connection string"}, ""},
+		// Each cause its own hint, on one line.
+		{"postgres no such database", "postgres", noDB.String(), task.NotFound, []string{`database "sky_no_such_database" does not exist`, `; hint: create the database (CREATE DATABASE "sky_no_such_database") or fix its name in the URL`}, "\n"},
+		{"postgres unknown host", "postgres", "postgres://sky:s3cret-pw@sky-no-such-host.invalid/app?connect_timeout=5", task.Unavailable, []string{"sky-no-such-host.invalid", "; hint: check the host name of the URL"}, "\n"},
+		{"postgres refusing hint", "postgres", deadURL, task.Unavailable, []string{"; hint: is PostgreSQL running and does the database exist?"}, "\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

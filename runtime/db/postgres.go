@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/url"
 	"os"
@@ -113,11 +114,30 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (backend, error
 				failure += " within " + t.String() + " (connect_timeout)"
 			}
 		}
+		// pgconn puts each address it tried on a line of its own; the
+		// message stays one line, as every error sky prints does.
+		cause := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " ")), " ")
 		return nil, &task.Error{Kind: kind, Cause: err,
-			Message: "postgres: " + failure + ": " + err.Error() +
-				"; hint: is PostgreSQL running and does the database exist?"}
+			Message: "postgres: " + failure + ": " + cause + "; hint: " + connectHint(err, cfg.ConnConfig.Database)}
 	}
 	return &postgresBackend{pool: pool, pooled: pooler == PoolerTransaction, dsn: dsn}, nil
+}
+
+// connectHint is the fix for a failed connection attempt, by its cause: a
+// database the server does not have, a login it refuses, a host name that
+// does not resolve; else the server is down or elsewhere.
+func connectHint(err error, database string) string {
+	var pgErr *pgconn.PgError
+	var dnsErr *net.DNSError
+	switch {
+	case errors.As(err, &pgErr) && pgErr.Code == "3D000":
+		return fmt.Sprintf("create the database (CREATE DATABASE %q) or fix its name in the URL", database)
+	case errors.As(err, &pgErr) && (pgErr.Code == "28P01" || pgErr.Code == "28000"):
+		return "check the user and password of the URL (or PGPASSWORD), and that pg_hba.conf lets it in"
+	case errors.As(err, &dnsErr):
+		return "check the host name of the URL"
+	}
+	return "is PostgreSQL running and does the database exist?"
 }
 
 // isConnectTimeout reports whether a failed connection attempt gave up

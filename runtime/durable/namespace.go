@@ -573,6 +573,13 @@ func (n *namespacedStore) SwapPayloads(ctx context.Context, swaps []store.Swap) 
 	return n.s.SwapPayloads(ctx, scoped)
 }
 
+// WorkflowNames lists the workflow names of the runs of the engine's
+// namespace, sorted (one index probe per workflow name in the database,
+// store.WorkflowNamesSQL): what a filter by workflow can match.
+func (e *Engine) WorkflowNames(ctx context.Context) ([]string, error) {
+	return e.scoped.WorkflowNames(ctx)
+}
+
 // Namespace is the engine's namespace (Options.Namespace).
 func (e *Engine) Namespace() string { return e.namespace }
 

@@ -120,10 +120,12 @@ func (b *binding) engineFor(d *db.DB) *durable.Engine {
 // its first use (Setup), so a typo never makes a worker write plain text,
 // nor work in the wrong namespace.
 func OptionsFromEnv(getenv func(string) string) durable.Options {
-	return optionsFromEnv(getenv, os.Stderr)
+	return OptionsFromEnvTo(getenv, os.Stderr)
 }
 
-func optionsFromEnv(getenv func(string) string, warn io.Writer) durable.Options {
+// OptionsFromEnvTo is OptionsFromEnv reporting a malformed value on warn,
+// for a caller that has reported them once already (io.Discard).
+func OptionsFromEnvTo(getenv func(string) string, warn io.Writer) durable.Options {
 	opts := durable.Options{Logger: loggerFromEnv(getenv, os.Stderr, warn), Keys: getenv(durable.KeysEnv), Namespace: getenv(durable.NamespaceEnv)}
 	if v := getenv("SKY_DURABLE_LEASE"); v != "" {
 		lease, err := time.ParseDuration(v)
@@ -617,7 +619,14 @@ func setupHint(fn string, err error) error {
 // distinctWorkflows is the poll list without repeats of one workflow; two
 // different registrations under one name and version are an InvalidInput
 // error, since the runner could only ever advance runs with one of them.
+// fn names the call whose list it is ("Durable.poll").
 func distinctWorkflows(fn string, listed []skyRegistered) ([]durable.Workflow, error) {
+	return distinct(fn+": the list holds", listed)
+}
+
+// distinct is distinctWorkflows with the error's subject, what holds the
+// two workflows ("Durable.poll: the list holds", "the program defines").
+func distinct(holder string, listed []skyRegistered) ([]durable.Workflow, error) {
 	type key struct {
 		name    string
 		version int
@@ -631,8 +640,8 @@ func distinctWorkflows(fn string, listed []skyRegistered) ([]durable.Workflow, e
 				continue
 			}
 			return nil, task.Errorf(task.InvalidInput,
-				"%s: the list holds two different workflows named %q (version %d); hint: give each workflow its own name, or register the new code with Durable.registerVersioned and another version",
-				fn, k.name, k.version)
+				"%s two different workflows named %q (version %d); hint: give each workflow its own name, or register the new code with Durable.registerVersioned and another version",
+				holder, k.name, k.version)
 		}
 		seen[k] = r.id
 		defs = append(defs, r.w)
@@ -795,22 +804,37 @@ func runInfo(r durable.Run) value.Value {
 }
 
 // WorkflowsIn picks the workflows among a program's top-level values (each
-// WorkflowDef and RegisteredWorkflow, one workflow once however many values
-// hold it), for tools such as `sky durable replay`. Two different
-// workflows under one name and version are an InvalidInput error.
+// WorkflowDef and RegisteredWorkflow, and each one in a top-level list such
+// as the `List RegisteredWorkflow` a program hands Durable.worker; one
+// workflow once however many values hold it), for `sky durable replay` and
+// `sky durable worker`. Two different workflows under one name and version
+// are an InvalidInput error.
 func WorkflowsIn(vs []value.Value) ([]durable.Workflow, error) {
 	var listed []skyRegistered
 	for _, v := range vs {
-		o, ok := v.(value.Opaque)
-		if !ok {
+		if l, ok := v.(*value.List); ok {
+			for _, item := range l.Slice() {
+				listed = appendWorkflow(listed, item)
+			}
 			continue
 		}
-		switch w := o.V.(type) {
-		case skyWorkflowDef:
-			listed = append(listed, skyRegistered{w: w.def.Erase(), id: w.id})
-		case skyRegistered:
-			listed = append(listed, w)
-		}
+		listed = appendWorkflow(listed, v)
 	}
-	return distinctWorkflows("sky durable replay", listed)
+	return distinct("the program defines", listed)
+}
+
+// appendWorkflow appends v to listed when v is a WorkflowDef or a
+// RegisteredWorkflow.
+func appendWorkflow(listed []skyRegistered, v value.Value) []skyRegistered {
+	o, ok := v.(value.Opaque)
+	if !ok {
+		return listed
+	}
+	switch w := o.V.(type) {
+	case skyWorkflowDef:
+		listed = append(listed, skyRegistered{w: w.def.Erase(), id: w.id})
+	case skyRegistered:
+		listed = append(listed, w)
+	}
+	return listed
 }

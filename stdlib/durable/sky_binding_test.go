@@ -69,11 +69,11 @@ func TestRetryPolicyArgClampsHugeBackoff(t *testing.T) {
 func TestOptionsFromEnv(t *testing.T) {
 	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
 	var warn strings.Builder
-	opts := optionsFromEnv(env(map[string]string{"SKY_DURABLE_LEASE": "45s", "SKY_DURABLE_MAX_PAYLOAD_BYTES": "4194304", "SKY_DURABLE_LOG": "off"}), &warn)
+	opts := OptionsFromEnvTo(env(map[string]string{"SKY_DURABLE_LEASE": "45s", "SKY_DURABLE_MAX_PAYLOAD_BYTES": "4194304", "SKY_DURABLE_LOG": "off"}), &warn)
 	if opts.Lease != 45*time.Second || opts.MaxPayloadBytes != 4194304 || warn.Len() != 0 {
 		t.Errorf("lease %v, cap %d, warnings %q; want 45s, 4194304, none", opts.Lease, opts.MaxPayloadBytes, warn.String())
 	}
-	opts = optionsFromEnv(env(map[string]string{"SKY_DURABLE_LEASE": "soon", "SKY_DURABLE_MAX_PAYLOAD_BYTES": "4MB", "SKY_DURABLE_LOG": "off"}), &warn)
+	opts = OptionsFromEnvTo(env(map[string]string{"SKY_DURABLE_LEASE": "soon", "SKY_DURABLE_MAX_PAYLOAD_BYTES": "4MB", "SKY_DURABLE_LOG": "off"}), &warn)
 	if opts.Lease != 0 || opts.MaxPayloadBytes != 0 {
 		t.Errorf("malformed values set lease %v, cap %d; want the defaults (0)", opts.Lease, opts.MaxPayloadBytes)
 	}
@@ -112,12 +112,12 @@ func TestRetentionSettings(t *testing.T) {
 	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
 	file := project.File{DurableRetention: "30d", DurableOrphanSignalTTL: "48h"}
 	var warn strings.Builder
-	opts := WithProject(optionsFromEnv(env(map[string]string{"SKY_DURABLE_LOG": "off"}), &warn), file, env(nil), &warn)
+	opts := WithProject(OptionsFromEnvTo(env(map[string]string{"SKY_DURABLE_LOG": "off"}), &warn), file, env(nil), &warn)
 	if opts.Retention != 30*24*time.Hour || opts.OrphanSignalTTL != 48*time.Hour || warn.Len() != 0 {
 		t.Errorf("from sky.toml: retention %v, ttl %v, warnings %q; want 720h, 48h, none", opts.Retention, opts.OrphanSignalTTL, warn.String())
 	}
 	over := env(map[string]string{"SKY_DURABLE_RETENTION": "90m", "SKY_DURABLE_LOG": "off"})
-	opts = WithProject(optionsFromEnv(over, &warn), file, over, &warn)
+	opts = WithProject(OptionsFromEnvTo(over, &warn), file, over, &warn)
 	if opts.Retention != 90*time.Minute || opts.OrphanSignalTTL != 48*time.Hour {
 		t.Errorf("environment over sky.toml: retention %v, ttl %v; want 90m, 48h", opts.Retention, opts.OrphanSignalTTL)
 	}
@@ -140,11 +140,11 @@ func TestNamespaceSetting(t *testing.T) {
 	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
 	file := project.File{DurableNamespace: "billing"}
 	var warn strings.Builder
-	if opts := WithProject(optionsFromEnv(env(nil), &warn), file, env(nil), &warn); opts.Namespace != "billing" {
+	if opts := WithProject(OptionsFromEnvTo(env(nil), &warn), file, env(nil), &warn); opts.Namespace != "billing" {
 		t.Errorf("from sky.toml: namespace %q, want billing", opts.Namespace)
 	}
 	over := env(map[string]string{durable.NamespaceEnv: "Tenant 7"})
-	opts := WithProject(optionsFromEnv(over, &warn), file, over, &warn)
+	opts := WithProject(OptionsFromEnvTo(over, &warn), file, over, &warn)
 	if opts.Namespace != "Tenant 7" || warn.Len() != 0 {
 		t.Errorf("environment over sky.toml: namespace %q, warnings %q; want \"Tenant 7\", none", opts.Namespace, warn.String())
 	}
