@@ -86,7 +86,7 @@ func TestLsUnknownWorkflowNamesTenAtMost(t *testing.T) {
 		}
 	}
 	code, out := runDurableOn(dsn, "", "ls", "--workflow", "nope")
-	want := "no runs\nnote: no run has the workflow \"nope\"; hint: the workflows with runs are w01, w02, w03, w04, w05, w06, w07, w08, w09, w10 and 2 more\n"
+	want := "no runs\nnote: no run of this namespace has workflow \"nope\"; hint: its workflows are w01, w02, w03, w04, w05, w06, w07, w08, w09, w10 and 2 more\n"
 	if code != exitOK || out != want {
 		t.Fatalf("exit %d, output\n%s\nwant exit 0 and\n%s", code, out, want)
 	}

@@ -4,13 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"skydurable/compiler/diag"
 	"skydurable/runtime/durable"
 	"skydurable/runtime/durable/view"
 )
@@ -103,38 +100,5 @@ func durableLs(ctx context.Context, e *durable.Engine, f *durableFlags, _ []stri
 	if truncated {
 		fmt.Fprintf(f.warn, "note: showing %d %s of more; use --limit N for more, or --before %s for the next page\n", f.limit, plural(f.limit, "run", "runs"), view.Safe(runs[len(runs)-1].ID))
 	}
-	if err == nil && len(runs) == 0 && f.workflow != "" {
-		err = noteUnknownWorkflow(ctx, e, f.workflow, f.warn)
-	}
 	return err
-}
-
-// maxWorkflowsNamed is how many workflow names the note of an unknown
-// --workflow lists before it counts the rest.
-const maxWorkflowsNamed = 10
-
-// noteUnknownWorkflow says on warn, when no run of the namespace has the
-// workflow name (a typo more often than an empty listing), which workflows
-// have runs, the closest first when one is spelt like it. It says nothing
-// when the workflow has runs (the other filters left none) or no run has
-// any workflow.
-func noteUnknownWorkflow(ctx context.Context, e *durable.Engine, workflow string, warn io.Writer) error {
-	names, err := e.WorkflowNames(ctx)
-	if err != nil || len(names) == 0 || slices.Contains(names, workflow) {
-		return err
-	}
-	known := names
-	if len(known) > maxWorkflowsNamed {
-		known = known[:maxWorkflowsNamed]
-	}
-	list := view.Safe(strings.Join(known, ", "))
-	if more := len(names) - len(known); more > 0 {
-		list += fmt.Sprintf(" and %d more", more)
-	}
-	hint := "the workflows with runs are " + list
-	if near := diag.Suggest(workflow, names); len(near) > 0 {
-		hint = "did you mean " + view.Safe(strings.Join(near, " or ")) + "? (the workflows with runs: " + list + ")"
-	}
-	fmt.Fprintf(warn, "note: no run has the workflow %q; hint: %s\n", workflow, hint)
-	return nil
 }

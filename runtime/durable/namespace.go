@@ -583,13 +583,6 @@ func (e *Engine) WorkflowNames(ctx context.Context) ([]string, error) {
 // Namespace is the engine's namespace (Options.Namespace).
 func (e *Engine) Namespace() string { return e.namespace }
 
-// WorkflowNames lists the workflow names of the runs in the engine's
-// namespace, sorted (one index probe per workflow name in the database,
-// store.WorkflowNamesSQL).
-func (e *Engine) WorkflowNames(ctx context.Context) ([]string, error) {
-	return e.store.WorkflowNames(ctx)
-}
-
 // Namespaces lists the namespaces that have runs in the database, sorted:
 // every namespace's, whatever the engine's own (one index probe per
 // workflow name, store.WorkflowNamesSQL).
