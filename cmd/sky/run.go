@@ -23,7 +23,8 @@ func init() {
 the nearest sky.toml above the working directory, else src/Main.sky); the ARGs after -- are
 the program's System.args. A failing main prints "Error: <Label>: <message>" and exits 1, as
 does a program that does not parse, check or load; System.exit N exits N. SIGINT or SIGTERM
-exits 130, but an App (App.run) or Server.listen stops cleanly on them and exits 0.`,
+exits 130, but an App (App.run), Server.listen or a Durable.worker that is main's last task
+stops cleanly on them and exits 0.`,
 			Example: `  sky run
   sky run app/src/Main.sky
   sky run -- serve --port 8080      # System.args is ["serve", "--port", "8080"]`,
