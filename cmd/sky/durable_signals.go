@@ -76,7 +76,7 @@ func durableSignals(ctx context.Context, e *durable.Engine, f *durableFlags, _ [
 		tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "RUN ID\tSIGNAL\tBYTES\tSENT")
 		for _, o := range found {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s ago\n", view.Safe(o.RunID), view.Safe(o.Name), o.Bytes, now.Sub(o.SentAt).Round(time.Second))
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", view.Safe(o.RunID), view.Safe(o.Name), o.Bytes, view.Ago(o.SentAt, now))
 		}
 		err = tw.Flush()
 	}
