@@ -93,8 +93,9 @@ func TestDurableDiffIsAsTheDocsShowIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	const cmd = "$ sky durable diff order-42 order-42-again\n"
-	_, shown, ok := strings.Cut(string(page), cmd)
-	if shown, _, ok = strings.Cut(shown, "```"); !ok {
+	_, shown, found := strings.Cut(string(page), cmd)
+	shown, _, ended := strings.Cut(shown, "```")
+	if !found || !ended {
 		t.Fatalf("docs/durable.md has no block after %q", cmd)
 	}
 	if diff := cmp.Diff(shown, out); diff != "" {
