@@ -2,16 +2,10 @@ package main
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
-	"skydurable/runtime/codec"
 	"skydurable/runtime/db/dbtest"
-	"skydurable/runtime/durable"
-	"skydurable/runtime/task"
 )
 
 // TestDurableDiffOfCompactedRuns: `sky durable diff` of two runs with the
@@ -58,47 +52,5 @@ func TestDurableDiffOfCompactedRuns(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestDurableDiffIsAsTheDocsShowIt: the diff of docs/durable.md ("Time
-// travel"), a run and its fork without --set, is what `sky durable diff`
-// prints for those runs, column for column.
-func TestDurableDiffIsAsTheDocsShowIt(t *testing.T) {
-	ctx := context.Background()
-	dsn, _, e := cliEngine(t, "sqlite", "diff-doc")
-	order := durable.Register("order", codec.String, codec.String, func(c *durable.Ctx, _ string) task.Task[string] {
-		uid := durable.StepValue(c, codec.String, "uid", func() string { return "5b0c…" })
-		return task.AndThen(uid, func(u string) task.Task[string] {
-			charge := durable.Step(c, codec.String, "charge", task.Succeed("charged-"+u))
-			return task.AndThen(charge, func(ch string) task.Task[string] {
-				return task.Map(durable.Step(c, codec.String, "ship", task.Succeed("shipped")), func(s string) string { return ch + " " + s })
-			})
-		})
-	})
-	if err := e.StartJSON(ctx, order.Erase(), "order-42", `"x"`); err != nil {
-		t.Fatal(err)
-	}
-	drainRuns(t, e, order.Erase())
-	if _, err := e.Fork(ctx, "order-42", "ship", durable.ForkOptions{NewID: "order-42-again"}); err != nil {
-		t.Fatal(err)
-	}
-	drainRuns(t, e, order.Erase())
-	code, out := runDurableOn(dsn, "", "diff", "order-42", "order-42-again")
-	if code != exitOK {
-		t.Fatalf("sky durable diff = %d:\n%s", code, out)
-	}
-	page, err := os.ReadFile("../../docs/durable.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	const cmd = "$ sky durable diff order-42 order-42-again\n"
-	_, shown, found := strings.Cut(string(page), cmd)
-	shown, _, ended := strings.Cut(shown, "```")
-	if !found || !ended {
-		t.Fatalf("docs/durable.md has no block after %q", cmd)
-	}
-	if diff := cmp.Diff(shown, out); diff != "" {
-		t.Errorf("docs/durable.md shows another diff than sky durable diff prints (-docs +printed):\n%s", diff)
 	}
 }
