@@ -51,8 +51,7 @@ func skyFiles(*cobra.Command, []string, string) ([]cobra.Completion, cobra.Shell
 // exits 1.
 func runMain(ctx context.Context, o loadOptions, args []string, s streams) int {
 	if len(args) > 1 {
-		fmt.Fprintln(s.stderr, "usage: sky run [--unchecked] [FILE] [-- ARG...]")
-		return exitNoBuild
+		return badProgramArgs(s, "run", "sky run [--unchecked] [FILE] [-- ARG...]", args)
 	}
 	file, proj, err := findProgram(args)
 	if err != nil {
