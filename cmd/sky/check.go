@@ -33,8 +33,7 @@ after any warnings on stderr), or every syntax, load and type error and how many
 // load and type error on stderr and how many there are (exit 1).
 func runCheck(args []string, s streams) int {
 	if len(args) > 1 {
-		fmt.Fprintln(s.stderr, "usage: sky check [FILE]")
-		return exitNoBuild
+		return badProgramArgs(s, "check", "sky check [FILE]", args)
 	}
 	file, proj, err := findProgram(args)
 	if err != nil {

@@ -36,8 +36,8 @@ const (
 // exitCodesHelp explains the exit codes to users.
 const exitCodesHelp = `Exit codes: 0 ok; 1 the program or a test failed, it does not load, or (sky durable) not found,
 refused or the database failed; 2 usage (unknown command or flag, wrong arguments) or, for sky test,
-a program that does not compile; 130 interrupted (SIGINT or SIGTERM; an App or Server.listen that
-stops cleanly on them exits 0).`
+a program that does not compile; 130 interrupted (SIGINT or SIGTERM; an App, Server.listen or a
+Durable.worker that ends main stops cleanly on them and exits 0).`
 
 // streams are a command's standard input, output and error.
 type streams struct {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"skydurable/runtime/durable"
 )
 
 // The docs test: every ```elm block of README.md and docs/ is checked
@@ -282,6 +284,23 @@ func checkSignatures(t *testing.T, b docBlock, surface map[string]string) {
 			t.Errorf("%s:%d: the standard library has no %s", b.page, b.line, name)
 		case normalType(sigs[name]) != normalType(want):
 			t.Errorf("%s:%d: %s is documented as\n\t%s\nbut declared as\n\t%s", b.page, b.line, name, normalType(sigs[name]), normalType(want))
+		}
+	}
+}
+
+// TestDurableDocsQuoteTheSignalWords: docs/durable.md quotes, word for word,
+// the line `sky durable signal` prints for each outcome (a script that
+// matches the page's text must match the command's).
+func TestDurableDocsQuoteTheSignalWords(t *testing.T) {
+	page, err := os.ReadFile("../../docs/durable.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(page)), " ") // quotes wrap across lines
+	for _, o := range []durable.SignalOutcome{durable.SignalStored, durable.SignalDuplicate, durable.SignalRunCancelled,
+		durable.SignalReplaced, durable.SignalSentNew} {
+		if m := o.Message("ID", "NAME"); !strings.Contains(text, "`"+m+"`") {
+			t.Errorf("docs/durable.md does not quote what sky durable signal prints:\n\t%s", m)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"text/tabwriter"
 	"time"
 
 	"skydurable/runtime/durable"
@@ -20,7 +19,7 @@ func printChildren(out io.Writer, id string, children []durable.Run, held map[st
 		more = fmt.Sprintf(", the newest %d; sky durable ls --parent %s lists all", view.ShowChildren, view.Safe(id))
 	}
 	fmt.Fprintf(out, "children (%d%s):\n", len(children), more)
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	tw := newTable(out)
 	for _, c := range children {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", view.Safe(c.ID), view.Safe(c.Workflow), c.Status, view.Safe(view.WakeOrHeld(c, held, now)))
 	}

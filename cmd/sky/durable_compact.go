@@ -17,7 +17,7 @@ import (
 func init() {
 	registerDurable(durableCommand{
 		use:     "compact --older-than DURATION",
-		short:   "delete the journal and signal rows of runs finished longer ago than DURATION (720h, 90m, 30d)",
+		short:   "delete the journal, signal and history rows of runs finished longer ago than DURATION (720h, 90m, 30d)",
 		example: `  sky durable compact --older-than 30d`,
 		flags: func(fs *pflag.FlagSet, f *durableFlags) {
 			fs.StringVar(&f.olderThan, "older-than", "", "compact runs finished longer ago than this (720h, 30d)")

@@ -96,7 +96,7 @@ func durableExport(ctx context.Context, e *durable.Engine, f *durableFlags, _ []
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	statuses := f.gate.statuses.String()
+	statuses := strings.ReplaceAll(f.gate.statuses.String(), ",", ", ")
 	if statuses == "" {
 		statuses = "waiting, running, failed, dead"
 	}

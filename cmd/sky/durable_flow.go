@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"text/tabwriter"
 	"time"
 
 	"skydurable/runtime/durable"
@@ -50,7 +49,7 @@ func durableSchedules(ctx context.Context, e *durable.Engine, f *durableFlags, _
 		return nil
 	}
 	now := time.Now()
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	tw := newTable(out)
 	fmt.Fprintln(tw, "ID\tWORKFLOW\tCRON\tNEXT\tLAST RUN")
 	for _, s := range list {
 		last := s.LastRunID

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/pflag"
 
@@ -160,7 +159,7 @@ func durableDiff(ctx context.Context, e *durable.Engine, f *durableFlags, a []st
 			"output": string(d.Output), "compacted": append([]string{}, d.Compacted()...),
 		})
 	}
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	tw := newTable(out)
 	fmt.Fprintf(tw, "#\t\t%s\t%s\n", view.Safe(a[0]), view.Safe(a[1]))
 	cell := func(en *durable.JournalEntry) string {
 		if en == nil {

@@ -27,7 +27,7 @@ database is the one of FILE's project.`,
   sky durable export > runs.jsonl && sky durable replay --from runs.jsonl --json src/Main.sky`,
 		flags: func(fs *pflag.FlagSet, f *durableFlags) {
 			fs.StringVar(&f.workflow, "workflow", "", "only runs of this workflow")
-			fs.StringVar(&f.gate.from, "from", "", "read the runs from this file (written by `sky durable export`) instead of the database")
+			fs.StringVar(&f.gate.from, "from", "", "read the runs from this file (written by sky durable export) instead of the database")
 			durableJSONFlag(fs, f)
 		},
 		project: func(pos []string) string { return pos[0] },

@@ -30,8 +30,9 @@ func init() {
 		short: "deliver a signal with its JSON payload to a run (--file: any size up to the payload cap)",
 		long: `Deliver the signal NAME with a JSON payload to the run ID. A run waiting for it wakes; a run that
 has not asked yet finds it in its mailbox; an id no run has yet keeps it for a run that starts
-with that id (with a note). A repeat of a signal not yet consumed is ignored, unless --replace
-corrects its payload. A payload that is not JSON is a usage error and stores nothing.`,
+with that id (with a note). A repeat of a signal is ignored, consumed or not (the first one wins);
+--replace corrects the payload of one not consumed yet. A signal to a finished run is ignored. A
+payload that is not JSON is a usage error and stores nothing.`,
 		example: `  sky durable signal order-42 payment.settled '{"reference":"stl-1"}'
   sky durable signal order-42 payment.settled --file payload.json
   sky durable signal --replace order-42 payment.settled '{"reference":"stl-2"}'`,

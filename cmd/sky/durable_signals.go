@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -76,10 +75,10 @@ func durableSignals(ctx context.Context, e *durable.Engine, f *durableFlags, _ [
 		fmt.Fprintln(out, "no orphan signals (every signal stored names a run that exists)")
 	} else {
 		now := time.Now()
-		tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+		tw := newTable(out)
 		fmt.Fprintln(tw, "RUN ID\tSIGNAL\tBYTES\tSENT")
 		for _, o := range found {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s ago\n", view.Safe(o.RunID), view.Safe(o.Name), o.Bytes, now.Sub(o.SentAt).Round(time.Second))
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", view.Safe(o.RunID), view.Safe(o.Name), o.Bytes, view.Ago(o.SentAt, now))
 		}
 		err = tw.Flush()
 	}

@@ -15,6 +15,41 @@ import (
 // This file renders runs for `sky durable ls` and `show`, as text for people
 // and as JSON for scripts.
 
+// newTable is the tabwriter of every `sky durable` table: columns two
+// spaces apart, and no line ending in the padding of an empty last cell
+// (an ls row without an error ends with its UPDATED).
+func newTable(out io.Writer) *tabwriter.Writer {
+	return tabwriter.NewWriter(&lineEndTrimmer{w: out}, 0, 0, 2, ' ', 0)
+}
+
+// lineEndTrimmer drops the spaces before each line break of what it is
+// given; other spaces pass through once a non-space follows them.
+type lineEndTrimmer struct {
+	w      io.Writer
+	spaces int
+}
+
+func (t *lineEndTrimmer) Write(p []byte) (int, error) {
+	var buf []byte
+	for _, b := range p {
+		switch b {
+		case ' ':
+			t.spaces++
+			continue
+		case '\n':
+			t.spaces = 0
+		}
+		for ; t.spaces > 0; t.spaces-- {
+			buf = append(buf, ' ')
+		}
+		buf = append(buf, b)
+	}
+	if _, err := t.w.Write(buf); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
 // printRunTable prints one line per run; a due run a limit holds back says
 // so in WAKE (held, from Engine.HeldBy).
 func printRunTable(out io.Writer, runs []durable.Run, held map[string]durable.Hold, now time.Time) {
@@ -22,7 +57,7 @@ func printRunTable(out io.Writer, runs []durable.Run, held map[string]durable.Ho
 		fmt.Fprintln(out, "no runs")
 		return
 	}
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	tw := newTable(out)
 	fmt.Fprintln(tw, "ID\tWORKFLOW\tVERSION\tSTATUS\tATTEMPTS\tWAKE\tUPDATED\tLAST ERROR")
 	for _, r := range runs {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%s\t%s\t%s\n", view.Safe(r.ID), view.Safe(r.Workflow), r.Version, r.Status, r.Attempts,

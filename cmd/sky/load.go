@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -59,6 +60,35 @@ func splitProgramArgs(cmd *cobra.Command, args []string, o *loadOptions) []strin
 	}
 	o.programArgs = args[i:]
 	return args[:i]
+}
+
+// badProgramArgs says why the arguments of sky run, check or test name no
+// one program (none given to test, or more than one: an argument or a flag
+// after the program), with the fix, then prints the use line; it returns
+// the usage exit code.
+func badProgramArgs(s streams, command, use string, args []string) int {
+	what := "program"
+	if command == "test" {
+		what = "test module"
+	}
+	if len(args) == 0 {
+		fmt.Fprintf(s.stderr, "sky %s: no %s given; hint: sky %s tests/OrderTest.sky\n", command, what, command)
+	} else {
+		extra := args[1]
+		hint := fmt.Sprintf("sky %s takes one %s", command, what)
+		switch {
+		case strings.HasPrefix(extra, "-"):
+			hint = fmt.Sprintf("sky %s's flags go before the program: sky %s %s %s", command, command, extra, args[0])
+			if command == "run" {
+				hint += " (the program's own arguments go after --)"
+			}
+		case command == "run":
+			hint = fmt.Sprintf("the program's own arguments go after --: sky run %s -- %s", args[0], strings.Join(args[1:], " "))
+		}
+		fmt.Fprintf(s.stderr, "sky %s: unexpected argument %q after the %s %s; hint: %s\n", command, extra, what, args[0], hint)
+	}
+	fmt.Fprintln(s.stderr, "usage: "+use)
+	return exitNoBuild
 }
 
 // findProgram finds the program a command runs and its project: the FILE

@@ -23,7 +23,8 @@ func init() {
 the nearest sky.toml above the working directory, else src/Main.sky); the ARGs after -- are
 the program's System.args. A failing main prints "Error: <Label>: <message>" and exits 1, as
 does a program that does not parse, check or load; System.exit N exits N. SIGINT or SIGTERM
-exits 130, but an App (App.run) or Server.listen stops cleanly on them and exits 0.`,
+exits 130, but an App (App.run), Server.listen or a Durable.worker that is main's last task
+stops cleanly on them and exits 0.`,
 			Example: `  sky run
   sky run app/src/Main.sky
   sky run -- serve --port 8080      # System.args is ["serve", "--port", "8080"]`,
@@ -50,8 +51,7 @@ func skyFiles(*cobra.Command, []string, string) ([]cobra.Completion, cobra.Shell
 // exits 1.
 func runMain(ctx context.Context, o loadOptions, args []string, s streams) int {
 	if len(args) > 1 {
-		fmt.Fprintln(s.stderr, "usage: sky run [--unchecked] [FILE] [-- ARG...]")
-		return exitNoBuild
+		return badProgramArgs(s, "run", "sky run [--unchecked] [FILE] [-- ARG...]", args)
 	}
 	file, proj, err := findProgram(args)
 	if err != nil {

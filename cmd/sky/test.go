@@ -37,8 +37,7 @@ check or load.`,
 // it does not parse, check or load.
 func runTests(ctx context.Context, o loadOptions, args []string, s streams) int {
 	if len(args) != 1 {
-		fmt.Fprintln(s.stderr, "usage: sky test [--unchecked] FILE")
-		return exitNoBuild
+		return badProgramArgs(s, "test", "sky test [--unchecked] FILE", args)
 	}
 	_, proj, err := findProgram(args)
 	if err == nil {

@@ -104,6 +104,9 @@ type checker struct {
 	// uses of App.withDurable and Codec.auto* in the current module,
 	// checked once its inference is done (persisted.go)
 	persisted []persistedUse
+	// autoWitnesses are the witnesses of the module's Codec.auto* calls,
+	// checked with its persisted uses (persisted.go).
+	autoWitnesses []autoWitness
 }
 
 // Check resolves, infers and checks every module of prog, in import order.

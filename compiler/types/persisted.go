@@ -2,6 +2,7 @@ package types
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"skydurable/compiler/syntax"
@@ -71,6 +72,7 @@ func (c *checker) notePersisted(x syntax.Node, vi *ValueInfo, t Type) {
 // checkPersisted reports every remembered use whose stored type holds a
 // function or a runtime handle.
 func (c *checker) checkPersisted(m *moduleInfo) {
+	c.checkAutoWitnesses(m)
 	uses := c.persisted
 	c.persisted = nil
 	for _, u := range uses {
@@ -95,6 +97,95 @@ func (c *checker) checkPersisted(m *moduleInfo) {
 			indent(c.printer().String(stored)),
 			"Keep functions, `Db` and other runtime handles out of it: store the data they are made from (an id, a name, a setting) and rebuild them where they are used.")
 	}
+}
+
+// autoWitness is the witness given to a Codec.auto* call.
+type autoWitness struct {
+	fn      string // "Codec.auto", "Codec.autoWith"
+	witness syntax.Expr
+}
+
+// noteAutoWitness remembers the witness of x when x calls Codec.auto or
+// Codec.autoWith; checkPersisted checks it once the module's types settled.
+func (c *checker) noteAutoWitness(x *syntax.App) {
+	ref, ok := c.info.Refs[x.Fn]
+	if !ok || ref.Kind != RefTopLevel || ref.Module != "Std.Codec" {
+		return
+	}
+	at, ok := map[string]int{"auto": 0, "autoWith": 1}[ref.Name]
+	if ok && at < len(x.Args) {
+		c.autoWitnesses = append(c.autoWitnesses, autoWitness{fn: "Codec." + ref.Name, witness: x.Args[at]})
+	}
+}
+
+// checkAutoWitnesses refuses an Int literal where a witness's type says
+// Float: Codec.auto* reads each field's JSON type off the witness's value
+// at run time, so `price = 0` in a witness of `{ price : Float }` would make
+// an Int field, and Codec.toJson would fail on 1.5.
+func (c *checker) checkAutoWitnesses(m *moduleInfo) {
+	uses := c.autoWitnesses
+	c.autoWitnesses = nil
+	for _, u := range uses {
+		c.intsForFloats(u.witness, "", func(lit syntax.Expr, field string) {
+			text := intLitText(lit)
+			name := "a Float element"
+			fix := text + ".0"
+			if field != "" {
+				name, fix = "the Float field `"+field+"`", field+" = "+text+".0"
+			}
+			c.errorAt(m, lit.Range(), "FLOAT WRITTEN AS AN INT",
+				"The witness of `"+u.fn+"` gives "+name+" the Int `"+text+"`:",
+				"`"+u.fn+"` reads the JSON type of each field off the witness's value, and `"+text+"` is an Int, so the codec would read and write it as an Int and fail on a Float such as 1.5.",
+				"Write it with a decimal point: `"+fix+"`.")
+		})
+	}
+}
+
+// intsForFloats calls report with each Int literal (or negated one) of a
+// witness whose type is Float, and the field it is the value of, looking
+// through record, tuple and list literals and `Just`.
+func (c *checker) intsForFloats(e syntax.Expr, field string, report func(lit syntax.Expr, field string)) {
+	switch e := e.(type) {
+	case *syntax.Record:
+		for _, f := range e.Fields {
+			c.intsForFloats(f.Value, f.Name.Name, report)
+		}
+	case *syntax.Tuple:
+		for _, x := range e.Elems {
+			c.intsForFloats(x, field, report)
+		}
+	case *syntax.List:
+		for _, x := range e.Elems {
+			c.intsForFloats(x, field, report)
+		}
+	case *syntax.App:
+		if ct, ok := e.Fn.(*syntax.Ctor); ok && ct.Name == "Just" && len(e.Args) == 1 {
+			c.intsForFloats(e.Args[0], field, report)
+		}
+	case *syntax.IntLit, *syntax.Neg:
+		if intLitText(e) == "" {
+			return
+		}
+		if t, ok := c.info.Types[e]; ok {
+			if con, ok := unalias(t).(*Con); ok && con.Module == "" && con.Name == "Float" {
+				report(e, field)
+			}
+		}
+	}
+}
+
+// intLitText is an Int literal in decimal, negated when it is (`-1`), or ""
+// for any other expression.
+func intLitText(e syntax.Expr) string {
+	switch e := e.(type) {
+	case *syntax.IntLit:
+		return strconv.FormatInt(e.Value, 10)
+	case *syntax.Neg:
+		if lit, ok := e.X.(*syntax.IntLit); ok {
+			return "-" + strconv.FormatInt(lit.Value, 10)
+		}
+	}
+	return ""
 }
 
 // codecArg is the `a` of the first `Codec a` in a function type's

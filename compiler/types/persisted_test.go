@@ -28,6 +28,17 @@ func TestPersistedTypeBound(t *testing.T) {
 		{name: "codec autoWith witness", src: "c =\n    Codec.autoWith Codec.defaultAutoOptions ( 1, \\x -> x + 1 )\n",
 			want: []string{"`Codec.autoWith` stores the witness as JSON, but its type holds a function (`number -> number`) in the 2nd element of a tuple:"}},
 		{name: "codec auto data", src: "c : Codec { n : Int, tags : List String }\nc =\n    Codec.auto { n = 0, tags = [ \"a\" ] }\n"},
+		// Codec.auto reads a field's JSON type off the witness's value, so a
+		// Float field whose witness is written as an Int would be an Int field
+		// at run time (and Codec.toJson would fail on 1.5): refused here.
+		{name: "codec auto float written as an int", src: "type alias Item =\n    { name : String, price : Float }\n\n\nc : Codec Item\nc =\n    Codec.auto { name = \"\", price = 0 }\n",
+			want: []string{"FLOAT WRITTEN AS AN INT", "The witness of `Codec.auto` gives the Float field `price` the Int `0`", "`price = 0.0`"}},
+		{name: "codec autoWith nested negative float", src: "c : Codec { pos : { x : Float, y : Float }, n : Int }\nc =\n    Codec.autoWith Codec.defaultAutoOptions { pos = { x = -1, y = 0.5 }, n = 0 }\n",
+			want: []string{"FLOAT WRITTEN AS AN INT", "The witness of `Codec.autoWith` gives the Float field `x` the Int `-1`", "`x = -1.0`"}},
+		{name: "codec auto float in a list and a maybe", src: "c : Codec { prices : List Float, limit : Maybe Float }\nc =\n    Codec.auto { prices = [ 2.5 ], limit = Just 3 }\n",
+			want: []string{"gives the Float field `limit` the Int `3`"}},
+		{name: "codec auto float written with a point", src: "c : Codec { price : Float }\nc =\n    Codec.auto { price = 0.0 }\n"},
+		{name: "codec auto number left open", src: "c =\n    Codec.auto { n = 0 }\n"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -183,6 +183,53 @@ func TestADeadChildFailsItsParentNamingIt(t *testing.T) {
 	})
 }
 
+// TestADeadChildCanBeHandledAtOnce: awaitChild's failure for a dead child
+// is handed to the body on the attempt that meets it (the child used its own
+// attempts), so a parent compensates at once; its replays, even after an
+// operator retried the child to done, take the path its journal recorded.
+func TestADeadChildCanBeHandledAtOnce(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		bad := RegisterWith(RetryPolicy{MaxAttempts: 1}, "ship", str, str, func(c *Ctx, in string) task.Task[string] {
+			return Step(c, str, "ship", task.Fail[string](task.New(task.Unavailable, "warehouse closed")))
+		})
+		order := Register("order", str, str, func(c *Ctx, in string) task.Task[string] {
+			awaited := task.AndThen(StartChild(c, bad, "ship-1", in), func(struct{}) task.Task[string] {
+				return AwaitChild(c, bad, "ship-1")
+			})
+			handled := task.OnError(awaited, func(err error) task.Task[string] {
+				return Step(c, str, "apologise", task.Succeed("sorry: "+task.As(err).Kind.String()))
+			})
+			return task.AndThen(handled, func(out string) task.Task[string] {
+				return task.AndThen(Sleep(c, time.Minute.Milliseconds()), func(struct{}) task.Task[string] {
+					return Step(c, str, "final", task.Succeed(out))
+				})
+			})
+		})
+		h.start(order, "o1", "box")
+		h.drain(h.e, order.Erase(), bad.Erase())
+		h.wantStatus("o1/ship-1", StatusDead)
+		if p := h.wantStatus("o1", StatusWaiting); p.Attempts != 0 || p.LastError != "" {
+			t.Errorf("the parent compensated and sleeps with attempts %d, last error %q; want a clean suspension", p.Attempts, p.LastError)
+		}
+		if err := h.e.Retry(h.ctx, "o1/ship-1"); err != nil {
+			t.Fatal(err)
+		}
+		good := shipWorkflow(newCounter())
+		h.drain(h.e, good.Erase())
+		h.wantStatus("o1/ship-1", StatusDone)
+		h.clock.Advance(2 * time.Minute)
+		h.drain(h.e, order.Erase(), good.Erase())
+		if p := h.wantStatus("o1", StatusDone); p.Output != `"sorry: Unavailable"` {
+			t.Errorf("output %s, want the compensation's", p.Output)
+		}
+		_, j := h.describe("o1")
+		if diff := cmp.Diff([]string{"child:ship-1", "apologise", "sleep:1", "final"}, stepIDs(j)); diff != "" {
+			t.Errorf("parent journal (-want +got):\n%s", diff)
+		}
+	})
+}
+
 func TestACancelledChildFailsItsParent(t *testing.T) {
 	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
 		h := newHarness(t, d)

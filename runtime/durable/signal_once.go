@@ -76,7 +76,9 @@ func (e *Engine) putSignal(ctx context.Context, runID, name, payload string) (bo
 // dashboard), saying what happened: it reads the run first, so a finished
 // run is reported (SignalRunDone, SignalRunCancelled or SignalRunTimedOut,
 // nothing stored) and an id with no run yet too (SignalNoRunYet, stored: a
-// signal may beat Start).
+// signal may beat Start). A signal the store refused is read about again,
+// so a run that finished in between is reported as finished, never as a
+// repeat of a signal nobody sent.
 func (e *Engine) SignalRun(ctx context.Context, runID, name, payload string) (SignalOutcome, error) {
 	r, err := e.store.ReadRun(ctx, runID)
 	exists := err == nil
@@ -96,11 +98,39 @@ func (e *Engine) SignalRun(ctx context.Context, runID, name, payload string) (Si
 	case err != nil:
 		return 0, err
 	case !stored:
+		st, err := e.finishedSince(ctx, runID)
+		switch {
+		case err != nil:
+			return 0, err
+		case st != "":
+			return finishedOutcome[st], nil
+		}
 		return SignalDuplicate, nil
 	case !exists:
 		return SignalNoRunYet, nil
 	}
 	return SignalStored, nil
+}
+
+// finishedSince reads the status of a run whose signal the store just
+// refused: the status when the run finished after the caller read it (the
+// store refuses a signal to a finished run as it does a repeat), else "".
+func (e *Engine) finishedSince(ctx context.Context, runID string) (Status, error) {
+	r, err := e.store.ReadRun(ctx, runID)
+	switch {
+	case err == store.ErrRunNotFound:
+		return "", nil
+	case err != nil:
+		return "", err
+	case finished(r.Status):
+		return r.Status, nil
+	}
+	return "", nil
+}
+
+// finishedRefusal refuses a --replace to a run finished in status s.
+func finishedRefusal(runID, name string, s Status) error {
+	return wrapping(task.Errorf(task.Conflict, "cannot replace signal %q of run %q: the run is %s and will never consume a signal", name, runID, s), ErrRefused)
 }
 
 // ReplaceSignal is the operator's correction of a signal not yet consumed
@@ -124,7 +154,7 @@ func (e *Engine) ReplaceSignal(ctx context.Context, runID, name, payload string)
 	case err != nil:
 		return 0, err
 	case finished(r.Status):
-		return 0, wrapping(task.Errorf(task.Conflict, "cannot replace signal %q of run %q: the run is %s and will never consume a signal", name, runID, r.Status), ErrRefused)
+		return 0, finishedRefusal(runID, name, r.Status)
 	}
 	// Sending it as new first stores it only when none of that name was
 	// sent, in one statement; a signal sent meanwhile is then replaced
@@ -143,6 +173,13 @@ func (e *Engine) ReplaceSignal(ctx context.Context, runID, name, payload string)
 		return 0, err
 	}
 	if !replaced {
+		st, err := e.finishedSince(ctx, runID)
+		switch {
+		case err != nil:
+			return 0, err
+		case st != "":
+			return 0, finishedRefusal(runID, name, st)
+		}
 		return 0, wrapping(task.Errorf(task.Conflict,
 			"cannot replace signal %q of run %q: the run already consumed it; hint: a consumed payload is in the run's journal (`sky durable show %s`) and cannot change",
 			name, runID, runID), ErrRefused)

@@ -204,7 +204,8 @@ func setAge(dst *time.Duration, what, text string, warn io.Writer) {
 // value than json or text is named on stderr and text kept). Its level is
 // SKY_DURABLE_LOG (debug, info, warn, error, or off); unset means warn, so a
 // healthy worker is quiet while failed attempts, dead runs and lost leases
-// always show. SKY_DURABLE_LOG=info logs every lifecycle event.
+// always show, and so does a value that is not a level (named on warn).
+// SKY_DURABLE_LOG=info logs every lifecycle event.
 func LoggerFromEnv(getenv func(string) string) *slog.Logger {
 	return loggerFromEnv(getenv, os.Stderr, os.Stderr)
 }
@@ -221,8 +222,8 @@ func loggerFromEnv(getenv func(string) string, w, warn io.Writer) *slog.Logger {
 	}
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(level)); err != nil {
-		fmt.Fprintf(warn, "sky: SKY_DURABLE_LOG=%q is not a level (debug, info, warn, error, off); using info\n", level)
-		lv = slog.LevelInfo
+		fmt.Fprintf(warn, "sky: SKY_DURABLE_LOG=%q is not a level (debug, info, warn, error, off); using warn\n", level)
+		lv = slog.LevelWarn
 	}
 	opts := &slog.HandlerOptions{Level: lv}
 	switch format := getenv("SKY_LOG_FORMAT"); strings.ToLower(strings.TrimSpace(format)) {

@@ -104,6 +104,33 @@ func TestLogFormatSetting(t *testing.T) {
 	}
 }
 
+// TestLogLevelSetting: a SKY_DURABLE_LOG that is not a level is named on
+// the warning stream and the default (warn) kept, as every other malformed
+// setting keeps its default: a typo must not turn on every info line.
+func TestLogLevelSetting(t *testing.T) {
+	for _, c := range []struct {
+		level, warn string
+		info        bool
+	}{
+		{"", "", false},
+		{"info", "", true},
+		{"INFO", "", true},
+		{"inf", `SKY_DURABLE_LOG="inf" is not a level (debug, info, warn, error, off); using warn`, false},
+	} {
+		var out, warn strings.Builder
+		env := map[string]string{"SKY_DURABLE_LOG": c.level}
+		log := loggerFromEnv(func(k string) string { return env[k] }, &out, &warn)
+		log.Info("durable run done")
+		log.Warn("durable attempt failed")
+		if got := strings.Contains(out.String(), "durable run done"); got != c.info || !strings.Contains(out.String(), "durable attempt failed") {
+			t.Errorf("SKY_DURABLE_LOG=%q: lines %q; want the warning, and the info line %v", c.level, out.String(), c.info)
+		}
+		if !strings.Contains(warn.String(), c.warn) || (c.warn == "") != (warn.Len() == 0) {
+			t.Errorf("SKY_DURABLE_LOG=%q: warning %q, want %q", c.level, warn.String(), c.warn)
+		}
+	}
+}
+
 // TestRetentionSettings: [durable] retention and orphan_signal_ttl of
 // sky.toml set the engine's, the environment wins over them, and a
 // malformed or overflowing value is named on the warning stream and

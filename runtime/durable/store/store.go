@@ -113,7 +113,7 @@ type Store interface {
 	// of an undelivered signal (storing it when there is none; the
 	// sender's trace context goes with the payload it replaced) and wakes
 	// the run if it waits for it; replaced is false, and nothing changes,
-	// when the run already consumed that signal.
+	// when the run already consumed that signal or is finished.
 	ReplaceSignal(ctx context.Context, runID, name, payload string, now time.Time) (replaced bool, err error)
 	// ListSignals reads a run's mailbox, oldest first.
 	ListSignals(ctx context.Context, runID string) ([]SignalInfo, error)

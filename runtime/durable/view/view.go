@@ -179,7 +179,10 @@ func WaitingFor(waitingSignal string) string {
 	return waitingSignal
 }
 
-// Until renders a due time relative to now: "now", "in 2h", "3m overdue".
+// Until renders a due time relative to now: "now", "in 2h", "due 3m ago".
+// A time to come is rounded to the nearest unit Short shows, and is at
+// least 1s away: a one-hour sleep just begun is "in 1h" (not "in 59m"), a
+// 300 ms backoff "in 1s" (not "in 0s").
 func Until(t, now time.Time) string {
 	d := t.Sub(now)
 	if d <= 0 {
@@ -188,7 +191,22 @@ func Until(t, now time.Time) string {
 		}
 		return "due " + Short(-d) + " ago"
 	}
-	return "in " + Short(d)
+	return "in " + Short(nearestUnit(d))
+}
+
+// nearestUnit rounds a positive d to the nearest unit of Short (at least a
+// second), picking the unit after rounding to seconds, so 59.6s is a minute.
+func nearestUnit(d time.Duration) time.Duration {
+	d = max(d.Round(time.Second), time.Second)
+	switch {
+	case d < time.Minute:
+		return d
+	case d < time.Hour:
+		return d.Round(time.Minute)
+	case d < 48*time.Hour:
+		return d.Round(time.Hour)
+	}
+	return d.Round(24 * time.Hour)
 }
 
 // Ago renders a past time relative to now: "5s ago".

@@ -34,6 +34,13 @@ func TestWakeText(t *testing.T) {
 		{"due at this very moment", store.Run{Status: store.StatusWaiting, WaitingSignal: "approve", WakeAt: now}, arrived, "approve arrived, due now"},
 		{"a parent whose child finished", child, nil, "waiting for child c-1, due 1m ago"},
 		{"sleeping", store.Run{Status: store.StatusWaiting, WakeAt: now.Add(2 * time.Hour)}, nil, "in 2h"},
+		// A time to come is rounded to the nearest unit, at least 1s: a
+		// one-hour sleep just begun is "in 1h", a backoff of 300 ms "in 1s".
+		{"an hour's sleep just begun", store.Run{Status: store.StatusWaiting, WakeAt: now.Add(time.Hour - time.Millisecond)}, nil, "in 1h"},
+		{"a retry's short backoff", store.Run{Status: store.StatusFailed, WakeAt: now.Add(300 * time.Millisecond)}, nil, "in 1s"},
+		{"three hours less a second", store.Run{Status: store.StatusWaiting, WakeAt: now.Add(3*time.Hour - time.Second)}, nil, "in 3h"},
+		{"a day and a half", store.Run{Status: store.StatusWaiting, WakeAt: now.Add(36 * time.Hour)}, nil, "in 36h"},
+		{"three days less a minute", store.Run{Status: store.StatusWaiting, WakeAt: now.Add(72*time.Hour - time.Minute)}, nil, "in 3d"},
 		{"running", store.Run{Status: store.StatusRunning, WakeAt: now.Add(time.Minute)}, nil, "running"},
 		{"cancelled", store.Run{Status: store.StatusCancelled, WaitingSignal: "approve"}, arrived, "-"},
 		{"dead", store.Run{Status: store.StatusDead, WakeAt: now}, nil, "-"},

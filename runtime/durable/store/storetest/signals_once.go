@@ -111,6 +111,25 @@ var oneShotSignalCases = []storeCase{
 			f.t.Errorf("consumed payload = %q, want the replacement", got)
 		}
 	}},
+	// An operator's --replace that reaches the store after the run
+	// finished (the run was read live a moment before) changes nothing, as
+	// PutSignal does: no orphan payload is rewritten and no new one stored.
+	{"ReplaceSignalToAFinishedRunIsRefused", func(f *fixture) {
+		f.insert("r", "w", 1, T0)
+		f.ok("PutSignal", errOf(f.s.PutSignal(f.ctx, "r", "go", `"first"`, "", T0)))
+		f.claim(T0, "A", "r")
+		f.ok("Complete", f.s.Complete(f.ctx, store.Fence{RunID: "r", Token: "A"}, nil, `"out"`, T0))
+		t1 := T0.Add(time.Second)
+		for _, name := range []string{"go", "never-sent"} {
+			if replaced, err := f.s.ReplaceSignal(f.ctx, "r", name, `"late"`, t1); err != nil || replaced {
+				f.t.Fatalf("ReplaceSignal %q of a done run = %v, %v; want refused (false), no error", name, replaced, err)
+			}
+		}
+		want := map[string]store.SignalInfo{"go": {Name: "go", Payload: `"first"`}}
+		if diff := cmp.Diff(want, f.mailbox("r")); diff != "" {
+			f.t.Errorf("a done run's mailbox after --replace (-want +got):\n%s", diff)
+		}
+	}},
 	{"ReplaceSignalAfterConsumptionIsRefused", func(f *fixture) {
 		f.insert("r", "w", 1, T0)
 		f.ok("PutSignal", errOf(f.s.PutSignal(f.ctx, "r", "go", `1`, "", T0)))
