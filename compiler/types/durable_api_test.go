@@ -42,18 +42,7 @@ var durableExports = map[string]durableKind{
 // each must be listed in durableExports with the kind the rules derive from
 // its type, and the durable operations must be exactly stepIDs' keys.
 func TestDurableExportsAreClassified(t *testing.T) {
-	prog := &Program{Modules: map[string]*syntax.File{}, Sources: map[string]string{}}
-	for name, src := range ffi.Modules() {
-		f, err := syntax.ParseFile(name+".sky", []byte(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		prog.Modules[name] = f
-	}
-	info, errs := Check(prog)
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
+	prog, info := checkedStdlib(t)
 	var ops, exposed []string
 	for _, it := range prog.Modules[durableModule].Exposing.Items {
 		if it.Kind != syntax.ExposeValue {
@@ -81,4 +70,22 @@ func TestDurableExportsAreClassified(t *testing.T) {
 	if ids := slices.Sorted(maps.Keys(stepIDs)); !slices.Equal(ops, ids) {
 		t.Errorf("the durable operations are %v, stepIDs has %v", ops, ids)
 	}
+}
+
+// checkedStdlib is the standard library's modules, parsed and checked.
+func checkedStdlib(t *testing.T) (*Program, *Info) {
+	t.Helper()
+	prog := &Program{Modules: map[string]*syntax.File{}, Sources: map[string]string{}}
+	for name, src := range ffi.Modules() {
+		f, err := syntax.ParseFile(name+".sky", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog.Modules[name] = f
+	}
+	info, errs := Check(prog)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return prog, info
 }

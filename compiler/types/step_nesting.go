@@ -89,12 +89,9 @@ func (ec *effectChecker) reportNested(f *syntax.File, outer stepOf, s effectSite
 		step = "the step in `" + outer.helper + "`"
 		fix = outer.helper + " ..."
 	}
-	op, why := "`"+s.name+"`", ""
+	op, why := operationName(&s), ""
 	if s.via != nil {
 		why = chain(&s) + ".\n"
-		for r := s.via; r != nil; r = r.via {
-			op = "`" + r.name + "`"
-		}
 	}
 	why += "A step's Task runs as one effect and only its result is journalled. A durable operation " +
 		"inside it would be journalled in the middle of another step's effect, and a sleep or signal wait " +

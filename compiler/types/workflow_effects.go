@@ -24,7 +24,7 @@ import (
 
 // allowedEffectModules are standard-library modules whose Tasks a workflow
 // body may run between steps: the combinators and logging.
-var allowedEffectModules = map[string]bool{"Sky.Core.Task": true, "Std.Log": true}
+var allowedEffectModules = map[string]bool{taskModule: true, "Std.Log": true}
 
 // effectChecker is the state of one walk: of the program's workflow bodies
 // (reporting), or of one helper (collecting what it reaches).
@@ -61,7 +61,8 @@ type siteKey struct {
 
 // workflowEffects applies the workflow rules to every module of the program
 // that is not part of the standard library: the effect rule and the step-id
-// rule on each workflow body, the nesting rule on every step.
+// rule on each workflow body, the nesting rule on every step, the parallel
+// rule on every concurrent Task combinator.
 func workflowEffects(prog *Program, info *Info) diag.List {
 	facts := newHelperFacts(prog, info)
 	ec := &effectChecker{prog: prog, info: info, done: map[syntax.Node]bool{}, seen: map[siteKey]bool{}, helpers: facts}
@@ -76,7 +77,10 @@ func workflowEffects(prog *Program, info *Info) diag.List {
 		f := prog.Modules[n]
 		for _, d := range f.Decls {
 			if vd, ok := d.(*syntax.ValueDecl); ok {
-				walkScoped(vd.Body, nil, func(e syntax.Expr, scopes []letScope) { ec.registration(f, e, scopes) })
+				walkScoped(vd.Body, nil, func(e syntax.Expr, scopes []letScope) {
+					ec.registration(f, e, scopes)
+					ec.parallelOperations(f, e, scopes)
+				})
 				walkExprs(vd.Body, func(e syntax.Expr) { ec.nestedOperations(f, e) })
 			}
 		}
@@ -119,17 +123,22 @@ func walkScoped(e syntax.Expr, scopes []letScope, visit func(syntax.Expr, []letS
 	}
 	visit(e, scopes)
 	if l, ok := e.(*syntax.Let); ok {
-		scope := letScope{}
-		for _, b := range l.Bindings {
-			if vd, ok := b.(*syntax.ValueDecl); ok {
-				scope[vd.Name.Name] = vd
-			}
-		}
-		scopes = append(slices.Clip(scopes), scope)
+		scopes = withLet(scopes, l)
 	}
 	for _, x := range subExprs(e) {
 		walkScoped(x, scopes, visit)
 	}
+}
+
+// withLet is scopes with the values l binds innermost.
+func withLet(scopes []letScope, l *syntax.Let) []letScope {
+	scope := letScope{}
+	for _, b := range l.Bindings {
+		if vd, ok := b.(*syntax.ValueDecl); ok {
+			scope[vd.Name.Name] = vd
+		}
+	}
+	return append(slices.Clip(scopes), scope)
 }
 
 // registration finds the workflow body given to a function that returns a
@@ -171,10 +180,8 @@ func (ec *effectChecker) body(f *syntax.File, e syntax.Expr, n int, scopes []let
 	ref := ec.info.Refs[v]
 	mf, vd := ec.helpers.decl(ref)
 	if ref.Kind == RefLocal {
-		mf, vd, scopes = f, nil, letBinding(scopes, ref.Name)
-		if len(scopes) > 0 {
-			vd = scopes[len(scopes)-1][ref.Name]
-		}
+		mf = f
+		vd, scopes = boundIn(scopes, ref.Name)
 	} else {
 		scopes = nil
 	}
@@ -199,6 +206,16 @@ func letBinding(scopes []letScope, name string) []letScope {
 		}
 	}
 	return nil
+}
+
+// boundIn is the let-bound value of scopes named name and what is in scope
+// of its body, or nil when no let binds it.
+func boundIn(scopes []letScope, name string) (*syntax.ValueDecl, []letScope) {
+	in := letBinding(scopes, name)
+	if in == nil {
+		return nil, nil
+	}
+	return in[len(in)-1][name], in
 }
 
 // peelLambdas is the body of e applied to n arguments as far as e is a

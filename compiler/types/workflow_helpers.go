@@ -130,26 +130,7 @@ func (h *helperFacts) operation(ref Ref) *effectSite {
 		return s
 	}
 	h.ops[vd] = nil
-	var found *effectSite
-	var visit func(e syntax.Expr)
-	visit = func(e syntax.Expr) {
-		if _, registers := h.info.asRegistration(e); registers || found != nil {
-			return // a body registered here is not run by the helper
-		}
-		if v, ok := e.(*syntax.Var); ok {
-			r := h.info.Refs[v]
-			if h.info.durableKindOf(r) == durableOperation {
-				found = &effectSite{file: f.Name, span: v.Span, name: writtenName(v), ref: r}
-			} else if inner := h.operation(r); inner != nil {
-				found = &effectSite{file: f.Name, span: v.Span, name: writtenName(v), ref: inner.ref, via: inner}
-			}
-			return
-		}
-		for _, x := range subExprs(e) {
-			visit(x)
-		}
-	}
-	visit(vd.Body)
+	found := h.reachedOperation(f, vd.Body, nil)
 	h.ops[vd] = found
 	return found
 }
