@@ -107,6 +107,9 @@ type checker struct {
 	// autoWitnesses are the witnesses of the module's Codec.auto* calls,
 	// checked with its persisted uses (persisted.go).
 	autoWitnesses []autoWitness
+	// floatLits are the Int literals of witnesses reported as FLOAT
+	// WRITTEN AS AN INT, each once however many calls reach it.
+	floatLits map[syntax.Expr]bool
 }
 
 // Check resolves, infers and checks every module of prog, in import order.
@@ -124,8 +127,9 @@ func Check(prog *Program) (*Info, diag.List) {
 			TaskDiscards: map[*syntax.Destructure]bool{},
 			Kernels:      map[string]string{},
 		},
-		modules:  map[string]*moduleInfo{},
-		patCtors: map[*syntax.CtorPat]*CtorInfo{},
+		modules:   map[string]*moduleInfo{},
+		patCtors:  map[*syntax.CtorPat]*CtorInfo{},
+		floatLits: map[syntax.Expr]bool{},
 	}
 	for _, name := range c.importOrder() {
 		f := prog.Modules[name]

@@ -135,7 +135,7 @@ func calleeName(f syntax.Expr) string {
 
 func (c *checker) inferApp(x *syntax.App, e *env) Type {
 	ft := c.infer(x.Fn, e)
-	c.noteAutoWitness(x)
+	c.noteAutoWitness(x, e)
 	name := calleeName(x.Fn)
 	failed := false
 	for i, a := range x.Args {

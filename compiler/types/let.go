@@ -10,6 +10,7 @@ import (
 func (c *checker) inferLet(x *syntax.Let, e *env) Type {
 	names := map[string]Scheme{}
 	inner := e.child(names)
+	inner.lets = map[string]*syntax.ValueDecl{}
 	defines := map[string]int{}
 	var nodes []syntax.LetBinding
 	for _, b := range x.Bindings {
@@ -20,6 +21,7 @@ func (c *checker) inferLet(x *syntax.Let, e *env) Type {
 					"Rename one of them.")
 				continue
 			}
+			inner.lets[b.Name.Name] = b
 			if b.Annotation != nil {
 				if b.Annotation.Name.Name != b.Name.Name {
 					c.errorf(b.Annotation.Name, "NAME MISMATCH", "The type annotation is for `"+b.Annotation.Name.Name+

@@ -1,6 +1,7 @@
 package types
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -103,75 +104,148 @@ func (c *checker) checkPersisted(m *moduleInfo) {
 type autoWitness struct {
 	fn      string // "Codec.auto", "Codec.autoWith"
 	witness syntax.Expr
+	// written is the witness's definition when it names a value bound in
+	// a let (`Codec.auto defaults` after `let defaults = { ... }`), named
+	// name; else the witness itself.
+	written syntax.Expr
+	name    string
 }
 
 // noteAutoWitness remembers the witness of x when x calls Codec.auto or
 // Codec.autoWith; checkPersisted checks it once the module's types settled.
-func (c *checker) noteAutoWitness(x *syntax.App) {
+// e is the scope of x, where a witness named by a let is looked up.
+func (c *checker) noteAutoWitness(x *syntax.App, e *env) {
 	ref, ok := c.info.Refs[x.Fn]
 	if !ok || ref.Kind != RefTopLevel || ref.Module != "Std.Codec" {
 		return
 	}
 	at, ok := map[string]int{"auto": 0, "autoWith": 1}[ref.Name]
-	if ok && at < len(x.Args) {
-		c.autoWitnesses = append(c.autoWitnesses, autoWitness{fn: "Codec." + ref.Name, witness: x.Args[at]})
+	if !ok || at >= len(x.Args) {
+		return
 	}
+	u := autoWitness{fn: "Codec." + ref.Name, witness: x.Args[at], written: x.Args[at]}
+	if v, ok := u.witness.(*syntax.Var); ok && c.info.Refs[v].Kind == RefLocal {
+		if d := e.letDecl(v.Name); d != nil && len(d.Params) == 0 {
+			u.written, u.name = d.Body, v.Name
+		}
+	}
+	c.autoWitnesses = append(c.autoWitnesses, u)
 }
 
 // checkAutoWitnesses refuses an Int literal where a witness's type says
 // Float: Codec.auto* reads each field's JSON type off the witness's value
 // at run time, so `price = 0` in a witness of `{ price : Float }` would make
-// an Int field, and Codec.toJson would fail on 1.5.
+// an Int field, and Codec.toJson would fail on 1.5. A witness given by the
+// name of a value (`Codec.auto defaults`) is the literal that defines it,
+// checked against the type the call gives it; a literal reached from two
+// calls is reported once.
 func (c *checker) checkAutoWitnesses(m *moduleInfo) {
 	uses := c.autoWitnesses
 	c.autoWitnesses = nil
 	for _, u := range uses {
-		c.intsForFloats(u.witness, "", func(lit syntax.Expr, field string) {
+		start := witnessPart{file: m.file, name: u.name}
+		c.intsForFloats(u.written, c.info.TypeOf(u.witness), start, map[*syntax.ValueDecl]bool{}, func(lit syntax.Expr, at witnessPart) {
+			if c.floatLits[lit] {
+				return
+			}
+			c.floatLits[lit] = true
 			text := intLitText(lit)
 			name := "a Float element"
 			fix := text + ".0"
-			if field != "" {
-				name, fix = "the Float field `"+field+"`", field+" = "+text+".0"
+			if at.field != "" {
+				name = "the Float field `" + at.field + "`"
 			}
-			c.errorAt(m, lit.Range(), "FLOAT WRITTEN AS AN INT",
-				"The witness of `"+u.fn+"` gives "+name+" the Int `"+text+"`:",
+			if at.fieldValue {
+				fix = at.field + " = " + text + ".0"
+			}
+			message := "The witness of `" + u.fn + "` gives " + name + " the Int `" + text + "`:"
+			if at.name != "" {
+				p := u.witness.Range().Start
+				message = fmt.Sprintf("The witness of `%s` at %s:%d:%d gives %s the Int `%s` (through `%s`):",
+					u.fn, m.file.Name, p.Line, p.Col, name, text, at.name)
+			}
+			c.errorIn(at.file, lit.Range(), "FLOAT WRITTEN AS AN INT", message,
 				"`"+u.fn+"` reads the JSON type of each field off the witness's value, and `"+text+"` is an Int, so the codec would read and write it as an Int and fail on a Float such as 1.5.",
 				"Write it with a decimal point: `"+fix+"`.")
 		})
 	}
 }
 
+// witnessPart is where a part of a witness is written: the file, the name
+// of the value it was reached through ("" when it is written in the call),
+// and the field it is in ("" outside a record), of which it is the value
+// itself when fieldValue is set.
+type witnessPart struct {
+	file       *syntax.File
+	name       string
+	field      string
+	fieldValue bool
+}
+
 // intsForFloats calls report with each Int literal (or negated one) of a
-// witness whose type is Float, and the field it is the value of, looking
-// through record, tuple and list literals and `Just`.
-func (c *checker) intsForFloats(e syntax.Expr, field string, report func(lit syntax.Expr, field string)) {
+// witness e where its type t says Float, and where it is, looking through
+// record, tuple and list literals, `Just` and the names of the program's
+// top-level values that take no arguments (seen holds those on the way, so
+// a cycle ends).
+func (c *checker) intsForFloats(e syntax.Expr, t Type, at witnessPart, seen map[*syntax.ValueDecl]bool, report func(lit syntax.Expr, at witnessPart)) {
+	t = unalias(t)
+	inner := at
+	inner.fieldValue = false
 	switch e := e.(type) {
 	case *syntax.Record:
+		var fields map[string]Type
+		if r, ok := t.(*Record); ok {
+			fields, _ = flatten(r)
+		}
 		for _, f := range e.Fields {
-			c.intsForFloats(f.Value, f.Name.Name, report)
+			inner.field, inner.fieldValue = f.Name.Name, true
+			c.intsForFloats(f.Value, fields[f.Name.Name], inner, seen, report)
 		}
 	case *syntax.Tuple:
-		for _, x := range e.Elems {
-			c.intsForFloats(x, field, report)
+		tt, _ := t.(*Tuple)
+		for i, x := range e.Elems {
+			var elem Type
+			if tt != nil && i < len(tt.Elems) {
+				elem = tt.Elems[i]
+			}
+			c.intsForFloats(x, elem, inner, seen, report)
 		}
 	case *syntax.List:
 		for _, x := range e.Elems {
-			c.intsForFloats(x, field, report)
+			c.intsForFloats(x, typeArg(t, "List"), inner, seen, report)
 		}
 	case *syntax.App:
 		if ct, ok := e.Fn.(*syntax.Ctor); ok && ct.Name == "Just" && len(e.Args) == 1 {
-			c.intsForFloats(e.Args[0], field, report)
+			c.intsForFloats(e.Args[0], typeArg(t, "Maybe"), inner, seen, report)
 		}
-	case *syntax.IntLit, *syntax.Neg:
-		if intLitText(e) == "" {
+	case *syntax.Var:
+		ref := c.info.Refs[e]
+		vi := c.info.Values[ref.Module][ref.Name]
+		if ref.Kind != RefTopLevel || isStdlibModule(ref.Module) || vi == nil || vi.Decl == nil ||
+			len(vi.Decl.Params) > 0 || seen[vi.Decl] {
 			return
 		}
-		if t, ok := c.info.Types[e]; ok {
-			if con, ok := unalias(t).(*Con); ok && con.Module == "" && con.Name == "Float" {
-				report(e, field)
-			}
+		seen[vi.Decl] = true
+		inner.file = c.prog.Modules[ref.Module]
+		if inner.name == "" {
+			inner.name = writtenName(e)
+		}
+		c.intsForFloats(vi.Decl.Body, t, inner, seen, report)
+		delete(seen, vi.Decl)
+	case *syntax.IntLit, *syntax.Neg:
+		if intLitText(e) != "" && isCon(t, "Float") {
+			report(e, at)
 		}
 	}
+}
+
+// typeArg is the argument of t when t is the one-argument type name
+// (`List a`, `Maybe a`), else nil.
+func typeArg(t Type, name string) Type {
+	if con, ok := unalias(t).(*Con); ok && con.Name == name && len(con.Args) == 1 {
+		return con.Args[0]
+	}
+	return nil
 }
 
 // intLitText is an Int literal in decimal, negated when it is (`-1`), or ""

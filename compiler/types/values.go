@@ -10,6 +10,8 @@ import (
 type env struct {
 	parent *env
 	names  map[string]Scheme
+	// lets are the values of names a let binds (nil in other scopes).
+	lets map[string]*syntax.ValueDecl
 }
 
 func (e *env) lookup(n string) (Scheme, bool) {
@@ -22,6 +24,17 @@ func (e *env) lookup(n string) (Scheme, bool) {
 }
 
 func (e *env) child(names map[string]Scheme) *env { return &env{parent: e, names: names} }
+
+// letDecl is the let binding the name n means in e, or nil when it means
+// something else there (a parameter, a pattern's name) or nothing.
+func (e *env) letDecl(n string) *syntax.ValueDecl {
+	for ; e != nil; e = e.parent {
+		if _, ok := e.names[n]; ok {
+			return e.lets[n]
+		}
+	}
+	return nil
+}
 
 // kernelName returns the kernel name of an `Ffi.kernel "Name"` body.
 func kernelName(d *syntax.ValueDecl) (string, bool) {
