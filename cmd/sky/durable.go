@@ -323,6 +323,10 @@ func runDurableCommand(ctx context.Context, c durableCommand, f *durableFlags, p
 		fmt.Fprintf(s.stderr, "sky durable %s: expected %d argument(s) (%s), got %d\nusage: sky durable %s\n", name, n, names, len(pos), c.use)
 		return exitNoBuild
 	}
+	if err := checkDurableEnv(); err != nil {
+		fmt.Fprintf(s.stderr, "sky durable: %v\n", err)
+		return exitNoBuild
+	}
 	if c.offline != nil {
 		if code, done := c.offline(ctx, f, pos, s); done {
 			return code
@@ -386,6 +390,19 @@ func durableNamespace(flag, start string) (name, source string) {
 		return proj.File.DurableNamespace, "[durable] namespace of " + filepath.Join(proj.Root, project.FileName)
 	}
 	return "", ""
+}
+
+// checkDurableEnv refuses a malformed setting of the environment that the
+// subcommands read, before anything is opened: the keyring
+// (SKY_DURABLE_KEYS) and the pooler mode (SKY_DB_POOLER, refused even where
+// --db makes it unused, as Db.connect refuses it). Like a bad flag value it
+// is a usage error; the message is the engine's or Db.connect's.
+func checkDurableEnv() error {
+	if err := durable.CheckKeys(os.Getenv(durable.KeysEnv)); err != nil {
+		return err
+	}
+	_, err := db.ParsePooler(os.Getenv(db.EnvPooler))
+	return err
 }
 
 // checkDSN refuses a --db URL of a scheme sky has no driver for, which

@@ -169,9 +169,9 @@ func New(d *db.DB, opts Options) *Engine {
 	}
 	// Without keys the seam still stands: a sealed value met without its
 	// key is then a clear error rather than undecodable JSON.
-	ring, err := keyring.Parse(opts.Keys)
+	ring, err := parseKeys(opts.Keys)
 	if err != nil {
-		e.optsErr = task.Errorf(task.InvalidInput, "durable: %v", err)
+		e.optsErr = err
 	}
 	e.namespace = opts.Namespace
 	if e.namespace == "" {
@@ -225,6 +225,24 @@ func (e *Engine) DB() *db.DB { return e.db }
 
 // WorkerID is the id this engine writes to claimed_by.
 func (e *Engine) WorkerID() string { return e.worker }
+
+// CheckKeys refuses a keyring (Options.Keys, KeysEnv) that does not parse,
+// with the error an engine given it would fail with; "" is no keyring. A
+// tool checks it before it opens anything, as a bad setting.
+func CheckKeys(keys string) error {
+	_, err := parseKeys(keys)
+	return err
+}
+
+// parseKeys reads Options.Keys; the error is InvalidInput naming the bad
+// entry, never its key material.
+func parseKeys(keys string) (*keyring.Ring, error) {
+	ring, err := keyring.Parse(keys)
+	if err != nil {
+		return nil, task.Errorf(task.InvalidInput, "durable: %v", err)
+	}
+	return ring, nil
+}
 
 // Setup creates the durable tables and indexes, or migrates an older schema
 // in place. It is idempotent and safe when many processes call it at once.
