@@ -92,6 +92,27 @@ func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Voi
 	}
 }
 
+// follow clicks the element link and waits for the element then of the
+// page it leads to. A node the page replaced between its lookup and the
+// click or the wait ("Could not find node with given id": a navigation in
+// flight on a loaded machine) is looked up again: first the page it leads
+// to, in case the click went through, then the click once more.
+func follow(t *testing.T, ctx context.Context, link, then string) {
+	t.Helper()
+	err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(link)), chromedp.WaitVisible(chromedp.CSS(then)))
+	for tries := 0; err != nil && strings.Contains(err.Error(), "Could not find node") && tries < 3; tries++ {
+		landed, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err = chromedp.Do(landed, chromedp.WaitVisible(chromedp.CSS(then)))
+		cancel()
+		if err != nil {
+			err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(link)), chromedp.WaitVisible(chromedp.CSS(then)))
+		}
+	}
+	if err != nil {
+		t.Fatalf("follow %s to %s: %v", link, then, err)
+	}
+}
+
 // text reads the text of the element sel.
 func text(t *testing.T, ctx context.Context, sel string) string {
 	t.Helper()
@@ -147,7 +168,7 @@ func TestBrowser(t *testing.T) {
 		}
 		shot.take(ctx, "2b-runs-search")
 
-		do(t, ctx, chromedp.Click(chromedp.CSS(`#runs a[href="/runs/broken-1"]`)), chromedp.WaitVisible(chromedp.CSS("#run-status")))
+		follow(t, ctx, `#runs a[href="/runs/broken-1"]`, "#run-status")
 		if status := text(t, ctx, "#run-status"); status != "dead" {
 			t.Fatalf("run page status = %q, want dead", status)
 		}
@@ -214,17 +235,17 @@ func TestBrowserChildLinks(t *testing.T) {
 	}
 	shot.take(ctx, "1-parent")
 
-	do(t, ctx, chromedp.Click(chromedp.CSS(`#children a[href="/runs/fan-1%2Fk-55"]`)), chromedp.WaitVisible(chromedp.CSS("#parent")))
+	follow(t, ctx, `#children a[href="/runs/fan-1%2Fk-55"]`, "#parent")
 	if id, status := text(t, ctx, "#run-id"), text(t, ctx, "#run-status"); id != "fan-1/k-55" || status != "waiting" {
 		t.Errorf("the child link opened %q (%s), want fan-1/k-55 waiting", id, status)
 	}
 	shot.take(ctx, "2-child")
 
-	do(t, ctx, chromedp.Click(chromedp.CSS("#parent")), chromedp.WaitVisible(chromedp.CSS("#children-more")))
+	follow(t, ctx, "#parent", "#children-more")
 	if id := text(t, ctx, "#run-id"); id != "fan-1" {
 		t.Errorf("the parent link opened %q, want fan-1", id)
 	}
-	do(t, ctx, chromedp.Click(chromedp.CSS("#children-more")), chromedp.WaitVisible(chromedp.CSS("#parent-filter")))
+	follow(t, ctx, "#children-more", "#parent-filter")
 	location, err := chromedp.Run(ctx, chromedp.Location())
 	if list := text(t, ctx, "#runs tbody"); err != nil || !strings.Contains(location, "parent=fan-1") || !strings.Contains(list, "fan-1/k-07") || strings.Contains(list, "order-") || strings.Contains(list, "single-1") {
 		t.Errorf("all children at %s (%v) list %q, want fan-1's children only", location, err, list)
