@@ -53,6 +53,9 @@ ANALYZE`); err != nil {
 			byKey, notByKey},
 		{"complete of 3 in 4", pgCompleteBatch(4), "NULL, " + row("r10") + ", '1', 2, 'b', 'step', '1', " + row("r20") + ", '1', NULL, NULL, NULL, NULL, " +
 			row("r30") + ", '1', NULL, NULL, NULL, NULL" + strings.Repeat(", NULL", 8), byKey, notByKey},
+		{"complete and claim", pgCompleteClaimBatch(pgPickByName, 2), "NULL, " + row("r10") + ", '1', 2, 'b', 'step', '1', " + row("r20") +
+			`, '1', NULL, NULL, NULL, NULL, 1000, NULL, '["w"]', '["x","y"]', 'B'`,
+			append([]string{"Index Scan using _sky_durable_runs_claim on _sky_durable_runs r", claimBound}, byKey...), append([]string{claimSorted}, notByKey[:1]...)},
 		{"claim by name", pgClaimWhere(pgPickByName, 2), `NULL, 1000, NULL, '["w"]', '["x","y"]', 'B'`,
 			[]string{"Index Scan using _sky_durable_runs_claim on _sky_durable_runs r", claimBound}, []string{claimSorted, "Hash Semi Join"}},
 		{"claim pinned", pgClaimWhere(pgPickByVersion, 2), `NULL, 1000, NULL, '[{"w":"w","v":1}]', '["x","y"]', 'B'`,
@@ -183,6 +186,8 @@ UPDATE _sky_durable_runs SET status = 'running', lease_token = 't' || substr(id,
 			row("r30") + ", 2, 'b', 'step', '1'" + strings.Repeat(", NULL", 7)},
 		{"complete of 3 in 4", pgCompleteBatch(4), "NULL, " + row("r10") + ", '1', 2, 'b', 'step', '1', " + row("r20") + ", '1', NULL, NULL, NULL, NULL, " +
 			row("r30") + ", '1', NULL, NULL, NULL, NULL" + strings.Repeat(", NULL", 8)},
+		{"complete of 3 in 4 and claim", pgCompleteClaimBatch(pgPickByVersion, 4), "NULL, " + row("r10") + ", '1', 2, 'b', 'step', '1', " + row("r20") + ", '1', NULL, NULL, NULL, NULL, " +
+			row("r30") + ", '1', NULL, NULL, NULL, NULL" + strings.Repeat(", NULL", 8) + `, 1000, NULL, '[{"w":"w","v":1}]', '["x","y","z"]', 'B'`},
 	}
 	for state, data := range states {
 		d := dbtest.Open(t, "postgres")

@@ -103,6 +103,7 @@ func TestClaimPlanSurvivesABurstOnAFreshTable(t *testing.T) {
 		{"by name", pgClaim, `NULL, 1000, NULL, '["w"]', 'token', 'B'`},
 		{"pinned", pgClaimPinned, `NULL, 1000, NULL, '[{"w":"w","v":1}]', 'token', 'B'`},
 		{"with a completion", pgCompleteClaimByVersion[0], `NULL, '""', 'none', 'token', 1000, NULL, 'none', '[{"w":"w","v":1}]', 'token', 'B'`},
+		{"with completions", pgCompleteClaimBatch(pgPickByName, 2), `NULL, 'none', 't', NULL, '""', NULL, NULL, NULL, NULL, 'none2', 't', NULL, '""', NULL, NULL, NULL, NULL, 1000, NULL, '["w"]', '["a","b"]', 'B'`},
 	}
 	burst := func(tx *db.DB) error {
 		_, err := tx.ExecRaw(ctx, due(100, 3099))
@@ -148,6 +149,8 @@ INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at,
 		{"batch", pgClaimWhere(pgPickByName, 8), `NULL, 1000, NULL, ` + byName + `, '["a","b","c","d","e","f","g","h"]', 'B'`},
 		{"batch pinned", pgClaimWhere(pgPickByVersion, 8), `NULL, 1000, NULL, ` + pinned + `, '["a","b","c","d","e","f","g","h"]', 'B'`},
 		{"with a completion", pgCompleteClaimByVersion[0], `NULL, '""', 'none', 'token', 1000, NULL, 'none', ` + pinned + `, 'token', 'B'`},
+		{"with completions", pgCompleteClaimBatch(pgPickByVersion, 8), `NULL` + strings.Repeat(`, 'none', 't', NULL, '""', NULL, NULL, NULL, NULL`, 8) +
+			`, 1000, NULL, ` + pinned + `, '["a","b","c","d","e","f","g","h"]', 'B'`},
 		{"with limits", pgClaimAdmitted, `NULL, 1000, NULL, ` + byName + `, '[]', 'token', 'B'`},
 		{"with limits, gated", pgClaimAdmittedGated, `NULL, 1000, '[]', 1000, NULL, TRUE, '[]', ` + byName + `, '[]', 'token', 'B', '[]'`},
 	}

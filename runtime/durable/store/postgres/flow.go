@@ -143,11 +143,11 @@ func (s *Store) ClaimLimited(ctx context.Context, c store.LimitedClaim, now time
 		if c.Pinned {
 			hasUnlimited = slices.ContainsFunc(c.Keys, func(k store.VersionKey) bool { return !slices.Contains(c.Limited, k.Name) })
 		}
-		var token *claimNote
+		var token []claimNote
 		runs, token, err = s.claimRowsOp(ctx, s.d, "claim", gated,
 			clockArg(now), lease, limited, lease, s.floors.param(now), hasUnlimited, limited, pick, limited, c.Token, c.Worker, limited)
-		if token != nil {
-			wait = token.at.Sub(token.now)
+		if len(token) > 0 {
+			wait = token[0].at.Sub(token[0].now)
 		}
 	}
 	if err != nil || len(runs) == 0 {

@@ -344,6 +344,124 @@ func TestBatchedClaimOnPostgres(t *testing.T) {
 	}
 }
 
+// TestBatchedCompleteAndClaimOnPostgres: one statement completes the runs
+// of four pollers and claims the next runs for them (PollWith's chain):
+// each completion gets its own outcome (done, or its lease lost), the two
+// due runs go to the first two pollers still waiting, under their own
+// tokens, and a poller stopped while it waited has its run completed but
+// claims none. A batch the database rejects (a last step whose position is
+// taken) is written again alone per poller, each getting what it gets
+// alone.
+func TestBatchedCompleteAndClaimOnPostgres(t *testing.T) {
+	d, s, clock, stmts := newPgStoreFixture(t)
+	ctx := context.Background()
+	now := clock.Now()
+	for _, id := range []string{"r1", "r2", "r3", "r4"} {
+		if _, _, err := s.InsertRun(ctx, store.NewRun{ID: id, Workflow: "w", Version: 1, Input: `""`}, now); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, err := s.ClaimRun(ctx, []string{"w"}, now, storetest.Lease, "tok-"+id, "A"); !ok || err != nil {
+			t.Fatalf("claim %s: %v %v", id, ok, err)
+		}
+	}
+	for _, id := range []string{"next1", "next2"} {
+		if _, _, err := s.InsertRun(ctx, store.NewRun{ID: id, Workflow: "w", Version: 1, Input: `"` + id + `"`}, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(time.Second)
+	last := store.JournalEntry{Seq: 1, StepID: "s", Kind: store.KindStep, Result: `"s"`}
+	gone := make(chan struct{})
+	close(gone)
+	req := func(id, token, output string, last *store.JournalEntry, poller int) completeClaimRequest {
+		return completeClaimRequest{f: store.Fence{RunID: id, Token: token}, last: last, output: output, now: clock.Now(),
+			next: store.NextClaim{Names: []string{"w"}, Lease: storetest.Lease, Token: fmt.Sprintf("next-%d", poller), Worker: "B"},
+			out:  &completeClaimOutcome{}}
+	}
+	reqs := []completeClaimRequest{
+		req("r1", "tok-r1", `"one"`, &last, 1),
+		req("r2", "stale", `"two"`, nil, 2), // its lease is lost; it still claims
+		req("r3", "tok-r3", `"three"`, nil, 3),
+		req("r4", "tok-r4", `"four"`, nil, 4), // no run left for it
+	}
+	reqs[2].done = gone // stopped while it waited
+	*stmts = nil
+	errs := s.completeClaimBatch(ctx, reqs)
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+	}
+	if diff := cmp.Diff([]string{"complete+claim"}, *stmts); diff != "" {
+		t.Errorf("statements (-want +got):\n%s", diff)
+	}
+	for i, want := range []error{nil, store.ErrLeaseLost, nil, nil} {
+		if !errors.Is(reqs[i].out.done, want) || (want == nil) != (reqs[i].out.done == nil) {
+			t.Errorf("completion %d: %v, want %v", i+1, reqs[i].out.done, want)
+		}
+	}
+	for id, want := range map[string]string{"r1": `"one"`, "r3": `"three"`, "r4": `"four"`} {
+		r, err := s.ReadRun(ctx, id)
+		if err != nil || r.Status != store.StatusDone || r.Output != want {
+			t.Errorf("%s: %s %q (%v), want done %s", id, r.Status, r.Output, err, want)
+		}
+	}
+	if r, _ := s.ReadRun(ctx, "r2"); r.Status != store.StatusRunning {
+		t.Errorf("r2 with a stale fence is %s, want still running", r.Status)
+	}
+	if j, err := s.LoadJournal(ctx, "r1"); err != nil || len(j) != 1 || j[0].StepID != "s" {
+		t.Errorf("r1's journal: %+v (%v), want its last step", j, err)
+	}
+	got := map[string]string{} // run -> the token it was claimed with
+	for i, r := range reqs {
+		if !r.out.ok {
+			continue
+		}
+		if i >= 2 {
+			t.Errorf("poller %d claimed %s; want the two runs for the first two pollers waiting", i+1, r.out.c.ID)
+		}
+		got[r.out.c.ID] = r.next.Token
+		if !r.out.c.JournalRead || len(r.out.c.Journal) != 0 || r.out.c.Input != `"`+r.out.c.ID+`"` {
+			t.Errorf("%s: claimed as %+v", r.out.c.ID, r.out.c)
+		}
+		var token, by string
+		if err := d.QueryRow(ctx, `SELECT lease_token, claimed_by FROM _sky_durable_runs WHERE id = ? AND status = 'running'`, r.out.c.ID).Scan(&token, &by); err != nil ||
+			token != r.next.Token || by != "B" {
+			t.Errorf("%s: leased to %q by %q (%v), want %q by B", r.out.c.ID, token, by, err, r.next.Token)
+		}
+	}
+	if len(got) != 2 || got["next1"] == "" || got["next2"] == "" {
+		t.Errorf("claims: %v; want next1 and next2, one to each of the first two pollers", got)
+	}
+
+	// A rejected batch: next1's position 1 is taken, so the statement
+	// fails as a whole and each request is written alone.
+	if err := s.appendOne(ctx, d, store.Fence{RunID: "next1", Token: got["next1"]}, last, clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	*stmts = nil
+	reqs = []completeClaimRequest{
+		req("next1", got["next1"], `"n1"`, &last, 1), // position 1 taken
+		req("next2", got["next2"], `"n2"`, &last, 2),
+	}
+	errs = s.completeClaimBatch(ctx, reqs)
+	if se := task.As(errs[0]); se == nil || se.Kind != task.Conflict {
+		t.Errorf("taken position: %v, want the Conflict a lone write gets", errs[0])
+	}
+	if errs[1] != nil || reqs[1].out.done != nil {
+		t.Errorf("the other request: %v, %v; want it done", errs[1], reqs[1].out.done)
+	}
+	if diff := cmp.Diff([]string{"complete+claim", "complete+claim", "complete+claim"}, *stmts); diff != "" {
+		t.Errorf("statements: the batch, then each alone (-want +got):\n%s", diff)
+	}
+	if r, _ := s.ReadRun(ctx, "next2"); r.Status != store.StatusDone || r.Output != `"n2"` {
+		t.Errorf("next2: %s %q, want done", r.Status, r.Output)
+	}
+	if r, _ := s.ReadRun(ctx, "next1"); r.Status != store.StatusRunning {
+		t.Errorf("next1: %s, want still running (its completion was refused)", r.Status)
+	}
+}
+
 // fixedClock is a clock the test moves by hand.
 type fixedClock struct{ t time.Time }
 

@@ -26,6 +26,8 @@ type Store struct {
 	claims    *groupCommit[claimRequest]
 	appends   *groupCommit[appendRequest]
 	completes *groupCommit[completeRequest]
+	// completeClaims group PollWith's completions with their next claims.
+	completeClaims *groupCommit[completeClaimRequest]
 	// doneInstalled says WatchDone found the done trigger (notify.go).
 	doneInstalled atomic.Bool
 	// floors are where the claims start reading each level (floors.go).
@@ -46,6 +48,7 @@ func New(d *db.DB, hook store.StatementHook) *Store {
 	s.claims = newGroupCommit(maxBatch, maxFlights, s.claimBatch)
 	s.appends = newGroupCommit(maxBatch, maxFlights, s.appendBatch)
 	s.completes = newGroupCommit(maxBatch, maxFlights, s.completeBatch)
+	s.completeClaims = newGroupCommit(maxBatch, maxFlights, s.completeClaimBatch)
 	return s
 }
 
@@ -420,8 +423,8 @@ var (
 	pgCompleteClaimByVersion = [2]string{pgCompleteClaim(pgPickByVersion, false), pgCompleteClaim(pgPickByVersion, true)}
 )
 
-// CompleteAndClaim runs pgCompleteClaim.
-func (s *Store) CompleteAndClaim(ctx context.Context, f store.Fence, last *store.JournalEntry, output string, now time.Time, next store.NextClaim) (store.Claimed, bool, error, error) {
+// completeClaimOne runs pgCompleteClaim for one run.
+func (s *Store) completeClaimOne(ctx context.Context, f store.Fence, last *store.JournalEntry, output string, now time.Time, next store.NextClaim) (store.Claimed, bool, error, error) {
 	sqls := pgCompleteClaimByName
 	pick, _ := json.Marshal(next.Names)
 	if next.Pinned {
@@ -494,13 +497,17 @@ func (s *Store) claimRows(ctx context.Context, sql string, args ...any) ([]claim
 }
 
 // claimNote is a claim statement's row of part 2 (a completion's fence
-// held, a refusal, a rate limit's next token): the clock and the time the
-// row carries in its created_at column.
-type claimNote struct{ now, at time.Time }
+// held, a refusal, a rate limit's next token): the run and token it names
+// (a completion's), the clock and the time the row carries in its
+// created_at column.
+type claimNote struct {
+	f       store.Fence
+	now, at time.Time
+}
 
 // claimRowsOp is claimRows on q (the pool or a transaction) for a
-// statement that may also return a row of part 2 (note).
-func (s *Store) claimRowsOp(ctx context.Context, q *db.DB, op, sql string, args ...any) (runs []claimedRun, note *claimNote, err error) {
+// statement that may also return rows of part 2 (notes).
+func (s *Store) claimRowsOp(ctx context.Context, q *db.DB, op, sql string, args ...any) (runs []claimedRun, notes []claimNote, err error) {
 	s.hook(op, sql)
 	rs, err := q.Query(ctx, sql, args...)
 	if err != nil {
@@ -521,7 +528,7 @@ func (s *Store) claimRowsOp(ctx context.Context, q *db.DB, op, sql string, args 
 		}
 		switch part {
 		case 2:
-			note = &claimNote{now: run.c.Now, at: e.CreatedAt}
+			notes = append(notes, claimNote{f: store.Fence{RunID: run.c.ID, Token: run.token}, now: run.c.Now, at: e.CreatedAt})
 			continue
 		case 3:
 			if first == nil {
@@ -554,7 +561,7 @@ func (s *Store) claimRowsOp(ctx context.Context, q *db.DB, op, sql string, args 
 			runs[i].c.Journal = nil
 		}
 	}
-	return runs, note, nil
+	return runs, notes, nil
 }
 
 const pgLoadJournal = `SELECT seq, step_id, kind, result, created_at FROM _sky_durable_journal WHERE run_id = ? ORDER BY seq`

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -31,10 +32,14 @@ import (
 
 // maxBatch bounds the rows of one batched statement; maxFlights bounds the
 // batches of one kind in flight at once (a write that finds fewer waits for
-// none).
+// none). One: a write that finds a batch of its kind in flight waits for it
+// and goes in the next, so the next batch holds every poller that came in
+// the meantime. With PollWith's completions and claims batched too, that
+// cut the server's CPU per workflow by about a third against two flights
+// (docs/benchmarks.md, "One flight"); a lone poller still writes at once.
 const (
 	maxBatch   = 64
-	maxFlights = 2
+	maxFlights = 1
 )
 
 // appendRequest is one journal append waiting for its batch.
@@ -191,7 +196,16 @@ func writeBatch[R any](ctx context.Context, s *Store, kind string, build func(n 
 // run.
 func pgCompleteBatch(n int) string {
 	return pgClock + `,
-` + valuesCTE(n, "run_id", "TEXT", "token", "TEXT", "at", "TIMESTAMPTZ", "output", "TEXT", "seq", "INT", "step_id", "TEXT", "kind", "TEXT", "result", "TEXT") + `,
+` + pgDoneBatch(n) + `
+SELECT run_id, token, TRUE, TRUE FROM done`
+}
+
+// pgDoneBatch are the CTEs, after the clock, that complete the n runs of
+// v under their fences (done: the fences that held, with the run's
+// history), record the completions and journal the last steps;
+// completeRow gives a request's row of v.
+func pgDoneBatch(n int) string {
+	return valuesCTE(n, "run_id", "TEXT", "token", "TEXT", "at", "TIMESTAMPTZ", "output", "TEXT", "seq", "INT", "step_id", "TEXT", "kind", "TEXT", "result", "TEXT") + `,
 done AS (
   UPDATE _sky_durable_runs r
      SET status = ` + store.SQLDone + `, output = v.output, last_error = '', claimed_at = NULL, lease_token = NULL,
@@ -207,19 +221,24 @@ ins AS (
   INSERT INTO _sky_durable_journal (run_id, seq, step_id, kind, result, created_at)
   SELECT v.run_id, v.seq, v.step_id, v.kind, v.result, COALESCE(v.at, clock.now)
     FROM v JOIN done ON done.run_id = v.run_id AND done.token = v.token, clock
-   WHERE v.step_id IS NOT NULL)
-SELECT run_id, token, TRUE, TRUE FROM done`
+   WHERE v.step_id IS NOT NULL)`
+}
+
+// completeWidth is the number of columns of a row of pgDoneBatch's v.
+const completeWidth = 8
+
+// completeRow is a completion's row of pgDoneBatch's v.
+func completeRow(f store.Fence, last *store.JournalEntry, output string, now time.Time) []any {
+	if last != nil {
+		return []any{f.RunID, f.Token, timeArg(now), output, last.Seq, last.StepID, string(last.Kind), last.Result}
+	}
+	return []any{f.RunID, f.Token, timeArg(now), output, nil, nil, nil, nil}
 }
 
 func (s *Store) completeBatch(ctx context.Context, batch []completeRequest) []error {
-	return writeBatch(ctx, s, "complete", pgCompleteBatch, 8, batch,
+	return writeBatch(ctx, s, "complete", pgCompleteBatch, completeWidth, batch,
 		func(r completeRequest) store.Fence { return r.f },
-		func(r completeRequest) []any {
-			if e := r.last; e != nil {
-				return []any{r.f.RunID, r.f.Token, timeArg(r.now), r.output, e.Seq, e.StepID, string(e.Kind), e.Result}
-			}
-			return []any{r.f.RunID, r.f.Token, timeArg(r.now), r.output, nil, nil, nil, nil}
-		},
+		func(r completeRequest) []any { return completeRow(r.f, r.last, r.output, r.now) },
 		func(r completeRequest) error { return s.completeOne(ctx, r.f, r.last, r.output, r.now) })
 }
 
@@ -374,6 +393,146 @@ func (s *Store) claimBatch(ctx context.Context, batch []claimRequest) []error {
 		for _, i := range idx {
 			r := batch[i]
 			r.out.c, r.out.ok = byToken[r.token]
+		}
+	}
+	return errs
+}
+
+// completeClaimRequest is one CompleteAndClaim waiting for its batch: the
+// completion, the claim to make after it, and where its outcome goes.
+type completeClaimRequest struct {
+	f      store.Fence
+	last   *store.JournalEntry
+	output string
+	now    time.Time
+	next   store.NextClaim
+	// out receives the claimed run, if any, and the completion's outcome;
+	// done is the poller's ctx.Done(): a poller gone by the time its batch
+	// is written has its run completed but claims none.
+	out  *completeClaimOutcome
+	done <-chan struct{}
+}
+
+type completeClaimOutcome struct {
+	c    store.Claimed
+	ok   bool
+	done error
+}
+
+// pgCompleteClaimBatch is pgCompleteClaim for n pollers: it completes the
+// runs of v (pgDoneBatch) and claims up to n others, one per token of the
+// JSON array, in one statement and one synchronous commit. A row of part
+// 2 names each completion whose fence held.
+func pgCompleteClaimBatch(pick string, n int) string {
+	extra := `
+UNION ALL
+SELECT 2, d.run_id, d.token, '', 0, '', 0, '', clock.now, FALSE, 0, '', '', '', clock.now, '' FROM done d, clock`
+	return pgClaimStatement(pgClock+`,
+`+pgDoneBatch(n), `
+     AND r.id NOT IN (SELECT v.run_id FROM v WHERE v.run_id IS NOT NULL)`, extra, pick, n)
+}
+
+// CompleteAndClaim completes f's run and claims the next due one through
+// group commit (alone when ctx carries a transaction): the completions and
+// claims of concurrent pollers share one statement (pgCompleteClaimBatch).
+func (s *Store) CompleteAndClaim(ctx context.Context, f store.Fence, last *store.JournalEntry, output string, now time.Time, next store.NextClaim) (store.Claimed, bool, error, error) {
+	if s.d.JoinsTransaction(ctx) {
+		return s.completeClaimOne(ctx, f, last, output, now, next)
+	}
+	r := completeClaimRequest{f: f, last: last, output: output, now: now, next: next, out: &completeClaimOutcome{}, done: ctx.Done()}
+	err := s.completeClaims.do(ctx, r)
+	return r.out.c, r.out.ok, r.out.done, err
+}
+
+// completeClaimBatch writes a batch of CompleteAndClaim requests, one
+// statement per kind of claim (its pick, lease and worker); a kind with one
+// request, or a statement the database rejected as a whole (so nothing of
+// it committed), is written alone per request.
+func (s *Store) completeClaimBatch(ctx context.Context, batch []completeClaimRequest) []error {
+	errs := make([]error, len(batch))
+	alone := func(i int) {
+		r := batch[i]
+		if stopped(r.done) {
+			// Its poller stopped while it waited: complete its run, claim
+			// nothing for it (see claimBatch).
+			err := s.completeOne(ctx, r.f, r.last, r.output, r.now)
+			if errors.Is(err, store.ErrLeaseLost) {
+				r.out.done, err = err, nil
+			}
+			errs[i] = err
+			return
+		}
+		r.out.c, r.out.ok, r.out.done, errs[i] = s.completeClaimOne(ctx, r.f, r.last, r.output, r.now, r.next)
+	}
+	type kind struct {
+		pinned       bool
+		pick, worker string
+		lease        time.Duration
+	}
+	groups := map[kind][]int{}
+	var order []kind
+	for i, r := range batch {
+		k := kind{pinned: r.next.Pinned, worker: r.next.Worker, lease: r.next.Lease}
+		if k.pinned {
+			k.pick = jsonText(r.next.Keys)
+		} else {
+			k.pick = jsonText(r.next.Names)
+		}
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	for _, k := range order {
+		idx := groups[k]
+		if len(idx) == 1 {
+			alone(idx[0])
+			continue
+		}
+		first := batch[idx[0]]
+		args := []any{clockArg(first.now)}
+		tokens := []string{}
+		for _, i := range idx {
+			r := batch[i]
+			args = append(args, completeRow(r.f, r.last, r.output, r.now)...)
+			if !stopped(r.done) {
+				tokens = append(tokens, r.next.Token)
+			}
+		}
+		args = padded(args, len(idx), completeWidth)
+		args = append(args, k.lease.Milliseconds(), s.floors.param(first.now), k.pick, jsonText(tokens), k.worker)
+		size := batchSize(len(idx))
+		sql := batchStatement("complete+claim", size, func(n int) string { return pgCompleteClaimBatch(pgPickByName, n) })
+		if k.pinned {
+			sql = batchStatement("complete+claim pinned", size, func(n int) string { return pgCompleteClaimBatch(pgPickByVersion, n) })
+		}
+		runs, notes, err := s.claimRowsOp(ctx, s.d, "complete+claim", sql, args...)
+		if err != nil {
+			for _, i := range idx {
+				if db.Rejected(err) {
+					alone(i)
+				} else {
+					errs[i] = err // it may have committed: writing it alone could duplicate it
+				}
+			}
+			continue
+		}
+		completed := make(map[store.Fence]bool, len(notes))
+		for _, n := range notes {
+			completed[n.f] = true
+		}
+		byToken := make(map[string]store.Claimed, len(runs))
+		for _, run := range runs {
+			byToken[run.token] = run.c
+		}
+		for _, i := range idx {
+			r := batch[i]
+			if !completed[r.f] {
+				r.out.done = store.ErrLeaseLost
+			}
+			if !stopped(r.done) {
+				r.out.c, r.out.ok = byToken[r.next.Token]
+			}
 		}
 	}
 	return errs
