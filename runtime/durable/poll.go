@@ -38,10 +38,31 @@ type PollOptions struct {
 	// run (its claim could be cut off by the stop after it committed,
 	// leaving the run held until its lease ends).
 	halting *atomic.Bool
+	// stop is Work's stop (its context's Done): once it is closed the poll
+	// claims no run, not even the next one with a completion, while the
+	// runs in flight go on.
+	stop <-chan struct{}
+	// chainFor, when set, bounds how long one call goes on to a next run
+	// after it began, so a poller draining a backlog comes back to
+	// Engine.background (the deadline sweep, the schedules) in time.
+	chainFor time.Duration
+	// advanced, when set, counts the runs the poll advanced.
+	advanced *int64
 }
 
-// stopping reports whether an attempt of this Work loop halted the program.
-func (o PollOptions) stopping() bool { return o.halting != nil && o.halting.Load() }
+// stopping reports whether an attempt of this Work loop halted the program
+// or the worker is stopping.
+func (o PollOptions) stopping() bool {
+	if o.halting != nil && o.halting.Load() {
+		return true
+	}
+	select {
+	case <-o.stop: // nil: never
+		return true
+	default:
+		return false
+	}
+}
 
 // Poll claims one due run whose workflow (and version, see PinToStart) is
 // among defs and advances it until it suspends, completes or fails (Sky's
@@ -91,11 +112,16 @@ func (e *Engine) pollWait(ctx context.Context, defs []Workflow, opts PollOptions
 		return false, 0, err
 	}
 	var ch chain
+	began := time.Now()
 	for i := 0; i < opts.MaxRuns && !opts.stopping(); i++ {
 		// A chained claim (completeAndClaim) knows no limits.
-		ch.on = i+1 < opts.MaxRuns && len(reg.limited) == 0 && !opts.stopping()
+		ch.on = i+1 < opts.MaxRuns && len(reg.limited) == 0 && !opts.stopping() &&
+			(opts.chainFor <= 0 || time.Since(began) < opts.chainFor)
 		worked, err := e.pollOne(ctx, reg, opts, &ch)
 		didWork = didWork || worked
+		if worked && opts.advanced != nil {
+			atomic.AddInt64(opts.advanced, 1)
+		}
 		if err != nil || !worked || ch.none {
 			return didWork, ch.wait, err
 		}
@@ -340,7 +366,7 @@ func (e *Engine) advance(ctx context.Context, reg registry, opts PollOptions, ch
 		a.output = out
 		// The last step's pending entry is written with the outcome.
 		last := c.takePending()
-		if ch.on {
+		if ch.on && !opts.stopping() {
 			return a, e.completeAndClaim(ctx, log, c, f, last, out, reg, versions, ch)
 		}
 		err := e.store.Complete(ctx, f, last, out, e.now())

@@ -45,7 +45,7 @@ const (
 
 // WorkerStats are what a worker did, for its exit line.
 type WorkerStats struct {
-	// Advanced counts the polls that advanced a run.
+	// Advanced counts the runs advanced.
 	Advanced int64
 }
 
@@ -164,6 +164,18 @@ func (e *Engine) Work(ctx context.Context, defs []Workflow, opts WorkerOptions) 
 	return stats, nil
 }
 
+// A poller of Work goes on from a run it completed to the next due one, on
+// PostgreSQL with the completion and the claim in one statement (shared
+// with the other pollers': group commit), as PollWith does: up to
+// workerChainRuns runs in a row, and for workerChainFor at most, after
+// which it polls again (Engine.background's turn: the deadline sweep and
+// the schedules, once a second). Workflows with limits are claimed one poll
+// at a time (their claim admits them; a chained one would not).
+const (
+	workerChainRuns = 100
+	workerChainFor  = time.Second
+)
+
 // poller is one of Work's loops: poll, drain, wait for a kick (a hint,
 // Work's tick, or another poller that found work); the worker's first
 // poller (the watcher) polls once at the start. Each tick kicks one idle
@@ -191,10 +203,12 @@ func (e *Engine) poller(ctx, runCtx context.Context, defs []Workflow, opts Worke
 		for first := true; ctx.Err() == nil; first = false {
 			claimed := func() {
 				if first {
+					first = false // one wake a drain, not one a chained run
 					wake("")
 				}
 			}
-			worked, wait, err := e.pollWait(runCtx, defs, PollOptions{Versions: opts.Versions, claimed: claimed, quiet: true, halting: halting})
+			worked, wait, err := e.pollWait(runCtx, defs, PollOptions{Versions: opts.Versions, claimed: claimed, quiet: true, halting: halting,
+				stop: ctx.Done(), MaxRuns: workerChainRuns, chainFor: workerChainFor, advanced: advanced})
 			if IsHalt(err) {
 				halt(err)
 				return
@@ -211,7 +225,6 @@ func (e *Engine) poller(ctx, runCtx context.Context, defs []Workflow, opts Worke
 				}
 				break
 			}
-			atomic.AddInt64(advanced, 1)
 		}
 		if next > 0 {
 			tick.Reset(next)

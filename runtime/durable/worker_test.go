@@ -72,6 +72,54 @@ func TestWorkerRunsConcurrentlyAndDrains(t *testing.T) {
 	})
 }
 
+// TestWorkerChainsItsRuns: a worker's poller goes on from a run it
+// completed to the next due one, as PollWith does; on PostgreSQL the
+// completion claims that run in the same statement. Every run is counted
+// advanced, and every completion but the chain's cut-offs (a second of runs
+// at most, workerChainFor) is such a statement.
+func TestWorkerChainsItsRuns(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		def := Register("chained", str, str, func(c *Ctx, in string) task.Task[string] {
+			return Step(c, str, "s", task.Succeed("ok "+in))
+		})
+		for i := range 20 {
+			h.start(def, fmt.Sprintf("c%02d", i), "x")
+		}
+		h.takeOps()
+		ctx, stop := context.WithCancel(h.ctx)
+		done := make(chan WorkerStats)
+		go func() {
+			st, err := h.e.Work(ctx, []Workflow{def.Erase()}, WorkerOptions{Concurrency: 1, Tick: time.Hour})
+			if err != nil {
+				t.Errorf("Work: %v", err)
+			}
+			done <- st
+		}()
+		awaitCond(t, "every run is done", func() bool {
+			runs, err := h.e.List(h.ctx, StatusDone, 100)
+			return err == nil && len(runs) == 20
+		})
+		stop()
+		if st := <-done; st.Advanced != 20 {
+			t.Errorf("advanced %d runs, want 20", st.Advanced)
+		}
+		n := map[string]int{}
+		for _, op := range h.takeOps() {
+			n[op]++
+		}
+		if driver != "postgres" {
+			if n["complete"] != 20 {
+				t.Errorf("completions: %v; want 20", n)
+			}
+			return
+		}
+		if n["complete"]+n["complete+claim"] != 20 || n["complete+claim"] == 0 || n["claim"] >= 20 {
+			t.Errorf("statements: %v; want 20 completions, most of them claiming the next run (complete+claim), fewer than 20 claims alone", n)
+		}
+	})
+}
+
 // TestWorkerStopsGracefully: when its context ends, a worker claims nothing
 // more and lets the step in flight finish within StopTimeout; past
 // StopTimeout the run in flight is given back, due at once.
