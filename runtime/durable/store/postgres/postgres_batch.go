@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
@@ -327,34 +326,33 @@ func (s *Store) claim(ctx context.Context, r claimRequest) (store.Claimed, bool,
 	return r.out.c, r.out.ok, err
 }
 
-// claimBatch runs the claims of a batch, one statement per kind of claim
-// (its statement, pick, lease and worker); a statement that fails is run
-// again alone per claim.
-func (s *Store) claimBatch(ctx context.Context, batch []claimRequest) []error {
-	errs := make([]error, len(batch))
-	type kind struct {
-		pinned       bool
-		pick, worker string
-		lease        time.Duration
-	}
-	groups := map[kind][]int{}
-	var order []kind
+// claimKind is what the claims of one batched statement share: how they
+// pick runs (by name, or pinned to versions, and the pick's JSON), the
+// lease and the worker.
+type claimKind struct {
+	pinned       bool
+	pick, worker string
+	lease        time.Duration
+}
+
+// writeByClaimKind writes a batch of claims grouped by their claimKind
+// (kindOf; false leaves a request out), the kinds in the order of their
+// first request: a kind of one request with alone, others with many (one
+// statement). When the database rejected that statement (nothing of it
+// committed) each of its requests is written again alone; another failure
+// (it may have committed) is each request's error.
+func writeByClaimKind[R any](batch []R, errs []error, kindOf func(i int, r R) (claimKind, bool), alone func(i int), many func(k claimKind, idx []int) error) {
+	groups := map[claimKind][]int{}
+	var order []claimKind
 	for i, r := range batch {
-		if stopped(r.done) {
-			// Its poller stopped while it waited: a run claimed for it
-			// would stay leased, unadvanced, until the lease expired.
-			errs[i] = task.Errorf(task.Unavailable, "durable: the poll was cancelled before its claim")
+		k, ok := kindOf(i, r)
+		if !ok {
 			continue
 		}
-		k := kind{r.pinned, r.pick, r.worker, r.lease}
 		if groups[k] == nil {
 			order = append(order, k)
 		}
 		groups[k] = append(groups[k], i)
-	}
-	alone := func(i int) {
-		r := batch[i]
-		r.out.c, r.out.ok, errs[i] = s.claimOne(ctx, r)
 	}
 	for _, k := range order {
 		idx := groups[k]
@@ -362,12 +360,42 @@ func (s *Store) claimBatch(ctx context.Context, batch []claimRequest) []error {
 			alone(idx[0])
 			continue
 		}
+		if err := many(k, idx); err != nil {
+			for _, i := range idx {
+				if db.Rejected(err) {
+					alone(i)
+				} else {
+					errs[i] = err
+				}
+			}
+		}
+	}
+}
+
+// claimBatch runs the claims of a batch, one statement per kind of claim
+// (its statement, pick, lease and worker); a statement that fails is run
+// again alone per claim.
+func (s *Store) claimBatch(ctx context.Context, batch []claimRequest) []error {
+	errs := make([]error, len(batch))
+	kindOf := func(i int, r claimRequest) (claimKind, bool) {
+		if stopped(r.done) {
+			// Its poller stopped while it waited: a run claimed for it
+			// would stay leased, unadvanced, until the lease expired.
+			errs[i] = task.Errorf(task.Unavailable, "durable: the poll was cancelled before its claim")
+			return claimKind{}, false
+		}
+		return claimKind{r.pinned, r.pick, r.worker, r.lease}, true
+	}
+	alone := func(i int) {
+		r := batch[i]
+		r.out.c, r.out.ok, errs[i] = s.claimOne(ctx, r)
+	}
+	writeByClaimKind(batch, errs, kindOf, alone, func(k claimKind, idx []int) error {
 		first := batch[idx[0]]
 		tokens := make([]string, len(idx))
 		for j, i := range idx {
 			tokens[j] = batch[i].token
 		}
-		tokensJSON, _ := json.Marshal(tokens)
 		// LIMIT batchSize may pick (and briefly lock) more runs than
 		// there are tokens; only as many as there are tokens are claimed.
 		size := batchSize(len(idx))
@@ -375,16 +403,9 @@ func (s *Store) claimBatch(ctx context.Context, batch []claimRequest) []error {
 		if k.pinned {
 			sql = batchStatement("claim pinned", size, func(n int) string { return pgClaimWhere(pgPickByVersion, n) })
 		}
-		runs, err := s.claimRows(ctx, sql, clockArg(first.now), k.lease.Milliseconds(), s.floors.param(first.now), k.pick, string(tokensJSON), k.worker)
+		runs, err := s.claimRows(ctx, sql, clockArg(first.now), k.lease.Milliseconds(), s.floors.param(first.now), k.pick, jsonText(tokens), k.worker)
 		if err != nil {
-			for _, i := range idx {
-				if db.Rejected(err) {
-					alone(i)
-				} else {
-					errs[i] = err // runs it leased stay so until their lease expires
-				}
-			}
-			continue
+			return err // when it may have committed, the runs it leased stay so until their lease expires
 		}
 		byToken := make(map[string]store.Claimed, len(runs))
 		for _, run := range runs {
@@ -394,7 +415,8 @@ func (s *Store) claimBatch(ctx context.Context, batch []claimRequest) []error {
 			r := batch[i]
 			r.out.c, r.out.ok = byToken[r.token]
 		}
-	}
+		return nil
+	})
 	return errs
 }
 
@@ -464,31 +486,16 @@ func (s *Store) completeClaimBatch(ctx context.Context, batch []completeClaimReq
 		}
 		r.out.c, r.out.ok, r.out.done, errs[i] = s.completeClaimOne(ctx, r.f, r.last, r.output, r.now, r.next)
 	}
-	type kind struct {
-		pinned       bool
-		pick, worker string
-		lease        time.Duration
-	}
-	groups := map[kind][]int{}
-	var order []kind
-	for i, r := range batch {
-		k := kind{pinned: r.next.Pinned, worker: r.next.Worker, lease: r.next.Lease}
+	kindOf := func(_ int, r completeClaimRequest) (claimKind, bool) {
+		k := claimKind{pinned: r.next.Pinned, worker: r.next.Worker, lease: r.next.Lease}
 		if k.pinned {
 			k.pick = jsonText(r.next.Keys)
 		} else {
 			k.pick = jsonText(r.next.Names)
 		}
-		if groups[k] == nil {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], i)
+		return k, true
 	}
-	for _, k := range order {
-		idx := groups[k]
-		if len(idx) == 1 {
-			alone(idx[0])
-			continue
-		}
+	writeByClaimKind(batch, errs, kindOf, alone, func(k claimKind, idx []int) error {
 		first := batch[idx[0]]
 		args := []any{clockArg(first.now)}
 		tokens := []string{}
@@ -508,14 +515,7 @@ func (s *Store) completeClaimBatch(ctx context.Context, batch []completeClaimReq
 		}
 		runs, notes, err := s.claimRowsOp(ctx, s.d, "complete+claim", sql, args...)
 		if err != nil {
-			for _, i := range idx {
-				if db.Rejected(err) {
-					alone(i)
-				} else {
-					errs[i] = err // it may have committed: writing it alone could duplicate it
-				}
-			}
-			continue
+			return err
 		}
 		completed := make(map[store.Fence]bool, len(notes))
 		for _, n := range notes {
@@ -534,6 +534,7 @@ func (s *Store) completeClaimBatch(ctx context.Context, batch []completeClaimReq
 				r.out.c, r.out.ok = byToken[r.next.Token]
 			}
 		}
-	}
+		return nil
+	})
 	return errs
 }
