@@ -23,11 +23,11 @@ type Store struct {
 	hook store.StatementHook
 	// claims, appends and completes group the statements of concurrent
 	// pollers (postgres_batch.go).
-	claims    *groupCommit[claimRequest]
-	appends   *groupCommit[appendRequest]
-	completes *groupCommit[completeRequest]
+	claims    *store.GroupCommit[claimRequest]
+	appends   *store.GroupCommit[appendRequest]
+	completes *store.GroupCommit[completeRequest]
 	// completeClaims group PollWith's completions with their next claims.
-	completeClaims *groupCommit[completeClaimRequest]
+	completeClaims *store.GroupCommit[completeClaimRequest]
 	// doneInstalled says WatchDone found the done trigger (notify.go).
 	doneInstalled atomic.Bool
 	// floors are where the claims start reading each level (floors.go).
@@ -45,10 +45,10 @@ func New(d *db.DB, hook store.StatementHook) *Store {
 		hook = func(string, string) {}
 	}
 	s := &Store{d: d, hook: hook}
-	s.claims = newGroupCommit(maxBatch, maxFlights, s.claimBatch)
-	s.appends = newGroupCommit(maxBatch, maxFlights, s.appendBatch)
-	s.completes = newGroupCommit(maxBatch, maxFlights, s.completeBatch)
-	s.completeClaims = newGroupCommit(maxBatch, maxFlights, s.completeClaimBatch)
+	s.claims = store.NewGroupCommit(maxBatch, maxFlights, s.claimBatch)
+	s.appends = store.NewGroupCommit(maxBatch, maxFlights, s.appendBatch)
+	s.completes = store.NewGroupCommit(maxBatch, maxFlights, s.completeBatch)
+	s.completeClaims = store.NewGroupCommit(maxBatch, maxFlights, s.completeClaimBatch)
 	return s
 }
 

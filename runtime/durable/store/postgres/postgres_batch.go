@@ -12,7 +12,7 @@ import (
 	"skydurable/runtime/task"
 )
 
-// Group commit on PostgreSQL (groupcommit.go): claims, journal appends and
+// Group commit on PostgreSQL (store.GroupCommit): claims, journal appends and
 // run completions that the pollers of one Engine make at the same time share
 // a statement and a commit. A batch of one uses the single-run statement
 // (pgClaim, pgAppend, pgComplete), so a lone run costs what it did
@@ -265,7 +265,7 @@ func (s *Store) AppendEntry(ctx context.Context, q *db.DB, f store.Fence, e stor
 	if q != s.d || q.JoinsTransaction(ctx) {
 		return s.appendOne(ctx, q, f, e, now)
 	}
-	return s.appends.do(ctx, appendRequest{f: f, e: e, now: now})
+	return s.appends.Do(ctx, appendRequest{f: f, e: e, now: now})
 }
 
 // Complete marks the run done through group commit (or alone when ctx
@@ -274,7 +274,7 @@ func (s *Store) Complete(ctx context.Context, f store.Fence, last *store.Journal
 	if s.d.JoinsTransaction(ctx) {
 		return s.completeOne(ctx, f, last, output, now)
 	}
-	return s.completes.do(ctx, completeRequest{f: f, last: last, output: output, now: now})
+	return s.completes.Do(ctx, completeRequest{f: f, last: last, output: output, now: now})
 }
 
 // claimRequest is one poller's claim waiting for its batch: the single-run
@@ -322,7 +322,7 @@ func (s *Store) claim(ctx context.Context, r claimRequest) (store.Claimed, bool,
 		return store.Claimed{}, false, task.As(err)
 	}
 	r.out, r.done = &claimOutcome{}, ctx.Done()
-	err := s.claims.do(ctx, r)
+	err := s.claims.Do(ctx, r)
 	return r.out.c, r.out.ok, err
 }
 
@@ -462,7 +462,7 @@ func (s *Store) CompleteAndClaim(ctx context.Context, f store.Fence, last *store
 		return s.completeClaimOne(ctx, f, last, output, now, next)
 	}
 	r := completeClaimRequest{f: f, last: last, output: output, now: now, next: next, out: &completeClaimOutcome{}, done: ctx.Done()}
-	err := s.completeClaims.do(ctx, r)
+	err := s.completeClaims.Do(ctx, r)
 	return r.out.c, r.out.ok, r.out.done, err
 }
 

@@ -1,13 +1,14 @@
-package postgres
+package store
 
 import (
 	"context"
 	"sync"
 )
 
-// groupCommit batches writes of one kind made concurrently by the runs one
-// Engine advances (its pollers) into one statement and one commit: group
-// commit across runs. It holds no goroutine. A caller that finds fewer than
+// GroupCommit batches writes of one kind made concurrently by the runs one
+// Engine advances (its pollers) into one statement or transaction and one
+// commit: group commit across runs (the PostgreSQL store's batched
+// statements, the SQLite store's shared transactions). It holds no goroutine. A caller that finds fewer than
 // flights batches in flight leads at once: it writes its own request alone,
 // with no added wait, so a lone run pays exactly what an unbatched write
 // costs. Callers arriving while flights batches are in flight queue; when a
@@ -20,7 +21,7 @@ import (
 // may be in a statement already sent, and it must learn whether the row
 // committed. The statement itself runs detached from the leader's context
 // for the same reason (every request in it shares its fate).
-type groupCommit[R any] struct {
+type GroupCommit[R any] struct {
 	// write writes a batch and returns one error per request, in order.
 	write func(ctx context.Context, batch []R) []error
 	// max bounds a batch; the rest waits for the next one.
@@ -44,13 +45,15 @@ type groupReply struct {
 	err  error
 }
 
-func newGroupCommit[R any](size, flights int, write func(ctx context.Context, batch []R) []error) *groupCommit[R] {
-	return &groupCommit[R]{write: write, max: size, flights: flights}
+// NewGroupCommit makes a GroupCommit of batches of up to size requests,
+// flights of them in flight at once, each written by write.
+func NewGroupCommit[R any](size, flights int, write func(ctx context.Context, batch []R) []error) *GroupCommit[R] {
+	return &GroupCommit[R]{write: write, max: size, flights: flights}
 }
 
-// do writes r, alone or with the requests of other callers, and returns its
+// Do writes r, alone or with the requests of other callers, and returns its
 // own outcome.
-func (g *groupCommit[R]) do(ctx context.Context, r R) error {
+func (g *GroupCommit[R]) Do(ctx context.Context, r R) error {
 	me := &groupRequest[R]{r: r, reply: make(chan groupReply, 1)}
 	g.mu.Lock()
 	if g.leaders < g.flights {
@@ -68,7 +71,7 @@ func (g *groupCommit[R]) do(ctx context.Context, r R) error {
 
 // lead writes me and the requests queued behind it, then passes the lead to
 // the next queued request, if any.
-func (g *groupCommit[R]) lead(ctx context.Context, me *groupRequest[R]) error {
+func (g *GroupCommit[R]) lead(ctx context.Context, me *groupRequest[R]) error {
 	g.mu.Lock()
 	n := min(len(g.queue), g.max-1)
 	batch := append([]*groupRequest[R]{me}, g.queue[:n]...)
