@@ -98,3 +98,15 @@ func (g *GroupCommit[R]) lead(ctx context.Context, me *groupRequest[R]) error {
 	g.mu.Unlock()
 	return errs[0]
 }
+
+// Stopped reports whether done (a caller's ctx.Done()) is closed: a
+// request whose caller stopped while it waited for its batch is written
+// without what only that caller would use (the run a claim would lease).
+func Stopped(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}

@@ -295,16 +295,6 @@ type claimRequest struct {
 	done <-chan struct{}
 }
 
-// stopped reports whether done is closed.
-func stopped(done <-chan struct{}) bool {
-	select {
-	case <-done:
-		return true
-	default:
-		return false
-	}
-}
-
 type claimOutcome struct {
 	c  store.Claimed
 	ok bool
@@ -378,7 +368,7 @@ func writeByClaimKind[R any](batch []R, errs []error, kindOf func(i int, r R) (c
 func (s *Store) claimBatch(ctx context.Context, batch []claimRequest) []error {
 	errs := make([]error, len(batch))
 	kindOf := func(i int, r claimRequest) (claimKind, bool) {
-		if stopped(r.done) {
+		if store.Stopped(r.done) {
 			// Its poller stopped while it waited: a run claimed for it
 			// would stay leased, unadvanced, until the lease expired.
 			errs[i] = task.Errorf(task.Unavailable, "durable: the poll was cancelled before its claim")
@@ -474,7 +464,7 @@ func (s *Store) completeClaimBatch(ctx context.Context, batch []completeClaimReq
 	errs := make([]error, len(batch))
 	alone := func(i int) {
 		r := batch[i]
-		if stopped(r.done) {
+		if store.Stopped(r.done) {
 			// Its poller stopped while it waited: complete its run, claim
 			// nothing for it (see claimBatch).
 			err := s.completeOne(ctx, r.f, r.last, r.output, r.now)
@@ -502,7 +492,7 @@ func (s *Store) completeClaimBatch(ctx context.Context, batch []completeClaimReq
 		for _, i := range idx {
 			r := batch[i]
 			args = append(args, completeRow(r.f, r.last, r.output, r.now)...)
-			if !stopped(r.done) {
+			if !store.Stopped(r.done) {
 				tokens = append(tokens, r.next.Token)
 			}
 		}
@@ -530,7 +520,7 @@ func (s *Store) completeClaimBatch(ctx context.Context, batch []completeClaimReq
 			if !completed[r.f] {
 				r.out.done = store.ErrLeaseLost
 			}
-			if !stopped(r.done) {
+			if !store.Stopped(r.done) {
 				r.out.c, r.out.ok = byToken[r.next.Token]
 			}
 		}

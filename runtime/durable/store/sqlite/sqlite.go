@@ -12,6 +12,7 @@ import (
 
 	"skydurable/runtime/db"
 	"skydurable/runtime/durable/store"
+	"skydurable/runtime/task"
 )
 
 // Store is the SQLite store. Times are INTEGER Unix milliseconds
@@ -20,6 +21,8 @@ import (
 type Store struct {
 	d    *db.DB
 	hook store.StatementHook
+	// writes groups the writes of concurrent pollers (groupcommit.go).
+	writes *store.GroupCommit[write]
 }
 
 // migrationFiles are the SQLite store's numbered schema changes.
@@ -278,7 +281,29 @@ func (s *Store) ClaimPinned(ctx context.Context, keys []store.VersionKey, now ti
 	return s.claimWith(ctx, sqliteClaimPinned, false, string(keysJSON), now, lease, token, worker)
 }
 
-func (s *Store) claimWith(ctx context.Context, sql string, limited bool, pick string, now time.Time, lease time.Duration, token, worker string) (store.Claimed, bool, error) {
+func (s *Store) claimWith(ctx context.Context, sql string, limited bool, pick string, now time.Time, lease time.Duration, token, worker string) (c store.Claimed, ok bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return store.Claimed{}, false, task.As(err)
+	}
+	caller := ctx.Done()
+	err = s.do(ctx, write{run: func(ctx context.Context) error {
+		if store.Stopped(caller) {
+			// Its poller stopped while it waited: a run claimed for it
+			// would stay leased, unadvanced, until the lease expired.
+			return task.Errorf(task.Unavailable, "durable: the poll was cancelled before its claim")
+		}
+		var err error
+		c, ok, err = s.claimOn(ctx, sql, limited, pick, now, lease, token, worker)
+		return err
+	}})
+	if err != nil {
+		return store.Claimed{}, false, err
+	}
+	return c, ok, nil
+}
+
+// claimOn is claimWith on the database or the transaction ctx carries.
+func (s *Store) claimOn(ctx context.Context, sql string, limited bool, pick string, now time.Time, lease time.Duration, token, worker string) (store.Claimed, bool, error) {
 	s.hook("claim", sql)
 	cond := []any{ms(now), ms(now.Add(-lease)), ms(now), pick}
 	if limited {
@@ -350,8 +375,14 @@ INSERT INTO _sky_durable_journal (run_id, seq, step_id, kind, result, created_at
 SELECT id, ?, ?, ?, ?, ? FROM _sky_durable_runs WHERE id = ? AND lease_token = ? AND status = ` + store.SQLRunning + sqliteBeforeDeadline
 
 func (s *Store) AppendEntry(ctx context.Context, q *db.DB, f store.Fence, e store.JournalEntry, now time.Time) error {
-	n, err := s.exec(ctx, q, "append", sqliteAppend, e.Seq, e.StepID, string(e.Kind), e.Result, ms(now), f.RunID, f.Token, ms(now))
-	return store.LeaseChecked(n, err)
+	run := func(ctx context.Context) error {
+		n, err := s.exec(ctx, q, "append", sqliteAppend, e.Seq, e.StepID, string(e.Kind), e.Result, ms(now), f.RunID, f.Token, ms(now))
+		return store.LeaseChecked(n, err)
+	}
+	if q != s.d {
+		return run(ctx) // on the caller's transaction
+	}
+	return s.do(ctx, write{run: run})
 }
 
 func (s *Store) ConsumeSignal(ctx context.Context, f store.Fence, name string, e store.JournalEntry, accept func(payload, traceContext string) (string, error), now time.Time) (bool, error) {
@@ -395,41 +426,62 @@ UPDATE _sky_durable_runs
  WHERE id = ? AND lease_token = ? AND status = ` + store.SQLRunning + sqliteBeforeDeadline
 
 func (s *Store) Complete(ctx context.Context, f store.Fence, last *store.JournalEntry, output string, now time.Time) error {
-	var err error
-	if last == nil {
-		n, xerr := s.exec(ctx, s.d, "complete", sqliteComplete, ms(now), output, ms(now), f.RunID, f.Token, ms(now))
-		err = store.LeaseChecked(n, xerr)
-	} else {
-		err = s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
-			if err := s.AppendEntry(ctx, tx, f, *last, now); err != nil {
-				return err
-			}
-			n, err := s.exec(ctx, tx, "complete", sqliteComplete, ms(now), output, ms(now), f.RunID, f.Token, ms(now))
-			return store.LeaseChecked(n, err)
-		})
-	}
-	if err == nil {
-		s.finished(ctx, f.RunID)
-	}
-	return err
+	return s.do(ctx, write{
+		run:   func(ctx context.Context) error { return s.complete(ctx, f, last, output, now) },
+		after: func() { s.finished(ctx, f.RunID) },
+	})
 }
 
-// CompleteAndClaim completes, then claims: two statements (SQLite has no
-// round trip to save).
-func (s *Store) CompleteAndClaim(ctx context.Context, f store.Fence, last *store.JournalEntry, output string, now time.Time, next store.NextClaim) (store.Claimed, bool, error, error) {
-	done := s.Complete(ctx, f, last, output, now)
-	if done != nil && !errors.Is(done, store.ErrLeaseLost) {
-		return store.Claimed{}, false, nil, done
+// complete is Complete on the database or the transaction ctx carries,
+// without the done notification.
+func (s *Store) complete(ctx context.Context, f store.Fence, last *store.JournalEntry, output string, now time.Time) error {
+	if last == nil {
+		n, err := s.exec(ctx, s.d, "complete", sqliteComplete, ms(now), output, ms(now), f.RunID, f.Token, ms(now))
+		return store.LeaseChecked(n, err)
 	}
+	return s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+		if err := s.AppendEntry(ctx, tx, f, *last, now); err != nil {
+			return err
+		}
+		n, err := s.exec(ctx, tx, "complete", sqliteComplete, ms(now), output, ms(now), f.RunID, f.Token, ms(now))
+		return store.LeaseChecked(n, err)
+	})
+}
+
+// CompleteAndClaim completes, then claims, in one transaction (two
+// statements: SQLite has no round trip to save); a completion whose fence
+// failed is rolled back alone (its savepoint) and the claim goes on.
+func (s *Store) CompleteAndClaim(ctx context.Context, f store.Fence, last *store.JournalEntry, output string, now time.Time, next store.NextClaim) (store.Claimed, bool, error, error) {
 	var c store.Claimed
 	var ok bool
-	var err error
-	if next.Pinned {
-		c, ok, err = s.ClaimPinned(ctx, next.Keys, now, next.Lease, next.Token, next.Worker)
-	} else {
-		c, ok, err = s.ClaimRun(ctx, next.Names, now, next.Lease, next.Token, next.Worker)
+	var done error
+	caller := ctx.Done()
+	err := s.do(ctx, write{
+		run: func(ctx context.Context) error {
+			return s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+				failed, err := savepoint(ctx, tx, func(ctx context.Context) error { return s.complete(ctx, f, last, output, now) })
+				if done = err; failed || (err != nil && !errors.Is(err, store.ErrLeaseLost)) || store.Stopped(caller) {
+					return err // a poller stopped while it waited claims nothing
+				}
+				sql, pick := sqliteClaim, any(next.Names)
+				if next.Pinned {
+					sql, pick = sqliteClaimPinned, next.Keys
+				}
+				pickJSON, _ := json.Marshal(pick)
+				c, ok, err = s.claimOn(ctx, sql, false, string(pickJSON), now, next.Lease, next.Token, next.Worker)
+				return err
+			})
+		},
+		after: func() {
+			if done == nil {
+				s.finished(ctx, f.RunID)
+			}
+		},
+	})
+	if err != nil {
+		return store.Claimed{}, false, nil, err
 	}
-	return c, ok, done, err
+	return c, ok, done, nil
 }
 
 // sqliteFail records the failure (its kind, the error, the step and the
@@ -682,5 +734,7 @@ func New(d *db.DB, hook store.StatementHook) *Store {
 	if hook == nil {
 		hook = func(string, string) {}
 	}
-	return &Store{d: d, hook: hook}
+	s := &Store{d: d, hook: hook}
+	s.writes = store.NewGroupCommit(maxBatch, 1, s.writeBatch)
+	return s
 }
