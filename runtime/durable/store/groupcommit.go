@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"sync"
+
+	"skydurable/runtime/task"
 )
 
 // GroupCommit batches writes of one kind made concurrently by the runs one
@@ -110,3 +112,8 @@ func Stopped(done <-chan struct{}) bool {
 		return false
 	}
 }
+
+// ErrClaimCancelled is the error of a claim whose poller stopped while it
+// waited for its batch: a run claimed for it would stay leased,
+// unadvanced, until the lease expired, so none is.
+var ErrClaimCancelled = task.New(task.Unavailable, "durable: the poll was cancelled before its claim")

@@ -369,9 +369,7 @@ func (s *Store) claimBatch(ctx context.Context, batch []claimRequest) []error {
 	errs := make([]error, len(batch))
 	kindOf := func(i int, r claimRequest) (claimKind, bool) {
 		if store.Stopped(r.done) {
-			// Its poller stopped while it waited: a run claimed for it
-			// would stay leased, unadvanced, until the lease expired.
-			errs[i] = task.Errorf(task.Unavailable, "durable: the poll was cancelled before its claim")
+			errs[i] = store.ErrClaimCancelled
 			return claimKind{}, false
 		}
 		return claimKind{r.pinned, r.pick, r.worker, r.lease}, true

@@ -288,9 +288,7 @@ func (s *Store) claimWith(ctx context.Context, sql string, limited bool, pick st
 	caller := ctx.Done()
 	err = s.do(ctx, write{run: func(ctx context.Context) error {
 		if store.Stopped(caller) {
-			// Its poller stopped while it waited: a run claimed for it
-			// would stay leased, unadvanced, until the lease expired.
-			return task.Errorf(task.Unavailable, "durable: the poll was cancelled before its claim")
+			return store.ErrClaimCancelled
 		}
 		var err error
 		c, ok, err = s.claimOn(ctx, sql, limited, pick, now, lease, token, worker)
