@@ -75,16 +75,19 @@ func TestWorkerRunsConcurrentlyAndDrains(t *testing.T) {
 // TestWorkerChainsItsRuns: a worker's poller goes on from a run it
 // completed to the next due one, as PollWith does; on PostgreSQL the
 // completion claims that run in the same statement. Every run is counted
-// advanced, and every completion but the chain's cut-offs (a second of runs
-// at most, workerChainFor) is such a statement.
+// advanced, and every completion but the chain's cut-offs (workerChainRuns
+// runs, a second of runs at most: workerChainFor) is such a statement; 150
+// runs make the chain end at least once before the backlog does, so a poll
+// claims at least three times (the first run, the 101st or earlier, and
+// the one that finds none).
 func TestWorkerChainsItsRuns(t *testing.T) {
 	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
 		h := newHarness(t, d)
 		def := Register("chained", str, str, func(c *Ctx, in string) task.Task[string] {
 			return Step(c, str, "s", task.Succeed("ok "+in))
 		})
-		for i := range 20 {
-			h.start(def, fmt.Sprintf("c%02d", i), "x")
+		for i := range 150 {
+			h.start(def, fmt.Sprintf("c%03d", i), "x")
 		}
 		h.takeOps()
 		ctx, stop := context.WithCancel(h.ctx)
@@ -97,25 +100,25 @@ func TestWorkerChainsItsRuns(t *testing.T) {
 			done <- st
 		}()
 		awaitCond(t, "every run is done", func() bool {
-			runs, err := h.e.List(h.ctx, StatusDone, 100)
-			return err == nil && len(runs) == 20
+			runs, err := h.e.List(h.ctx, StatusDone, 200)
+			return err == nil && len(runs) == 150
 		})
 		stop()
-		if st := <-done; st.Advanced != 20 {
-			t.Errorf("advanced %d runs, want 20", st.Advanced)
+		if st := <-done; st.Advanced != 150 {
+			t.Errorf("advanced %d runs, want 150", st.Advanced)
 		}
 		n := map[string]int{}
 		for _, op := range h.takeOps() {
 			n[op]++
 		}
 		if driver != "postgres" {
-			if n["complete"] != 20 {
-				t.Errorf("completions: %v; want 20", n)
+			if n["complete"] != 150 {
+				t.Errorf("completions: %v; want 150", n)
 			}
 			return
 		}
-		if n["complete"]+n["complete+claim"] != 20 || n["complete+claim"] == 0 || n["claim"] >= 20 {
-			t.Errorf("statements: %v; want 20 completions, most of them claiming the next run (complete+claim), fewer than 20 claims alone", n)
+		if n["complete"]+n["complete+claim"] != 150 || n["complete+claim"] == 0 || n["claim"] < 3 || n["claim"] >= 150 {
+			t.Errorf("statements: %v; want 150 completions, most of them claiming the next run (complete+claim), 3 to 149 claims alone", n)
 		}
 	})
 }
