@@ -14,7 +14,9 @@
 //     Conflict, bad SQL is InvalidInput, a lost server or a closed DB is
 //     Unavailable, a deadline is Timeout, no row is NotFound wrapping
 //     ErrNoRows).
-//   - SQLite runs in WAL mode with foreign keys on and synchronous=NORMAL.
+//   - SQLite runs in WAL mode with foreign keys on and synchronous=NORMAL;
+//     the writer keeps its temporary data (savepoints' sub-journals) in
+//     memory.
 //     All writes and all transactions go through ONE writer connection
 //     (transactions begin IMMEDIATE), plain SELECTs go to a small pool of
 //     read-only connections, so concurrent writers queue in Go instead of

@@ -124,7 +124,7 @@ func TestOpenSQLiteCreatesDirectoriesAndSetsPragmas(t *testing.T) {
 		t.Errorf("Dialect = %v", d.Dialect())
 	}
 	got := map[string]string{}
-	for _, p := range []string{"journal_mode", "foreign_keys", "synchronous", "busy_timeout"} {
+	for _, p := range []string{"journal_mode", "foreign_keys", "synchronous", "busy_timeout", "temp_store"} {
 		var v string
 		// PRAGMA goes to the writer connection, the one that writes.
 		if err := d.QueryRow(ctx, "PRAGMA "+p).Scan(&v); err != nil {
@@ -132,7 +132,7 @@ func TestOpenSQLiteCreatesDirectoriesAndSetsPragmas(t *testing.T) {
 		}
 		got[p] = v
 	}
-	want := map[string]string{"journal_mode": "wal", "foreign_keys": "1", "synchronous": "1", "busy_timeout": "10000"}
+	want := map[string]string{"journal_mode": "wal", "foreign_keys": "1", "synchronous": "1", "busy_timeout": "10000", "temp_store": "2"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("pragmas (-want +got):\n%s", diff)
 	}

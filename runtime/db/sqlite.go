@@ -174,7 +174,13 @@ func openSQLite(ctx context.Context, dsn string, readOnly bool) (backend, error)
 	base := path + "?" + url.Values{
 		"_pragma": {"busy_timeout(" + strconv.Itoa(sqliteBusyTimeoutMS) + ")", "foreign_keys(1)", "synchronous(NORMAL)"},
 	}.Encode()
-	writerParams := "&_pragma=journal_mode(WAL)&_txlock=immediate"
+	// temp_store(MEMORY) on the writer: its savepoints' sub-journals (a
+	// savepoint per write in the durable store's shared transactions, see
+	// runtime/durable/store/sqlite/groupcommit.go) stay in memory instead of
+	// a temporary file written with a system call per page; they only undo
+	// a savepoint inside a transaction, so crash safety is the WAL's as
+	// before. Readers keep temporary files: their sorts can be large.
+	writerParams := "&_pragma=journal_mode(WAL)&_pragma=temp_store(MEMORY)&_txlock=immediate"
 	if readOnly {
 		// A URI filename: SQLite reads mode=ro from it.
 		base = "file:" + (&url.URL{Path: path}).EscapedPath() + "?mode=ro&" + strings.TrimPrefix(base[len(path):], "?")
