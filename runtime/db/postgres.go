@@ -149,12 +149,21 @@ func isConnectTimeout(err error) bool {
 }
 
 func (b *postgresBackend) exec(ctx context.Context, st *statement, args []any) (int64, error) {
-	tag, err := b.pool.Exec(ctx, st.text, args...)
+	run := b.execPlain
+	if genericPlan(ctx) && !b.pooled {
+		run = b.execGeneric
+	}
+	n, err := run(ctx, st, args)
 	if isStalePlan(err) {
 		// The statement did not run (autocommit) and pgx has dropped the
 		// stale plan from this connection's cache: run it once more.
-		tag, err = b.pool.Exec(ctx, st.text, args...)
+		n, err = run(ctx, st, args)
 	}
+	return n, err
+}
+
+func (b *postgresBackend) execPlain(ctx context.Context, st *statement, args []any) (int64, error) {
+	tag, err := b.pool.Exec(ctx, st.text, args...)
 	if err != nil {
 		return 0, err
 	}
@@ -162,6 +171,9 @@ func (b *postgresBackend) exec(ctx context.Context, st *statement, args []any) (
 }
 
 func (b *postgresBackend) query(ctx context.Context, st *statement, args []any) (rawRows, error) {
+	if genericPlan(ctx) && !b.pooled {
+		return b.queryGeneric(ctx, st, args)
+	}
 	rs, err := b.pool.Query(ctx, st.text, args...)
 	if err != nil {
 		return nil, err
