@@ -17,12 +17,12 @@ type genericPlanKey struct{}
 // transaction, and the setting ends with it). PostgreSQL otherwise plans
 // the first five executions of each prepared statement on each connection
 // with their parameters (custom plans) before it compares them with the
-// generic one; for a statement that costs a millisecond to plan, run by
+// generic one; for statements that take milliseconds to plan, run by
 // many pooled connections in several shapes (the durable store's batched
-// claims), that warm-up is a tenth of the server's time in a benchmark's
-// first minute (docs/benchmarks.md, "Generic plans"). Use it only for
-// statements whose generic plans are tested (the durable store's plan
-// tests run every statement in both modes).
+// claims), that warm-up was a tenth of the server's time in the peer
+// benchmark's timed drain (docs/benchmarks.md, "Generic plans"). Use it
+// only for statements whose generic plans are tested (the durable store's
+// plan tests run every statement in both modes).
 //
 // No effect on SQLite, inside a transaction (the setting would last until
 // its end, over the caller's own statements) or behind a transaction
