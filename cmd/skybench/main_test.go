@@ -65,6 +65,12 @@ func TestLoadCountsAgree(t *testing.T) {
 				t.Errorf("%+v: the wire proxy saw %d statements, the engine's OnStatement hook %d",
 					c, tp.Counted.Wire.Statements, tp.Counted.Statements)
 			}
+			// Each claim, journal write and completion outside a
+			// transaction carries its plan setting (db.GenericPlan).
+			if tp.Counted.Wire.PlanSettings == 0 || tp.Counted.Wire.PlanSettings > tp.Counted.Statements {
+				t.Errorf("%+v: %d plan settings for %d statements; want some, at most one each",
+					c, tp.Counted.Wire.PlanSettings, tp.Counted.Statements)
+			}
 			if tp.Counted.Wire.WriteCommits == 0 || tp.Counted.Wire.WriteCommits > tp.Counted.Wire.Transactions ||
 				tp.Counted.Wire.Transactions > tp.Counted.Wire.RoundTrips {
 				t.Errorf("%+v: want 0 < write commits <= transactions <= round trips, got %+v", c, tp.Counted.Wire)

@@ -36,14 +36,15 @@ func genericPlan(ctx context.Context) bool {
 	return on
 }
 
-// forceGeneric is the setting GenericPlan sends before its statement.
-const forceGeneric = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"
+// GenericPlanSetting is the statement GenericPlan sends before the one it
+// marks (a counter of the wire protocol tells it apart by its text).
+const GenericPlanSetting = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"
 
 // sendGeneric sends the setting and the statement in one batch; the caller
 // reads the statement's result from the batch and closes it.
 func (b *postgresBackend) sendGeneric(ctx context.Context, st *statement, args []any) (pgx.BatchResults, error) {
 	batch := &pgx.Batch{}
-	batch.Queue(forceGeneric)
+	batch.Queue(GenericPlanSetting)
 	batch.Queue(st.text, args...)
 	br := b.pool.SendBatch(ctx, batch)
 	if _, err := br.Exec(); err != nil {

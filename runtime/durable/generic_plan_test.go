@@ -58,45 +58,55 @@ func TestHotStatementsArePlannedOnce(t *testing.T) {
 	if _, err := d.Exec(ctx, "SELECT pg_stat_statements_reset()"); err != nil {
 		t.Fatal(err)
 	}
-	// One poller: every write alone (the single-run statements).
-	start("alone", 20)
-	for {
-		worked, err := e.Poll(ctx, defs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !worked {
-			break
-		}
-	}
-	// Eight pollers on the one connection, four with Poll and four with
-	// PollWith (its completions with next claims): the writes batch, 2 to 8
-	// rows each.
-	start("batched", 200)
-	var wg sync.WaitGroup
-	errs := make(chan error, 8)
-	for _, maxRuns := range []int{1, 100} {
-		for range 4 {
+	// pollers poll with maxRuns each until none finds a run.
+	drain := func(pollers, maxRuns int) error {
+		var wg sync.WaitGroup
+		errs := make(chan error, pollers)
+		for range pollers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for {
 					worked, err := e.PollWith(ctx, defs, PollOptions{MaxRuns: maxRuns})
-					if err != nil {
+					if err != nil || !worked {
 						errs <- err
-						return
-					}
-					if !worked {
 						return
 					}
 				}
 			}()
 		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	// One poller: every write alone (the single-run statements).
+	start("alone", 20)
+	if err := drain(1, 1); err != nil {
 		t.Fatal(err)
+	}
+	// Eight pollers on the one connection, four with Poll and four with
+	// PollWith (its completions with next claims), at once: the writes
+	// batch, 2 to 8 rows each.
+	start("batched", 200)
+	var both sync.WaitGroup
+	drained := make([]error, 2)
+	for i, maxRuns := range []int{1, 100} {
+		both.Add(1)
+		go func() {
+			defer both.Done()
+			drained[i] = drain(4, maxRuns)
+		}()
+	}
+	both.Wait()
+	for _, err := range drained {
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	var done int
 	if err := d.QueryRow(ctx, "SELECT COUNT(*) FROM _sky_durable_runs WHERE status = 'done'").Scan(&done); err != nil || done != 220 {

@@ -15,7 +15,9 @@ package loadtest
 //
 // It also counts the statements the client sent (one per Execute, one per
 // simple Query other than the pool's liveness ping), to compare with what
-// the engine announced to its OnStatement hook.
+// the engine announced to its OnStatement hook, and apart from them the
+// plan settings sent with the engine's statements in their round trip
+// (db.GenericPlanSetting), which the engine does not announce.
 
 import (
 	"bufio"
@@ -29,6 +31,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"skydurable/runtime/db"
 )
 
 // WireCounts is a snapshot of a proxy's counters.
@@ -38,13 +42,18 @@ type WireCounts struct {
 	WriteCommits int64
 	Connections  int64
 	// Statements is what the client sent: Executes and simple Queries
-	// (BEGIN and COMMIT included), not the pool's "-- ping".
+	// (BEGIN and COMMIT included), not the pool's "-- ping" and not
+	// PlanSettings.
 	Statements int64
+	// PlanSettings are the Executes of db.GenericPlanSetting, each
+	// pipelined before an engine statement (db.GenericPlan).
+	PlanSettings int64
 }
 
 // sub is c - o, field by field.
 func (c WireCounts) sub(o WireCounts) WireCounts {
-	return WireCounts{c.RoundTrips - o.RoundTrips, c.Transactions - o.Transactions, c.WriteCommits - o.WriteCommits, c.Connections - o.Connections, c.Statements - o.Statements}
+	return WireCounts{c.RoundTrips - o.RoundTrips, c.Transactions - o.Transactions, c.WriteCommits - o.WriteCommits,
+		c.Connections - o.Connections, c.Statements - o.Statements, c.PlanSettings - o.PlanSettings}
 }
 
 // pgProxy forwards connections to a PostgreSQL server and counts.
@@ -56,6 +65,7 @@ type pgProxy struct {
 	wc     atomic.Int64
 	conns  atomic.Int64
 	stmts  atomic.Int64
+	plans  atomic.Int64
 	wg     sync.WaitGroup
 	closed atomic.Bool
 }
@@ -90,7 +100,7 @@ func (p *pgProxy) close() {
 
 // counts snapshots the counters.
 func (p *pgProxy) counts() WireCounts {
-	return WireCounts{p.rt.Load(), p.tx.Load(), p.wc.Load(), p.conns.Load(), p.stmts.Load()}
+	return WireCounts{p.rt.Load(), p.tx.Load(), p.wc.Load(), p.conns.Load(), p.stmts.Load(), p.plans.Load()}
 }
 
 func (p *pgProxy) accept() {
@@ -116,7 +126,7 @@ func (p *pgProxy) serve(client net.Conn) {
 	p.conns.Add(1)
 	ex := &executes{}
 	go func() {
-		relayClient(client, server, ex, &p.stmts)
+		relayClient(client, server, ex, &p.stmts, &p.plans)
 		server.Close()
 	}()
 	r := bufio.NewReaderSize(server, 64<<10)
@@ -197,10 +207,14 @@ var writingCTE = regexp.MustCompile(`(?is)\bAS\s*\(\s*(UPDATE|INSERT|DELETE)\s`)
 // client prepared and bound.
 type executes struct {
 	mu      sync.Mutex
-	stmts   map[string]bool // prepared statement name -> writes in a CTE
-	portals map[string]bool
+	stmts   map[string]prepared // by prepared statement name
+	portals map[string]prepared
 	queue   []bool
 }
+
+// prepared is what the proxy knows of a prepared statement: whether it
+// writes in a CTE, whether it is the plan setting.
+type prepared struct{ writes, setting bool }
 
 func (e *executes) push(w bool) {
 	e.mu.Lock()
@@ -247,10 +261,11 @@ func cstrings(body []byte, n int) []string {
 
 // relayClient copies the client's messages to the server, noting Parse,
 // Bind and Execute in ex before forwarding each (so an Execute is queued
-// before its answer can arrive), and counting statements in stmts. The first
-// message (the startup packet) has no type byte.
-func relayClient(client, server net.Conn, ex *executes, stmts *atomic.Int64) {
-	ex.stmts, ex.portals = map[string]bool{}, map[string]bool{}
+// before its answer can arrive), and counting statements in stmts and
+// plan settings in plans. The first message (the startup packet) has no
+// type byte.
+func relayClient(client, server net.Conn, ex *executes, stmts, plans *atomic.Int64) {
+	ex.stmts, ex.portals = map[string]prepared{}, map[string]prepared{}
 	r := bufio.NewReaderSize(client, 64<<10)
 	w := bufio.NewWriterSize(server, 64<<10)
 	var size [4]byte
@@ -281,7 +296,7 @@ func relayClient(client, server net.Conn, ex *executes, stmts *atomic.Int64) {
 		case 'P': // Parse: statement name, query
 			if f := cstrings(body, 2); len(f) == 2 {
 				ex.mu.Lock()
-				ex.stmts[f[0]] = writingCTE.MatchString(f[1])
+				ex.stmts[f[0]] = prepared{writes: writingCTE.MatchString(f[1]), setting: f[1] == db.GenericPlanSetting}
 				ex.mu.Unlock()
 			}
 		case 'B': // Bind: portal name, statement name
@@ -291,13 +306,18 @@ func relayClient(client, server net.Conn, ex *executes, stmts *atomic.Int64) {
 				ex.mu.Unlock()
 			}
 		case 'E': // Execute: portal name
+			var st prepared
 			if f := cstrings(body, 1); len(f) == 1 {
 				ex.mu.Lock()
-				wr := ex.portals[f[0]]
+				st = ex.portals[f[0]]
 				ex.mu.Unlock()
-				ex.push(wr)
+				ex.push(st.writes)
 			}
-			stmts.Add(1)
+			if st.setting {
+				plans.Add(1)
+			} else {
+				stmts.Add(1)
+			}
 		case 'Q': // simple Query: the SQL
 			if f := cstrings(body, 1); len(f) == 1 && f[0] != pgxPing {
 				stmts.Add(1)
