@@ -14,11 +14,12 @@ import (
 )
 
 // TestHotStatementsArePlannedOnce counts, with pg_stat_statements, the
-// plannings of the statements a worker's pollers make on PostgreSQL (claims,
-// journal appends, completions, alone and batched): each is planned once on
-// its connection, on its generic plan (db.GenericPlan), however often it
-// runs. PostgreSQL's default makes five plans with the parameters first
-// (custom plans), about a millisecond each for a claim. The pool has one
+// plannings of the statements of starts and of a worker's pollers on
+// PostgreSQL (starts, RunNow's start, claims, journal appends,
+// completions, alone and batched): each is planned once on its connection,
+// on its generic plan (db.GenericPlan), however often it runs.
+// PostgreSQL's default makes five plans with the parameters first (custom
+// plans), milliseconds each for a claim. The pool has one
 // connection and autovacuum is off, so no ANALYZE replans a statement
 // during the count.
 func TestHotStatementsArePlannedOnce(t *testing.T) {
@@ -86,6 +87,11 @@ func TestHotStatementsArePlannedOnce(t *testing.T) {
 	}
 	// One poller: every write alone (the single-run statements).
 	start("alone", 20)
+	for i := range 10 {
+		if _, err := RunNow(ctx, e, three, fmt.Sprintf("now-%d", i), "x"); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := drain(1, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -109,8 +115,8 @@ func TestHotStatementsArePlannedOnce(t *testing.T) {
 		}
 	}
 	var done int
-	if err := d.QueryRow(ctx, "SELECT COUNT(*) FROM _sky_durable_runs WHERE status = 'done'").Scan(&done); err != nil || done != 220 {
-		t.Fatalf("%d runs done (%v), want 220", done, err)
+	if err := d.QueryRow(ctx, "SELECT COUNT(*) FROM _sky_durable_runs WHERE status = 'done'").Scan(&done); err != nil || done != 230 {
+		t.Fatalf("%d runs done (%v), want 230", done, err)
 	}
 	rows, err := d.QueryMaps(ctx, `SELECT calls, plans, query FROM pg_stat_statements ORDER BY calls DESC`)
 	if err != nil {
@@ -135,7 +141,7 @@ func TestHotStatementsArePlannedOnce(t *testing.T) {
 		kinds[kind]++
 	}
 	// The count covers the pollers' statements, alone and batched.
-	for _, k := range []string{"claim", "append", "complete", "complete and claim", "generic plan setting", "batched"} {
+	for _, k := range []string{"start", "run now", "claim", "append", "complete", "complete and claim", "generic plan setting", "batched"} {
 		if kinds[k] == 0 {
 			t.Errorf("no %s statement ran (%v)", k, kinds)
 		}
@@ -145,6 +151,10 @@ func TestHotStatementsArePlannedOnce(t *testing.T) {
 // statementKind names a store statement by the CTE or table it writes.
 func statementKind(sql string) string {
 	switch {
+	case strings.Contains(sql, "new AS") && strings.Contains(sql, "lease_token"):
+		return "run now"
+	case strings.Contains(sql, "new AS"):
+		return "start"
 	case strings.Contains(sql, "set_config") && !strings.Contains(sql, "WITH"):
 		return "generic plan setting"
 	case strings.Contains(sql, "done AS") && strings.Contains(sql, "claimed AS"):

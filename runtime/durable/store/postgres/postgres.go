@@ -53,7 +53,7 @@ func New(d *db.DB, hook store.StatementHook) *Store {
 }
 
 // onGenericPlans runs a group commit's writes on their statements' generic
-// plans (db.GenericPlan): each shape of claim, journal append and
+// plans (db.GenericPlan; starts run on theirs too): each shape of claim, journal append and
 // completion (one run, or a batch of 2 to 64 rows; by name or pinned) is
 // planned once per connection, not five times with its parameters first,
 // about a millisecond each for a claim, whose plan is the same either way
@@ -176,7 +176,7 @@ func (s *Store) insertArgs(r store.NewRun, now time.Time) []any {
 
 func (s *Store) InsertRun(ctx context.Context, r store.NewRun, now time.Time) (bool, string, error) {
 	// One round trip when the id is new.
-	n, err := s.exec(ctx, s.d, "start", pgInsertRun, s.insertArgs(r, now)...)
+	n, err := s.exec(db.GenericPlan(ctx), s.d, "start", pgInsertRun, s.insertArgs(r, now)...)
 	if err != nil || n == 1 {
 		return n == 1, "", err
 	}
@@ -220,7 +220,7 @@ RETURNING claimed_at`
 func (s *Store) InsertClaimedRun(ctx context.Context, r store.NewRun, now time.Time, lease time.Duration, token, worker string) (store.Claimed, bool, string, error) {
 	var at time.Time
 	s.hook("start+claim", pgInsertClaimed)
-	err := s.d.QueryRow(ctx, pgInsertClaimed, append(s.insertArgs(r, now), lease.Milliseconds(), token, worker)...).Scan(&at)
+	err := s.d.QueryRow(db.GenericPlan(ctx), pgInsertClaimed, append(s.insertArgs(r, now), lease.Milliseconds(), token, worker)...).Scan(&at)
 	if err == nil {
 		return r.ClaimedAt(at), true, "", nil
 	}
