@@ -38,6 +38,8 @@ func genericPlan(ctx context.Context) bool {
 
 // GenericPlanSetting is the statement GenericPlan sends before the one it
 // marks (a counter of the wire protocol tells it apart by its text).
+// plan_cache_mode is PostgreSQL 12's, the version the durable store's
+// statements need anyway (their CTEs say AS MATERIALIZED).
 const GenericPlanSetting = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"
 
 // sendGeneric sends the setting and the statement in one batch; the caller
