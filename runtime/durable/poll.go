@@ -43,8 +43,9 @@ type PollOptions struct {
 	// runs in flight go on.
 	stop <-chan struct{}
 	// chainFor, when set, bounds how long one call goes on to a next run
-	// after it began, so a poller draining a backlog comes back to
-	// Engine.background (the deadline sweep, the schedules) in time.
+	// after it began (the engine's clock), so a poller draining a backlog
+	// comes back to Engine.background (the deadline sweep, the schedules)
+	// in time: the run in hand when it is over is the call's last.
 	chainFor time.Duration
 	// advanced, when set, counts the runs the poll advanced.
 	advanced *int64
@@ -112,11 +113,14 @@ func (e *Engine) pollWait(ctx context.Context, defs []Workflow, opts PollOptions
 		return false, 0, err
 	}
 	var ch chain
-	began := time.Now()
+	began := e.localNow()
 	for i := 0; i < opts.MaxRuns && !opts.stopping(); i++ {
+		// more: another run may follow this one in this call. Past chainFor
+		// none does (the call returns after this run, which claims no next),
+		// so the caller's next poll takes Engine.background's turn.
+		more := i+1 < opts.MaxRuns && (opts.chainFor <= 0 || e.localNow().Sub(began) < opts.chainFor)
 		// A chained claim (completeAndClaim) knows no limits.
-		ch.on = i+1 < opts.MaxRuns && len(reg.limited) == 0 && !opts.stopping() &&
-			(opts.chainFor <= 0 || time.Since(began) < opts.chainFor)
+		ch.on = more && len(reg.limited) == 0 && !opts.stopping()
 		worked, err := e.pollOne(ctx, reg, opts, &ch)
 		didWork = didWork || worked
 		if worked && opts.advanced != nil {
@@ -124,6 +128,9 @@ func (e *Engine) pollWait(ctx context.Context, defs []Workflow, opts PollOptions
 		}
 		if err != nil || !worked || ch.none {
 			return didWork, ch.wait, err
+		}
+		if !more {
+			break
 		}
 	}
 	return didWork, 0, nil

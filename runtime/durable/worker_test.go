@@ -123,6 +123,39 @@ func TestWorkerChainsItsRuns(t *testing.T) {
 	})
 }
 
+// TestPollChainEndsAfterChainFor checks the bound of time on a chain of
+// runs (PollOptions.chainFor, Work's workerChainFor), on the engine's
+// clock: each run here takes 400 ms of it, so a call bounded by 1 s takes
+// its fourth run (begun 1.2 s after the call) as its last and returns, and
+// the next call, after Engine.background's turn, begins a chain of its own.
+func TestPollChainEndsAfterChainFor(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		def := Register("timed", str, str, func(c *Ctx, in string) task.Task[string] {
+			return Step(c, str, "s", task.From(func(context.Context) (string, error) {
+				h.clock.Advance(400 * time.Millisecond)
+				return "ok " + in, nil
+			}))
+		})
+		for i := range 10 {
+			h.start(def, fmt.Sprintf("t%02d", i), "x")
+		}
+		for _, want := range []int{4, 8, 10} {
+			worked, err := h.e.PollWith(h.ctx, []Workflow{def.Erase()}, PollOptions{MaxRuns: 100, chainFor: time.Second})
+			if err != nil || !worked {
+				t.Fatalf("poll: %v, %v", worked, err)
+			}
+			runs, err := h.e.List(h.ctx, StatusDone, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(runs) != want {
+				t.Errorf("%d runs done after the call, want %d", len(runs), want)
+			}
+		}
+	})
+}
+
 // TestWorkerStopsGracefully: when its context ends, a worker claims nothing
 // more and lets the step in flight finish within StopTimeout; past
 // StopTimeout the run in flight is given back, due at once.
