@@ -53,11 +53,12 @@ func New(d *db.DB, hook store.StatementHook) *Store {
 }
 
 // onGenericPlans runs a group commit's writes on their statements' generic
-// plans (db.GenericPlan; starts run on theirs too): each shape of claim, journal append and
-// completion (one run, or a batch of 2 to 64 rows; by name or pinned) is
-// planned once per connection, not five times with its parameters first,
-// about a millisecond each for a claim, whose plan is the same either way
-// (the plan tests check both: TestClaimPlanSurvivesABurstAfterAnalyze,
+// plans (db.GenericPlan; starts run on theirs too): each shape of claim,
+// journal append and completion (one run, or a batch of 2 to 64 rows; by
+// name or pinned) is planned once per connection, not five times with its
+// parameters first (milliseconds each for a claim under load), and its
+// plan is the same either way (the plan tests check both kinds:
+// TestClaimPlanSurvivesABurstAfterAnalyze,
 // TestBatchedStatementsUseTheirIndexesOnPostgres). The count is
 // TestHotStatementsArePlannedOnce's (runtime/durable).
 func onGenericPlans[R any](write func(ctx context.Context, batch []R) []error) func(context.Context, []R) []error {
