@@ -51,21 +51,7 @@ func TestWorkerRunsConcurrentlyAndDrains(t *testing.T) {
 		for i := range 12 {
 			h.start(def, fmt.Sprintf("w%02d", i), "x")
 		}
-		ctx, stop := context.WithCancel(h.ctx)
-		done := make(chan WorkerStats)
-		go func() {
-			st, err := h.e.Work(ctx, []Workflow{def.Erase()}, WorkerOptions{Concurrency: 3, Tick: time.Hour})
-			if err != nil {
-				t.Errorf("Work: %v", err)
-			}
-			done <- st
-		}()
-		awaitCond(t, "every run is done", func() bool {
-			runs, err := h.e.List(h.ctx, StatusDone, 100)
-			return err == nil && len(runs) == 12
-		})
-		stop()
-		st := <-done
+		st := workUntilDone(t, h, def.Erase(), 3, 12)
 		if st.Advanced != 12 || most != 3 {
 			t.Errorf("advanced %d runs with at most %d at once; want 12 with 3", st.Advanced, most)
 		}
@@ -90,21 +76,7 @@ func TestWorkerChainsItsRuns(t *testing.T) {
 			h.start(def, fmt.Sprintf("c%03d", i), "x")
 		}
 		h.takeOps()
-		ctx, stop := context.WithCancel(h.ctx)
-		done := make(chan WorkerStats)
-		go func() {
-			st, err := h.e.Work(ctx, []Workflow{def.Erase()}, WorkerOptions{Concurrency: 1, Tick: time.Hour})
-			if err != nil {
-				t.Errorf("Work: %v", err)
-			}
-			done <- st
-		}()
-		awaitCond(t, "every run is done", func() bool {
-			runs, err := h.e.List(h.ctx, StatusDone, 200)
-			return err == nil && len(runs) == 150
-		})
-		stop()
-		if st := <-done; st.Advanced != 150 {
+		if st := workUntilDone(t, h, def.Erase(), 1, 150); st.Advanced != 150 {
 			t.Errorf("advanced %d runs, want 150", st.Advanced)
 		}
 		n := map[string]int{}
@@ -121,6 +93,28 @@ func TestWorkerChainsItsRuns(t *testing.T) {
 			t.Errorf("statements: %v; want 150 completions, most of them claiming the next run (complete+claim), 3 to 149 claims alone", n)
 		}
 	})
+}
+
+// workUntilDone runs h's engine as a worker of concurrency pollers (its
+// tick an hour: only hints and drains wake them) until n runs are done,
+// then stops it and returns its stats.
+func workUntilDone(t *testing.T, h *harness, def Workflow, concurrency, n int) WorkerStats {
+	t.Helper()
+	ctx, stop := context.WithCancel(h.ctx)
+	done := make(chan WorkerStats)
+	go func() {
+		st, err := h.e.Work(ctx, []Workflow{def}, WorkerOptions{Concurrency: concurrency, Tick: time.Hour})
+		if err != nil {
+			t.Errorf("Work: %v", err)
+		}
+		done <- st
+	}()
+	awaitCond(t, "every run is done", func() bool {
+		runs, err := h.e.List(h.ctx, StatusDone, n+1)
+		return err == nil && len(runs) == n
+	})
+	stop()
+	return <-done
 }
 
 // TestPollChainEndsAfterChainFor checks the bound of time on a chain of
