@@ -319,6 +319,10 @@ func (n *namespacedStore) TakeTurn(ctx context.Context, job string, every time.D
 	return n.s.TakeTurn(ctx, job, every, now)
 }
 
+func (n *namespacedStore) IndexSearch(ctx context.Context, limit int) (int, error) {
+	return n.s.IndexSearch(ctx, limit)
+}
+
 func (n *namespacedStore) ListOrphanSignals(ctx context.Context, limit int, scope store.Scope) ([]store.OrphanSignal, error) {
 	list, err := n.s.ListOrphanSignals(ctx, limit, n.scopeOf(scope))
 	for i := range list {

@@ -139,8 +139,9 @@ func (e *Engine) pollWait(ctx context.Context, defs []Workflow, opts PollOptions
 // background does a poll's share of the work no run asks for: at most once
 // per second of this engine's clock (DeadlineSweep, ScheduleCheckInterval)
 // one statement (store.Probe) says whether a run of reg is due, a deadline
-// has passed and a schedule tick is due, and only what it found is done:
-// the deadline sweep, the schedule ticks. idle is true when nothing is due
+// has passed, a schedule tick is due and finished runs wait to enter the
+// search index (SQLite), and only what it found is done: the deadline
+// sweep, one batch of the search backlog, the schedule ticks. idle is true when nothing is due
 // for reg, so the poll need not claim: an idle worker costs one cheap
 // statement a second, and, while it listens for hints, one per quietMax at
 // most (quiet: see quietWindow; TestCostsAreCounted, BenchmarkIdleWorker).
@@ -171,6 +172,13 @@ func (e *Engine) background(ctx context.Context, reg *registry, quiet bool) (idl
 			return false, err
 		}
 	}
+	for i := 0; p.SearchBacklog && i < searchIndexBatches; i++ {
+		n, err := e.store.IndexSearch(ctx, searchIndexBatch)
+		if err != nil {
+			return false, err
+		}
+		p.SearchBacklog = n == searchIndexBatch
+	}
 	fired := 0
 	if schedules && p.SchedulesDue {
 		if fired, err = e.fireSchedules(ctx, reg); err != nil {
@@ -196,6 +204,17 @@ func (e *Engine) background(ctx context.Context, reg *registry, quiet bool) (idl
 // its hints may be lost; every second then, as without hints). SQLite, a
 // transaction pooler without SKY_DURABLE_LISTEN_URL and
 // SKY_DURABLE_NOTIFY=off have no listener: a probe a second there.
+
+// searchIndexBatch is how many finished runs one transaction moves from
+// SQLite's search backlog into its search index (Store.IndexSearch); a
+// background pass (at most once a second a worker) writes up to
+// searchIndexBatches of them (BenchmarkSearch times one): a SQLite database that
+// finishes more runs than that a second grows its backlog until it is
+// quieter, and a search reads the backlog row by row.
+const (
+	searchIndexBatch   = 500
+	searchIndexBatches = 10
+)
 
 // quietMax caps the quiet after a probe: a run due later is still found
 // this long after the probe at the latest, so a change that no hint

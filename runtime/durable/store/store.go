@@ -145,6 +145,13 @@ type Store interface {
 	// the job's next turn was due at now (or it never ran), which then
 	// moves it to now + every. One statement.
 	TakeTurn(ctx context.Context, job string, every time.Duration, now time.Time) (bool, error)
+	// IndexSearch moves up to limit finished runs from the search
+	// backlog into the search index, in one transaction, and reports how
+	// many it moved (SQLite: a run finishes into the backlog, which a
+	// search reads row by row; Probe.SearchBacklog says when it holds
+	// any). A store whose index is written as a run finishes (PostgreSQL)
+	// has no backlog: it does nothing and reports 0.
+	IndexSearch(ctx context.Context, limit int) (int, error)
 	// ListOrphanSignals lists up to limit signals sent to run ids no run
 	// has, oldest first (a signal may come before its run starts: it is
 	// an orphan until then).
@@ -210,6 +217,10 @@ type Probe struct {
 	// within it, zero or less when one is due now. Nothing else makes work
 	// due sooner without a wake-up hint (Notifier.WatchHints).
 	Next time.Duration
+	// SearchBacklog is true when finished runs wait to enter the search
+	// index (Store.IndexSearch); always false on a store without a
+	// backlog.
+	SearchBacklog bool
 }
 
 // Fence identifies the lease a worker holds on a run.

@@ -83,8 +83,9 @@ func (s *Store) TimeOutRuns(ctx context.Context, now time.Time, limit int) (int6
 	return timedOut, cancelled, err
 }
 
-// sqliteProbe is Store.Probe, three index reads in one statement (the due,
-// deadline and schedule indexes), the due runs and ticks up to the horizon;
+// sqliteProbe is Store.Probe, four index reads in one statement (the due,
+// deadline and schedule indexes, the search backlog's first row), the due
+// runs and ticks up to the horizon;
 // its parameters are now, now + the horizon and the workflows (a JSON
 // array), all in milliseconds.
 const sqliteProbe = `
@@ -100,7 +101,8 @@ f AS (
            WHERE next_at <= (SELECT until FROM p)
              AND workflow IN (SELECT value FROM json_each((SELECT names FROM p)))) AS tick)
 SELECT COALESCE(f.due <= p.at, 0), COALESCE(f.deadline <= p.at, 0), COALESCE(f.tick <= p.at, 0),
-       min(COALESCE(f.due, p.until), COALESCE(f.deadline, p.until), COALESCE(f.tick, p.until), p.until) - p.at
+       min(COALESCE(f.due, p.until), COALESCE(f.deadline, p.until), COALESCE(f.tick, p.until), p.until) - p.at,
+       EXISTS (SELECT 1 FROM _sky_durable_search_backlog)
   FROM f, p`
 
 func (s *Store) Probe(ctx context.Context, workflows []string, now time.Time, horizon time.Duration) (store.Probe, error) {
@@ -111,7 +113,7 @@ func (s *Store) Probe(ctx context.Context, workflows []string, now time.Time, ho
 	}
 	s.hook("probe", sqliteProbe)
 	var nextMs int64
-	err = s.d.QueryRow(ctx, sqliteProbe, ms(now), ms(now)+horizon.Milliseconds(), string(names)).Scan(&p.Due, &p.Overdue, &p.SchedulesDue, &nextMs)
+	err = s.d.QueryRow(ctx, sqliteProbe, ms(now), ms(now)+horizon.Milliseconds(), string(names)).Scan(&p.Due, &p.Overdue, &p.SchedulesDue, &nextMs, &p.SearchBacklog)
 	p.Next = time.Duration(nextMs) * time.Millisecond
 	return p, err
 }

@@ -71,6 +71,7 @@ func TestMigrations(t *testing.T) {
 		{From: 12, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0012 added the key queue
 		{From: 13, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0014 added the namespace index
 		{From: 14, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0015 rebuilt the claim index
+		{From: 15, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0016 moved the search index to a backlog
 	})
 }
 

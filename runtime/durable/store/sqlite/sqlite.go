@@ -594,24 +594,83 @@ var listDialect = store.ListDialect{
 	Unnamespaced: `instr(id, char(31)) = 0`,
 }
 
-// searchDialect is store.SearchSQL's view of SQLite: the finished runs
-// from the trigram FTS5 table (migration 0013), matched as one quoted
+// searchDialect is store.SearchSQL's view of SQLite: the indexed finished
+// runs from the trigram FTS5 table (migration 0013), matched as one quoted
 // phrase (a substring: consecutive trigrams), case-insensitive; the
-// unfinished ones tested row by row with LIKE, case-insensitive for ASCII.
+// finished runs still in the backlog (migration 0016) and the unfinished
+// ones tested row by row with LIKE, case-insensitive for ASCII.
 var searchDialect = store.SearchDialect{
 	ListDialect: listDialect,
-	// The gate is the outer loop of the index read (CROSS JOIN keeps it
+	// The gate is the outer loop of both reads (CROSS JOIN keeps it
 	// outer): no row, no read.
 	Finished: func(text, gate string) (string, []any) {
-		return `id IN (SELECT d.run_id FROM (SELECT 1 WHERE ` + gate + `) g CROSS JOIN _sky_durable_search_docs d WHERE d.doc IN
-  (SELECT rowid FROM _sky_durable_search WHERE _sky_durable_search MATCH ?))`,
-			[]any{`"` + strings.ReplaceAll(text, `"`, `""`) + `"`}
+		live, args := sqliteSearchLike(text, "r.")
+		return `id IN (SELECT x.run_id FROM (SELECT 1 WHERE ` + gate + `) g CROSS JOIN (
+  SELECT d.run_id FROM _sky_durable_search_docs d WHERE d.doc IN
+    (SELECT rowid FROM _sky_durable_search WHERE _sky_durable_search MATCH ?)
+  UNION ALL
+  SELECT r.id FROM _sky_durable_search_backlog b CROSS JOIN _sky_durable_runs r WHERE r.id = b.run_id AND ` + live + `) x)`,
+			append([]any{`"` + strings.ReplaceAll(text, `"`, `""`) + `"`}, args...)
 	},
-	Live: func(text string) (string, []any) {
-		p := store.LikePattern(text)
-		return `(id LIKE ? ESCAPE '\' OR input LIKE ? ESCAPE '\' OR output LIKE ? ESCAPE '\' OR last_error LIKE ? ESCAPE '\')`,
-			[]any{p, p, p, p}
-	},
+	Live: func(text string) (string, []any) { return sqliteSearchLike(text, "") },
+}
+
+// sqliteSearchLike tests a run's id, input, output and last error (their
+// names qualified by prefix) for text, row by row.
+func sqliteSearchLike(text, prefix string) (string, []any) {
+	p := store.LikePattern(text)
+	var cond []string
+	for _, c := range []string{"id", "input", "output", "last_error"} {
+		cond = append(cond, prefix+c+` LIKE ? ESCAPE '\'`)
+	}
+	return "(" + strings.Join(cond, " OR ") + ")", []any{p, p, p, p}
+}
+
+// sqliteIndexSearch* are IndexSearch's statements, in one transaction: the
+// highest document number, the backlog's first runs given the numbers
+// above it, those documents written to the FTS5 table, their backlog rows
+// deleted.
+const (
+	sqliteIndexSearchTop  = `SELECT COALESCE(MAX(doc), 0) FROM _sky_durable_search_docs`
+	sqliteIndexSearchDocs = `
+INSERT INTO _sky_durable_search_docs (run_id) SELECT run_id FROM _sky_durable_search_backlog LIMIT ?`
+	sqliteIndexSearchWrite = `
+INSERT INTO _sky_durable_search (rowid, id, input, output, last_error)
+SELECT d.doc, r.id, r.input, COALESCE(r.output, ''), r.last_error
+  FROM _sky_durable_search_docs d JOIN _sky_durable_runs r ON r.id = d.run_id
+ WHERE d.doc > ?`
+	sqliteIndexSearchDone = `
+DELETE FROM _sky_durable_search_backlog WHERE run_id IN (SELECT run_id FROM _sky_durable_search_docs WHERE doc > ?)`
+)
+
+// IndexSearch moves up to limit runs from the search backlog into the FTS5
+// index: one transaction, through group commit (it is a write like the
+// pollers').
+func (s *Store) IndexSearch(ctx context.Context, limit int) (int, error) {
+	var moved int64
+	err := s.do(ctx, write{run: func(ctx context.Context) error {
+		return s.d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+			var top int64
+			s.hook("index search", sqliteIndexSearchTop)
+			if err := tx.QueryRow(ctx, sqliteIndexSearchTop).Scan(&top); err != nil {
+				return err
+			}
+			var err error
+			if moved, err = s.exec(ctx, tx, "index search", sqliteIndexSearchDocs, limit); err != nil || moved == 0 {
+				return err
+			}
+			for _, sql := range []string{sqliteIndexSearchWrite, sqliteIndexSearchDone} {
+				if _, err := s.exec(ctx, tx, "index search", sql, top); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}})
+	if err != nil {
+		return 0, fmt.Errorf("durable: indexing finished runs for search: %w", err)
+	}
+	return int(moved), nil
 }
 
 func (s *Store) ListRuns(ctx context.Context, f store.ListFilter) ([]store.Run, error) {

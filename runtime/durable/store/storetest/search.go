@@ -62,26 +62,33 @@ var searchCases = []storeCase{
 			{store.ListFilter{Search: `{"id":"`, Workflow: "ship"}, []string{"ship-2", "ship-1"}},
 			{store.ListFilter{Search: `{"id":"`, IDPrefix: "disc"}, []string{"disc-50-off", "disc_50%off"}},
 		}
-		for _, c := range cases {
-			c.filter.Limit = 10
-			if got := f.search(c.filter); !cmp.Equal(got, c.want) {
-				f.t.Errorf("search %+v = %q, want %q", c.filter, got, c.want)
+		// The same answers while the finished runs wait in the search
+		// backlog (SQLite: tested row by row) and once they are indexed.
+		for _, indexed := range []bool{false, true} {
+			if indexed {
+				f.indexSearch(3)
 			}
-		}
-		// Pages by keyset: every input holds {"id":", so every run matches.
-		// With pages of 2, the newest finished runs hold a page's matches
-		// (read row by row); with pages of 4, they do not (the index).
-		for limit, want := range map[int][][]string{
-			4: {{"disc-50-off", "disc_50%off", "ship-2", "ship-1"}, {"order-beta", "order-Alpha"}},
-			2: {{"disc-50-off", "disc_50%off"}, {"ship-2", "ship-1"}, {"order-beta", "order-Alpha"}},
-		} {
-			pages := f.listPages(store.ListFilter{Search: `{"id":"`, Limit: limit})
-			if diff := cmp.Diff(want, pages); diff != "" {
-				f.t.Errorf("search pages of %d (-want +got):\n%s", limit, diff)
+			for _, c := range cases {
+				c.filter.Limit = 10
+				if got := f.search(c.filter); !cmp.Equal(got, c.want) {
+					f.t.Errorf("indexed %v: search %+v = %q, want %q", indexed, c.filter, got, c.want)
+				}
 			}
-		}
-		if got := f.search(store.ListFilter{Search: `"ok"`, Limit: 1}); !cmp.Equal(got, []string{"disc_50%off"}) {
-			f.t.Errorf("search \"ok\", a page of 1 = %q, want [disc_50%%off]", got)
+			// Pages by keyset: every input holds {"id":", so every run matches.
+			// With pages of 2, the newest finished runs hold a page's matches
+			// (read row by row); with pages of 4, they do not (the index).
+			for limit, want := range map[int][][]string{
+				4: {{"disc-50-off", "disc_50%off", "ship-2", "ship-1"}, {"order-beta", "order-Alpha"}},
+				2: {{"disc-50-off", "disc_50%off"}, {"ship-2", "ship-1"}, {"order-beta", "order-Alpha"}},
+			} {
+				pages := f.listPages(store.ListFilter{Search: `{"id":"`, Limit: limit})
+				if diff := cmp.Diff(want, pages); diff != "" {
+					f.t.Errorf("indexed %v: search pages of %d (-want +got):\n%s", indexed, limit, diff)
+				}
+			}
+			if got := f.search(store.ListFilter{Search: `"ok"`, Limit: 1}); !cmp.Equal(got, []string{"disc_50%off"}) {
+				f.t.Errorf("indexed %v: search \"ok\", a page of 1 = %q, want [disc_50%%off]", indexed, got)
+			}
 		}
 		// A retried dead run leaves the finished runs' index and is found
 		// among the unfinished ones, once; finishing again brings it back.
@@ -99,8 +106,16 @@ var searchCases = []storeCase{
 			f.t.Fatalf("ClaimRun = %q, %v, %v; want order-Alpha", c.ID, ok, err)
 		}
 		f.ok("Complete", f.s.Complete(f.ctx, store.Fence{RunID: "order-Alpha", Token: "again"}, nil, `"shipped at last"`, at(8)))
-		if got := f.search(store.ListFilter{Search: "AT LAST", Status: store.StatusDone, Limit: 10}); !cmp.Equal(got, []string{"order-Alpha"}) {
-			f.t.Errorf("search of the done runs after it finished = %q, want [order-Alpha]", got)
+		for _, indexed := range []bool{false, true} {
+			if indexed {
+				f.indexSearch(1)
+			}
+			if got := f.search(store.ListFilter{Search: "AT LAST", Status: store.StatusDone, Limit: 10}); !cmp.Equal(got, []string{"order-Alpha"}) {
+				f.t.Errorf("indexed %v: search of the done runs after it finished = %q, want [order-Alpha]", indexed, got)
+			}
+			if got := f.search(store.ListFilter{Search: "provider down", Limit: 10}); len(got) != 0 {
+				f.t.Errorf("indexed %v: search of its old error after it finished = %q, want none", indexed, got)
+			}
 		}
 	}},
 	{"SearchRefusesTextNoStoreCanAnswer", func(f *fixture) {
@@ -116,6 +131,38 @@ var searchCases = []storeCase{
 			f.t.Errorf("search 日本語 = %q, want none", got)
 		}
 	}},
+}
+
+// indexSearch empties the search backlog with IndexSearch, two runs a
+// call, and checks what the store says about it: a store with a backlog
+// (SQLite) held the finished runs (want) since the last call, its probe
+// said so and no longer does; a store without one (PostgreSQL) moves none
+// and never says so.
+func (f *fixture) indexSearch(want int) {
+	f.t.Helper()
+	probe := func() bool {
+		p, err := f.s.Probe(f.ctx, []string{"w"}, T0, time.Minute)
+		f.ok("Probe", err)
+		return p.SearchBacklog
+	}
+	before := probe()
+	moved := 0
+	for {
+		n, err := f.s.IndexSearch(f.ctx, 2)
+		f.ok("IndexSearch", err)
+		if n < 0 || n > 2 {
+			f.t.Fatalf("IndexSearch(2) moved %d runs", n)
+		}
+		if moved += n; n < 2 {
+			break
+		}
+	}
+	if (moved != 0 && moved != want) || before != (moved > 0) {
+		f.t.Errorf("IndexSearch moved %d runs (probe said backlog %v), want %d or none (and the probe to agree)", moved, before, want)
+	}
+	if probe() {
+		f.t.Errorf("the probe still says backlog after IndexSearch moved every run")
+	}
 }
 
 // CheckSearchMigrated checks that a migrated database searches the runs it
