@@ -1,13 +1,12 @@
 -- 0016 search backlog: a run that finishes enters the search index (0013)
 -- in the background, not in the statement that finishes it. FTS5 writes a
 -- new segment and its bookkeeping at every commit that adds a document:
--- about 7 of the 35 pages a 3-step run wrote to the WAL, and a fifth of
--- its time run alone (docs/benchmarks.md). Now the statement that finishes
--- a run adds one row to the backlog (one page); Store.IndexSearch, called
--- by the workers' background pass when the probe finds a backlog, moves
--- the backlog into the index a thousand runs a transaction. A search tests
--- the runs in the backlog row by row, as it does the unfinished ones, so it
--- finds a run the moment it finishes.
+-- about 8 of the 37 pages a 3-step run wrote to the WAL (BenchmarkWALPages,
+-- docs/benchmarks.md). Now the statement that finishes a run adds one row
+-- to the backlog; Store.IndexSearch, called by the workers' background pass
+-- when the probe finds a backlog, moves the backlog into the index 500 runs
+-- a transaction. A search tests the runs in the backlog row by row, as it
+-- does the unfinished ones, so it finds a run the moment it finishes.
 --
 -- Invariant: a finished run has a document or a backlog row, never both;
 -- an unfinished run has neither.
