@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -33,6 +34,9 @@ type config struct {
 	Warm      int   // warm-up workflows per poller
 	Serial    int   // timed workflows of the one-at-a-time cell
 	MaxRuns   []int // this engine's pollers: 1 is Poll, more PollWith
+	// Work adds this engine's worker itself (Engine.Work, as sky durable
+	// worker runs it, -pollers its concurrency) to the all-at-once cells.
+	Work      bool
 	Drivers   []string
 	Workloads []string
 	DBOSPoll  time.Duration
@@ -66,6 +70,7 @@ func main() {
 	flag.IntVar(&cfg.Warm, "warm", 200, "warm-up workflows per poller before an all-at-once cell")
 	flag.IntVar(&cfg.Serial, "serial", 300, "workflows run one at a time in the one-at-a-time cell")
 	flag.StringVar(&maxRuns, "maxruns", "1,100", "this engine's pollers: a list of PollWith MaxRuns (1 is Poll), one engine variant each")
+	flag.BoolVar(&cfg.Work, "work", false, "also measure the worker itself (Engine.Work with -pollers pollers, as sky durable worker runs) in the all-at-once cells")
 	flag.StringVar(&drivers, "drivers", "postgres,sqlite", "stores: postgres, sqlite")
 	flag.StringVar(&wls, "workloads", "all3,all1,serial", "workloads: all3 (3 steps all at once), all1 (1 step all at once), serial (3 steps one at a time)")
 	flag.DurationVar(&cfg.DBOSPoll, "dbos-poll", 10*time.Millisecond, "DBOS queue base polling interval (DBOS's default is 1s)")
@@ -134,6 +139,8 @@ func (cfg config) check() error {
 		return fmt.Errorf("nothing to measure: -drivers and -workloads must name at least one each")
 	case len(cfg.MaxRuns) == 0:
 		return fmt.Errorf("-maxruns must name at least one MaxRuns (1 is Poll)")
+	case slices.Min(cfg.MaxRuns) < 1:
+		return fmt.Errorf("-maxruns: a MaxRuns is at least 1 (1 is Poll), not %d; -work measures the worker", slices.Min(cfg.MaxRuns))
 	case cfg.Rounds < 1 || cfg.Workflows < 1 || cfg.Pollers < 1 || cfg.Warm < 1 || cfg.Serial < 1:
 		return fmt.Errorf("-rounds, -workflows, -pollers, -warm and -serial must be at least 1 (got %d, %d, %d, %d, %d)",
 			cfg.Rounds, cfg.Workflows, cfg.Pollers, cfg.Warm, cfg.Serial)

@@ -30,7 +30,7 @@ func TestTinyRun(t *testing.T) {
 	var out bytes.Buffer
 	cfg := config{
 		Rounds: 1, Workflows: 20, Pollers: 2, Warm: 2, Serial: 5,
-		MaxRuns: []int{1, 10}, Drivers: []string{"postgres", "sqlite"}, Workloads: []string{allThree, allOne, oneByOne},
+		MaxRuns: []int{1, 10}, Work: true, Drivers: []string{"postgres", "sqlite"}, Workloads: []string{allThree, allOne, oneByOne},
 		DBOSPoll: 10 * time.Millisecond, Statements: 3, ExplainOver: time.Microsecond, Out: &out,
 	}
 	r, err := runWith(ctx, cfg)
@@ -52,8 +52,9 @@ func TestTinyRun(t *testing.T) {
 			t.Errorf("the server log %s does not hold %q", r.serverLog, want)
 		}
 	}
-	// Per store: DBOS and 2 variants on 2 workloads, DBOS and 1 on one.
-	if got, want := len(r.runs), 2*(3+3+2); got != want {
+	// Per store: DBOS, 2 variants and the worker on 2 workloads, DBOS and
+	// 1 on one.
+	if got, want := len(r.runs), 2*(4+4+2); got != want {
 		t.Fatalf("%d measurements, want %d", got, want)
 	}
 	for _, m := range r.runs {

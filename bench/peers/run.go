@@ -23,7 +23,7 @@ import (
 )
 
 // variant is one engine as measured: DBOS, or this engine with its
-// pollers' MaxRuns.
+// pollers' MaxRuns, or its worker (workerMaxRuns).
 type variant struct {
 	Label   string
 	Engine  string
@@ -45,6 +45,9 @@ func (cfg config) variants(workload string) []variant {
 			label = fmt.Sprintf("sky PollWith(%d)", n)
 		}
 		vs = append(vs, variant{Label: label, Engine: engineSky, MaxRuns: n})
+	}
+	if cfg.Work {
+		vs = append(vs, variant{Label: "sky Work", Engine: engineSky, MaxRuns: workerMaxRuns})
 	}
 	return vs
 }

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"skydurable/runtime/codec"
 	"skydurable/runtime/db"
@@ -19,8 +21,8 @@ import (
 )
 
 // skyWorkflow has k steps s1..sk, each yielding a constant (its cost is
-// the engine's own).
-func skyWorkflow(k int) durable.Def[string, string] {
+// the engine's own); each body that returns adds one to bodies.
+func skyWorkflow(k int, bodies *atomic.Int64) durable.Def[string, string] {
 	return durable.Register("peers.steps"+strconv.Itoa(k), codec.String, codec.String, func(c *durable.Ctx, in string) task.Task[string] {
 		t := task.Succeed(in)
 		for i := 1; i <= k; i++ {
@@ -29,9 +31,17 @@ func skyWorkflow(k int) durable.Def[string, string] {
 				return task.Map(durable.Step(c, codec.String, "s"+strconv.Itoa(i), task.Succeed(v)), func(s string) string { return acc + s })
 			})
 		}
-		return t
+		return task.Map(t, func(out string) string {
+			bodies.Add(1)
+			return out
+		})
 	})
 }
+
+// workerMaxRuns is the MaxRuns of the "sky Work" variant: the timed drain
+// is the worker's (Engine.Work), its warm-ups PollWith(100), as the
+// worker's pollers chain their runs.
+const workerMaxRuns = 0
 
 func runSky(ctx context.Context, sp spec) (result, error) {
 	poolSize := sp.Pollers + 2
@@ -65,14 +75,15 @@ func runSky(ctx context.Context, sp spec) (result, error) {
 			return result{}, fmt.Errorf("-sky-sql: %w", err)
 		}
 	}
-	def := skyWorkflow(workloadSteps(sp.Workload))
+	var bodies atomic.Int64
+	def := skyWorkflow(workloadSteps(sp.Workload), &bodies)
 	defs := []durable.Workflow{def.Erase()}
 	start := func(prefix string, n int) error {
 		return inParallel(n, 8, func(i int) error {
 			return durable.Start(ctx, starter, def, prefix+"-"+strconv.Itoa(i), "x")
 		})
 	}
-	drain := func() error { return drainSky(ctx, worker, defs, sp.Pollers, sp.MaxRuns) }
+	drain := func() error { return drainSky(ctx, worker, defs, sp.Pollers, warmMaxRuns(sp.MaxRuns)) }
 	analyze := func() error {
 		if sp.Driver != "postgres" {
 			return nil
@@ -130,14 +141,34 @@ func runSky(ctx context.Context, sp spec) (result, error) {
 	if err := start("run", sp.Workflows); err != nil {
 		return result{}, err
 	}
+	before := bodies.Load()
 	a, err := m.begin(ctx)
 	if err != nil {
 		return result{}, err
 	}
-	if err := drain(); err != nil {
-		return result{}, err
+	var b reading
+	probes := 0
+	if sp.MaxRuns == workerMaxRuns {
+		// The worker as sky durable worker runs it, launched once the timed
+		// runs are in (as DBOS's is); timed until every run is recorded
+		// done, then stopped.
+		wctx, stopWorker := context.WithCancel(ctx)
+		defer stopWorker()
+		worked := make(chan error, 1)
+		go func() {
+			_, err := worker.Work(wctx, defs, durable.WorkerOptions{Concurrency: sp.Pollers, Hints: skyHints(sp)})
+			worked <- err
+		}()
+		if probes, err = awaitSky(ctx, d, &bodies, before+int64(sp.Workflows), sp.Workflows, worked); err != nil {
+			return result{}, err
+		}
+		b, err = m.end(ctx, func() error { stopWorker(); return <-worked })
+	} else {
+		if err := drain(); err != nil {
+			return result{}, err
+		}
+		b, err = m.end(ctx, nil)
 	}
-	b, err := m.end(ctx, nil)
 	if err != nil {
 		return result{}, err
 	}
@@ -148,7 +179,63 @@ func runSky(ctx context.Context, sp spec) (result, error) {
 	if done != sp.Workflows {
 		return result{}, fmt.Errorf("%d of the %d timed runs are done", done, sp.Workflows)
 	}
-	return measured(sp.Workflows, a, b, sp.Driver), nil
+	res := measured(sp.Workflows, a, b, sp.Driver)
+	res.Probes = probes
+	if res.Commits >= 0 {
+		res.Commits -= int64(probes)
+	}
+	return res, nil
+}
+
+// warmMaxRuns is the MaxRuns of a variant's warm-up drains: its own, or
+// for the worker PollWith(100), as its pollers chain runs.
+func warmMaxRuns(maxRuns int) int {
+	if maxRuns == workerMaxRuns {
+		return 100
+	}
+	return maxRuns
+}
+
+// skyHints are the worker's wake-up hints: on PostgreSQL it listens on the
+// database's URL, as sky durable worker does with DATABASE_URL; SQLite has
+// none.
+func skyHints(sp spec) durable.HintSettings {
+	if sp.Driver != "postgres" {
+		return durable.HintSettings{}
+	}
+	return durable.HintSettings{URL: sp.DSN + "?sslmode=disable"}
+}
+
+// awaitSky waits until the workflow bodies have returned until times,
+// then until n timed runs are recorded done (the completion is written
+// after the body returns), reading the runs table each millisecond. It
+// returns how many times it read the table: on PostgreSQL, each read is a
+// transaction of the database. worked ends early if the worker stops.
+func awaitSky(ctx context.Context, d *db.DB, bodies *atomic.Int64, until int64, n int, worked <-chan error) (int, error) {
+	deadline := time.Now().Add(10 * time.Minute)
+	probes := 0
+	for {
+		if bodies.Load() >= until {
+			var done int
+			if err := d.QueryRow(ctx, `SELECT COUNT(*) FROM _sky_durable_runs WHERE status = 'done' AND id LIKE 'run-%'`).Scan(&done); err != nil {
+				return probes, err
+			}
+			probes++
+			if done == n {
+				return probes, nil
+			}
+		}
+		select {
+		case err := <-worked:
+			return probes, fmt.Errorf("the worker stopped before the runs were done: %v", err)
+		case <-ctx.Done():
+			return probes, ctx.Err()
+		case <-time.After(time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return probes, fmt.Errorf("%d bodies of %d returned, the runs not all done, after 10 minutes", bodies.Load(), until)
+		}
+	}
 }
 
 // serialWarm is the number of one-at-a-time warm-up workflows.
