@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -124,7 +125,7 @@ func TestOpenSQLiteCreatesDirectoriesAndSetsPragmas(t *testing.T) {
 		t.Errorf("Dialect = %v", d.Dialect())
 	}
 	got := map[string]string{}
-	for _, p := range []string{"journal_mode", "foreign_keys", "synchronous", "busy_timeout", "temp_store"} {
+	for _, p := range []string{"journal_mode", "foreign_keys", "synchronous", "busy_timeout", "temp_store", "wal_autocheckpoint"} {
 		var v string
 		// PRAGMA goes to the writer connection, the one that writes.
 		if err := d.QueryRow(ctx, "PRAGMA "+p).Scan(&v); err != nil {
@@ -132,7 +133,8 @@ func TestOpenSQLiteCreatesDirectoriesAndSetsPragmas(t *testing.T) {
 		}
 		got[p] = v
 	}
-	want := map[string]string{"journal_mode": "wal", "foreign_keys": "1", "synchronous": "1", "busy_timeout": "10000", "temp_store": "2"}
+	want := map[string]string{"journal_mode": "wal", "foreign_keys": "1", "synchronous": "1", "busy_timeout": "10000", "temp_store": "2",
+		"wal_autocheckpoint": "10000"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("pragmas (-want +got):\n%s", diff)
 	}
@@ -141,6 +143,40 @@ func TestOpenSQLiteCreatesDirectoriesAndSetsPragmas(t *testing.T) {
 	mustExec(t, d, "CREATE TABLE child (pid INT REFERENCES parent(id))")
 	if _, err := d.Exec(ctx, "INSERT INTO child VALUES (?)", 7); err == nil || kindOf(t, err) != task.InvalidInput {
 		t.Errorf("orphan child insert: %v; want an InvalidInput foreign key error", err)
+	}
+}
+
+// TestSQLiteCheckpointsInTheBackground: a writable SQLite file is
+// checkpointed by its background checkpointer, not by the writer's commits
+// (those checkpoint only past 10,000 pages of log): after a few hundred
+// pages of writes, far below that, the database file grows, which only a
+// checkpoint does.
+func TestSQLiteCheckpointsInTheBackground(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "app.db")
+	d, err := db.Open(ctx, "sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	size := func() int64 {
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Size()
+	}
+	before := size()
+	mustExec(t, d, "CREATE TABLE notes (body TEXT)")
+	for range 200 {
+		mustExec(t, d, "INSERT INTO notes VALUES (?)", strings.Repeat("x", 2000))
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for size() <= before+200*2000 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the database file is %d bytes 30 s after 200 rows of 2,000 bytes were committed (it was %d): no checkpoint copied them", size(), before)
+		}
+		time.Sleep(10 * time.Millisecond) // polling the file: no event says a checkpoint ran
 	}
 }
 

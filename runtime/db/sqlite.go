@@ -3,12 +3,15 @@ package db
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
@@ -24,7 +27,84 @@ const (
 	// sqlitePrepared bounds each pool's held statements (preparedStatements);
 	// statements past it are parsed on each call.
 	sqlitePrepared = 1000
+	// The checkpointer runs after sqliteCheckpointCommits writer commits
+	// (about 1,000 pages of log at the durable engine's 7 or so pages a
+	// commit, SQLite's own threshold), or sqliteCheckpointIdle after the
+	// last one it saw; the writer checkpoints itself only past
+	// sqliteWriterCheckpointPages, a net for when the checkpointer falls
+	// behind (SQLite's default is 1,000).
+	sqliteCheckpointCommits     = 150
+	sqliteCheckpointIdle        = time.Second
+	sqliteWriterCheckpointPages = 10000
 )
+
+// The checkpointer. In WAL mode a commit appends its pages to the log, and
+// by default the commit that takes the log past 1,000 pages copies the log
+// into the database file and, with synchronous=NORMAL, waits for its
+// fsyncs: one run in 35 or so of a workflow called one at a time waited
+// about 10 ms for it (docs/benchmarks.md, "SQLite: checkpoints off the
+// writer"). So a writable file database checkpoints in the background: a
+// goroutine with a connection of its own runs PRAGMA
+// wal_checkpoint(PASSIVE) (it waits for no reader or writer, and copies
+// what no reader still needs) every sqliteCheckpointCommits writer
+// commits, and sqliteCheckpointIdle after writes that did not reach that
+// many. The log stays as short as before (a long one makes every page read
+// search a longer WAL index), and the writer checkpoints itself only past
+// sqliteWriterCheckpointPages. Other processes on the file keep SQLite's
+// default.
+type checkpointer struct {
+	conn    *sql.DB
+	writes  atomic.Int64 // writer commits so far
+	wake    chan struct{}
+	done    chan struct{}
+	stopped sync.WaitGroup
+}
+
+func startCheckpointer(conn *sql.DB) *checkpointer {
+	c := &checkpointer{conn: conn, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	c.stopped.Add(1)
+	go func() {
+		defer c.stopped.Done()
+		idle := time.NewTicker(sqliteCheckpointIdle)
+		defer idle.Stop()
+		var seen int64
+		for {
+			select {
+			case <-c.done:
+				return
+			case <-c.wake:
+			case <-idle.C:
+			}
+			if w := c.writes.Load(); w != seen {
+				seen = w
+				// A failure (the file busy with another process's
+				// checkpoint) is tried again at the next turn; the
+				// writer's own checkpoint is the net.
+				_, _ = c.conn.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+			}
+		}
+	}()
+	return c
+}
+
+// wrote notes a writer commit (nil: no checkpointer).
+func (c *checkpointer) wrote() {
+	if c != nil && c.writes.Add(1)%sqliteCheckpointCommits == 0 {
+		select {
+		case c.wake <- struct{}{}:
+		default: // a turn is due already
+		}
+	}
+}
+
+func (c *checkpointer) stop() error {
+	if c == nil {
+		return nil
+	}
+	close(c.done)
+	c.stopped.Wait()
+	return c.conn.Close()
+}
 
 // sqliteBackend sends every write and every transaction to one writer
 // connection (transactions BEGIN IMMEDIATE) and plain reads to a pool of
@@ -38,6 +118,9 @@ type sqliteBackend struct {
 	memory bool
 	// written and read hold the statements prepared on writer and readers.
 	written, read preparedStatements
+	// checkpoints is the background checkpointer of a writable file
+	// database (nil: none).
+	checkpoints *checkpointer
 }
 
 // preparedStatements holds one pool's statements prepared, by their text:
@@ -180,7 +263,8 @@ func openSQLite(ctx context.Context, dsn string, readOnly bool) (backend, error)
 	// a temporary file written with a system call per page; they only undo
 	// a savepoint inside a transaction, so crash safety is the WAL's as
 	// before. Readers keep temporary files: their sorts can be large.
-	writerParams := "&_pragma=journal_mode(WAL)&_pragma=temp_store(MEMORY)&_txlock=immediate"
+	writerParams := "&_pragma=journal_mode(WAL)&_pragma=temp_store(MEMORY)&_txlock=immediate" +
+		"&_pragma=wal_autocheckpoint(" + strconv.Itoa(sqliteWriterCheckpointPages) + ")"
 	if readOnly {
 		// A URI filename: SQLite reads mode=ro from it.
 		base = "file:" + (&url.URL{Path: path}).EscapedPath() + "?mode=ro&" + strings.TrimPrefix(base[len(path):], "?")
@@ -206,7 +290,18 @@ func openSQLite(ctx context.Context, dsn string, readOnly bool) (backend, error)
 	readers.SetMaxOpenConns(sqliteReaders)
 	readers.SetMaxIdleConns(sqliteReaders)
 	readers.SetConnMaxIdleTime(0)
-	return &sqliteBackend{path: path, writer: writer, readers: readers}, nil
+	b := &sqliteBackend{path: path, writer: writer, readers: readers}
+	if !readOnly {
+		conn, err := sql.Open("sqlite", base)
+		if err != nil {
+			writer.Close()
+			readers.Close()
+			return nil, task.Errorf(task.Io, "sqlite: cannot open %q: %w", path, err)
+		}
+		conn.SetMaxOpenConns(1)
+		b.checkpoints = startCheckpointer(conn)
+	}
+	return b, nil
 }
 
 func (b *sqliteBackend) exec(ctx context.Context, st *statement, args []any) (int64, error) {
@@ -224,6 +319,7 @@ func (b *sqliteBackend) exec(ctx context.Context, st *statement, args []any) (in
 	if err != nil {
 		return 0, err
 	}
+	b.checkpoints.wrote()
 	return res.RowsAffected()
 }
 
@@ -232,6 +328,7 @@ func (b *sqliteBackend) query(ctx context.Context, st *statement, args []any) (r
 	if st.writes || b.memory {
 		pool, held = b.writer, &b.written
 		held.prepareMissed(ctx, pool)
+		b.checkpoints.wrote()
 	}
 	prepared, err := held.get(ctx, pool, st)
 	if err != nil {
@@ -255,6 +352,7 @@ func (b *sqliteBackend) execRaw(ctx context.Context, script string) (int64, erro
 		return 0, err
 	}
 	defer conn.Close()
+	b.checkpoints.wrote()
 	return execScript(ctx, conn, script)
 }
 
@@ -271,7 +369,7 @@ func (b *sqliteBackend) begin(ctx context.Context) (txConn, error) {
 		conn.Close()
 		return nil, err
 	}
-	return &sqliteTx{conn: conn, tx: tx, held: &b.written}, nil
+	return &sqliteTx{conn: conn, tx: tx, held: &b.written, checkpoints: b.checkpoints}, nil
 }
 
 // schemaChanged is a no-op: SQLite re-prepares statements itself.
@@ -283,12 +381,10 @@ func (b *sqliteBackend) close() error {
 	if b.memory {
 		return b.writer.Close()
 	}
+	err0 := b.checkpoints.stop()
 	err1 := b.readers.Close()
 	err2 := b.writer.Close()
-	if err2 != nil {
-		return err2
-	}
-	return err1
+	return errors.Join(err2, err1, err0)
 }
 
 // execer is what *sql.Conn and *sql.Tx share.
@@ -318,9 +414,10 @@ func execScript(ctx context.Context, c execer, script string) (int64, error) {
 // the transaction has its only connection, so it runs unprepared and is
 // noted as missed.
 type sqliteTx struct {
-	conn *sql.Conn
-	tx   *sql.Tx
-	held *preparedStatements
+	conn        *sql.Conn
+	tx          *sql.Tx
+	held        *preparedStatements
+	checkpoints *checkpointer
 }
 
 // stmt returns st's held statement bound to the transaction, or nil.
@@ -371,6 +468,7 @@ func (t *sqliteTx) execRaw(ctx context.Context, script string) (int64, error) {
 
 func (t *sqliteTx) commit(context.Context) error {
 	defer t.conn.Close()
+	t.checkpoints.wrote()
 	return t.tx.Commit()
 }
 
