@@ -141,8 +141,9 @@ func (e *Engine) pollWait(ctx context.Context, defs []Workflow, opts PollOptions
 // one statement (store.Probe) says whether a run of reg is due, a deadline
 // has passed, a schedule tick is due and finished runs wait to enter the
 // search index (SQLite), and only what it found is done: the deadline
-// sweep, one batch of the search backlog, the schedule ticks. idle is true when nothing is due
-// for reg, so the poll need not claim: an idle worker costs one cheap
+// sweep, the search backlog (up to searchIndexBatches transactions), the
+// schedule ticks. idle is true when nothing is due for reg, so the poll
+// need not claim: an idle worker costs one cheap
 // statement a second, and, while it listens for hints, one per quietMax at
 // most (quiet: see quietWindow; TestCostsAreCounted, BenchmarkIdleWorker).
 func (e *Engine) background(ctx context.Context, reg *registry, quiet bool) (idle bool, err error) {
