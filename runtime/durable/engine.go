@@ -38,8 +38,9 @@ type Options struct {
 	// database clock on PostgreSQL (no skew between workers) and the
 	// system clock on SQLite. Tests inject a virtual clock.
 	Clock func() time.Time
-	// Lease is how long a claimed run stays exclusive; each journalled
-	// step renews it. Default DefaultLease.
+	// Lease is how long a claimed run stays exclusive; with heartbeats off
+	// each journalled step renews it (with heartbeats the beats hold it).
+	// Default DefaultLease.
 	Lease time.Duration
 	// Heartbeat is the short lease a worker holds a claimed run by and
 	// renews (every third of it) until the attempt ends, so a killed
@@ -155,7 +156,7 @@ type Engine struct {
 func New(d *db.DB, opts Options) *Engine {
 	e := &Engine{
 		db:        d,
-		store:     newStore(d, opts.OnStatement),
+		store:     newStore(d, store.Config{Hook: opts.OnStatement, Beats: opts.Heartbeat >= 0}),
 		clock:     opts.Clock,
 		lease:     opts.Lease,
 		heartbeat: opts.Heartbeat,
@@ -556,8 +557,8 @@ func (e *Engine) LoadSnapshot(ctx context.Context, id string) (seq int64, data s
 // newStore opens the store registered for d's dialect (store/stores
 // registers every store compiled in). A dialect without one is a build
 // mistake, not a runtime condition, so it panics with the store's words.
-func newStore(d *db.DB, hook store.StatementHook) store.Store {
-	s, err := store.Open(d, hook)
+func newStore(d *db.DB, c store.Config) store.Store {
+	s, err := store.Open(d, c)
 	if err != nil {
 		panic(err)
 	}

@@ -59,6 +59,48 @@ func TestHeartbeatKeepsALongStep(t *testing.T) {
 	})
 }
 
+// TestStepsHoldTheLeaseWithoutHeartbeats: with heartbeats off a claim holds
+// the whole Lease and each journalled step renews it, so a run whose steps
+// take 40 s each under a one-minute lease is never taken over by a peer
+// polling at each step (step b's poll is past the claim's lease: without
+// step a's renewal the peer would claim the run there).
+func TestStepsHoldTheLeaseWithoutHeartbeats(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		off := func(name string) *Engine {
+			return h.engine(name, func(o *Options) { o.Heartbeat, o.Lease = -1, time.Minute })
+		}
+		a, b := off("A"), off("B")
+		var wf Workflow
+		stolen, peerPolls := 0, 0
+		step := func(c *Ctx, id string) task.Task[string] {
+			return Step(c, str, id, task.From(func(context.Context) (string, error) {
+				h.clock.Advance(40 * time.Second)
+				worked, err := b.Poll(h.ctx, []Workflow{wf}) // not ctx: its statements would join the step's transaction
+				peerPolls++
+				if worked {
+					stolen++
+				}
+				return id, err
+			}))
+		}
+		def := Register("slow-steps", str, str, func(c *Ctx, in string) task.Task[string] {
+			return task.AndThen(step(c, "a"), func(string) task.Task[string] {
+				return task.AndThen(step(c, "b"), func(string) task.Task[string] { return step(c, "c") })
+			})
+		})
+		wf = def.Erase()
+		h.start(def, "slow", "x")
+		if !h.poll(a, wf) {
+			t.Fatal("no work")
+		}
+		r := h.wantStatus("slow", StatusDone)
+		if stolen != 0 || r.Attempts != 1 || peerPolls != 3 {
+			t.Errorf("a peer claimed the run %d times in %d polls (attempts %d); want never in 3, 1 attempt", stolen, peerPolls, r.Attempts)
+		}
+	})
+}
+
 // TestHeartbeatBoundedByLease: the held lease is the heartbeat, at most the
 // Lease, or the whole Lease with heartbeats off.
 func TestHeartbeatBoundedByLease(t *testing.T) {

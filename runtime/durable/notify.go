@@ -125,7 +125,7 @@ func (s HintSettings) Listens() bool { return !s.Off && (s.URL != "" || s.Own) }
 // when ctx ends, or with an error on a mismatch, a bad url or a database
 // that cannot notify.
 func ListenForHints(ctx context.Context, d *db.DB, url string, onHint func(runID string), report func(string)) error {
-	return listenForHints(ctx, newStore(d, nil), url, onHint, report)
+	return listenForHints(ctx, newStore(d, store.Config{}), url, onHint, report)
 }
 
 // listenForHints is ListenForHints on the store s.

@@ -7,9 +7,20 @@ import (
 	"skydurable/runtime/db"
 )
 
-// Opener makes a dialect's Store over d; hook (nil: none) sees every
-// statement sent.
-type Opener func(d *db.DB, hook StatementHook) Store
+// Opener makes a dialect's Store over d, configured by c.
+type Opener func(d *db.DB, c Config) Store
+
+// Config is what an engine opens its Store with.
+type Config struct {
+	// Hook (nil: none) sees every statement sent.
+	Hook StatementHook
+	// Beats says the engine holds each run it claims by heartbeats
+	// (RenewLease every third of the lease until the attempt ends), so a
+	// journalled step need not renew the lease as well: a store may then
+	// leave it alone (AppendEntry). The zero value, no heartbeats, renews
+	// it at every step.
+	Beats bool
+}
 
 // openers is every registered Opener by dialect (Register, Open).
 var openers = struct {
@@ -32,12 +43,12 @@ func Register(dialect db.Dialect, open Opener) {
 
 // Open makes the Store registered for d's dialect; it is an error naming the
 // dialect when no store package for it is compiled in.
-func Open(d *db.DB, hook StatementHook) (Store, error) {
+func Open(d *db.DB, c Config) (Store, error) {
 	openers.RLock()
 	open, ok := openers.by[d.Dialect()]
 	openers.RUnlock()
 	if !ok {
 		return nil, fmt.Errorf("no durable store is registered for %s databases (import skydurable/runtime/durable/store/stores, or the store's package)", d.Dialect())
 	}
-	return open(d, hook), nil
+	return open(d, c), nil
 }

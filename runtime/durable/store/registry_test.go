@@ -19,25 +19,25 @@ func TestOpenNamesAMissingStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	_, err = Open(d, nil)
+	_, err = Open(d, Config{})
 	if err == nil || !strings.Contains(err.Error(), "sqlite") || !strings.Contains(err.Error(), "store/stores") {
 		t.Fatalf("Open without a registered store = %v, want an error naming sqlite and store/stores", err)
 	}
-	var got StatementHook
-	Register(db.SQLite, func(_ *db.DB, hook StatementHook) Store { got = hook; return nil })
+	var got Config
+	Register(db.SQLite, func(_ *db.DB, c Config) Store { got = c; return nil })
 	defer func() {
 		openers.Lock()
 		delete(openers.by, db.SQLite)
 		openers.Unlock()
 	}()
 	hook := func(string, string) {}
-	if _, err := Open(d, hook); err != nil || got == nil {
-		t.Fatalf("Open with a registered store: err %v, hook passed %v", err, got != nil)
+	if _, err := Open(d, Config{Hook: hook, Beats: true}); err != nil || got.Hook == nil || !got.Beats {
+		t.Fatalf("Open with a registered store: err %v, config passed %+v", err, got)
 	}
 	defer func() {
 		if recover() == nil {
 			t.Error("a second Register for sqlite did not panic")
 		}
 	}()
-	Register(db.SQLite, func(*db.DB, StatementHook) Store { return nil })
+	Register(db.SQLite, func(*db.DB, Config) Store { return nil })
 }

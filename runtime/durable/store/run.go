@@ -70,10 +70,11 @@ type Run struct {
 	ClaimedAt time.Time
 	ClaimedBy string
 	CreatedAt time.Time
-	// UpdatedAt is when the run last changed. On PostgreSQL a journalled
-	// step renews only ClaimedAt, so a running run's UpdatedAt is its
-	// claim (updated_at is in the finished index, and writing it made every
-	// step a non-HOT update); SQLite's journal trigger moves both.
+	// UpdatedAt is when the run's state last changed. A journalled step
+	// renews ClaimedAt at most (PostgreSQL always; SQLite with heartbeats
+	// off), so a running run's UpdatedAt is its claim (updated_at is in the
+	// finished index, and writing it made every step a non-HOT update on
+	// PostgreSQL).
 	UpdatedAt time.Time
 	// CompactedAt is when compaction deleted the run's journal and
 	// signals (zero when it has not).

@@ -50,7 +50,9 @@ type Store interface {
 	// LoadJournal reads a run's whole journal in sequence order.
 	LoadJournal(ctx context.Context, runID string) ([]JournalEntry, error)
 	// AppendEntry journals one entry on q (the pool or a transaction)
-	// and renews the lease, in one statement.
+	// and renews the lease, in one statement; a store opened with
+	// Config.Beats may leave the lease to the heartbeats (SQLite does:
+	// the renewal rewrote the run's row at every step).
 	AppendEntry(ctx context.Context, q *db.DB, f Fence, e JournalEntry, now time.Time) error
 	// ConsumeSignal, in one transaction, finds the undelivered signal
 	// name, lets accept decode its payload (an accept error aborts and

@@ -35,7 +35,9 @@ type Store struct {
 }
 
 func init() {
-	store.Register(db.Postgres, func(d *db.DB, hook store.StatementHook) store.Store { return New(d, hook) })
+	// PostgreSQL renews the lease at every step whatever c.Beats says: the
+	// renewal is also the row lock that fences the step's insert (pgAppend).
+	store.Register(db.Postgres, func(d *db.DB, c store.Config) store.Store { return New(d, c.Hook) })
 }
 
 // New makes the PostgreSQL store over d; hook (nil: none) sees every

@@ -72,6 +72,7 @@ func TestMigrations(t *testing.T) {
 		{From: 13, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0014 added the namespace index
 		{From: 14, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0015 rebuilt the claim index
 		{From: 15, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0016 moved the search index to a backlog
+		{From: 16, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0017 dropped the step's lease trigger
 	})
 }
 
