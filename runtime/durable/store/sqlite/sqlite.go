@@ -378,8 +378,8 @@ SELECT id, ?, ?, ?, ?, ? FROM _sky_durable_runs WHERE id = ? AND lease_token = ?
 // sqliteRenewOnStep renews the lease after a journalled step, for an engine
 // without heartbeats (store.Config.Beats false). With heartbeats the beat
 // holds the lease, and the step writes the journal only: the renewal
-// rewrote the run's row (input and output) and its page at every step, a
-// tenth of a 3-step run's time on SQLite (migration 0017).
+// rewrote the run's row (input and output) and its page at every step
+// (migration 0017, BenchmarkWALPages).
 const sqliteRenewOnStep = `
 UPDATE _sky_durable_runs SET claimed_at = ? WHERE id = ? AND lease_token = ?`
 
