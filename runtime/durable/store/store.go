@@ -164,7 +164,7 @@ type Store interface {
 	ExpireOrphanSignals(ctx context.Context, olderThan time.Duration, limit int, now time.Time) (int64, error)
 	// Stats reads the overview figures (see Stats) as of now, with the
 	// per-minute series covering the last minutes minutes; a running run is
-	// stuck once its claim's lease ended and no step renewed it for lease. It reads the
+	// stuck once its claim's lease ended and no beat or step renewed it for lease. It reads the
 	// due index for the due and stuck runs, the listing index for the runs
 	// started, the status index for the counts and the finished index for
 	// the finished runs per minute (updated_at of the finished runs only:
