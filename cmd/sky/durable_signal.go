@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -51,7 +53,13 @@ func durableSignal(ctx context.Context, e *durable.Engine, f *durableFlags, a []
 	if f.file != "" {
 		b, err := os.ReadFile(f.file)
 		if err != nil {
-			return task.Errorf(task.InvalidInput, "cannot read the payload: %v; hint: --file names a file holding the JSON payload", err)
+			// Not a usage error: the file is missing or unreadable (exit 1,
+			// as replay --from and a program that does not load).
+			kind := task.Io
+			if errors.Is(err, fs.ErrNotExist) {
+				kind = task.NotFound
+			}
+			return task.Errorf(kind, "cannot read the payload: %v; hint: --file names a file holding the JSON payload", err)
 		}
 		if payload = strings.TrimSpace(string(b)); !json.Valid([]byte(payload)) {
 			return task.Errorf(task.InvalidInput, "the payload in %s is not valid JSON; hint: the file holds one JSON value, e.g. {\"reference\":\"stl-1\"}", f.file)

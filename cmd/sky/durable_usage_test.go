@@ -99,3 +99,36 @@ func TestDurableDBOfAnotherSchemeIsUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestDurableUnreadableFileExits1: a file a flag names that cannot be read
+// (signal --file, replay --from) is not found, exit 1, as a program that
+// does not load; a payload file that is read but not JSON is a bad value,
+// exit 2. Neither stores anything.
+func TestDurableUnreadableFileExits1(t *testing.T) {
+	dsn, d, e := cliEngine(t, "sqlite", "file-test")
+	greetDone(t, e, "g-1")
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "missing.json")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"signal", "g-1", "go", "--file", missing, "--db", dsn}, exitFailure, "cannot read the payload: open " + missing + ": no such file or directory; hint: --file names a file"},
+		{[]string{"signal", "g-1", "go", "--file", bad, "--db", dsn}, exitNoBuild, "the payload in " + bad + " is not valid JSON"},
+		{[]string{"replay", "--from", missing, "../../examples/checkout/src/Main.sky"}, exitFailure, "cannot read the runs: open " + missing + ": no such file or directory; hint: write them with `sky durable export > "},
+	} {
+		var out, errOut strings.Builder
+		code := runDurable(context.Background(), c.args, streams{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut})
+		if code != c.code || !strings.Contains(errOut.String(), c.want) {
+			t.Errorf("sky durable %s: exit %d, want %d with %q; got:\n%s%s", strings.Join(c.args, " "), code, c.code, c.want, out.String(), errOut.String())
+		}
+	}
+	var stored int
+	if err := d.QueryRow(context.Background(), "SELECT count(*) FROM _sky_durable_signals").Scan(&stored); err != nil || stored != 0 {
+		t.Errorf("the refused signals stored %d (%v)", stored, err)
+	}
+}
