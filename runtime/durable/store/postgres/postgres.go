@@ -36,7 +36,10 @@ type Store struct {
 
 func init() {
 	// PostgreSQL renews the lease at every step whatever c.Beats says: the
-	// renewal is also the row lock that fences the step's insert (pgAppend).
+	// renewal is also the row lock that fences the step's insert (pgAppend),
+	// and the new row version by which a claim tells that its snapshot
+	// missed a step (pgClaimWhere). A step that only locked the run (FOR
+	// SHARE) would fence the insert but leave that gap open.
 	store.Register(db.Postgres, func(d *db.DB, c store.Config) store.Store { return New(d, c.Hook) })
 }
 
