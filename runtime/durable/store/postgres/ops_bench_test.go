@@ -167,7 +167,8 @@ func BenchmarkOpsCompact(b *testing.B) {
 		if err := d.QueryRow(ctx, `SELECT COUNT(*) FROM _sky_durable_journal j JOIN _sky_durable_runs r ON r.id = j.run_id WHERE r.status <> 'done'`).Scan(&live); err != nil {
 			b.Fatal(err)
 		}
-		fmt.Printf("ops compact plan (the first batch, rolled back):\n%s\n", explain(b, d, postgres.CompactBatchSQL, nil, time.Hour.Milliseconds(), nil, durable.DefaultCompactBatch))
+		fmt.Printf("ops compact plan (the first batch, rolled back):\n%s\n", explain(b, d, postgres.CompactBatchSQL,
+			append(append([]any{nil, time.Hour.Milliseconds(), nil}, store.Scope{}.Args()...), durable.DefaultCompactBatch)...))
 		stop, figures := liveWorker(b, d)
 		stopOnce := sync.OnceFunc(func() { close(stop) })
 		b.Cleanup(stopOnce)
