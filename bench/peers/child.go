@@ -75,7 +75,10 @@ type result struct {
 	Probes  int
 	// ProcCPU is the child's CPU, ServerCPU the server's (-1 on SQLite).
 	ProcCPU, ServerCPU time.Duration
-	P50, P99           time.Duration // one at a time only
+	// WAL is the bytes of WAL the server wrote in the phase (-1 on SQLite),
+	// from position WALFrom.
+	WAL, WALFrom int64
+	P50, P99     time.Duration // one at a time only
 }
 
 // runChild runs the spec and prints the result; it exits 1 on failure.
@@ -109,10 +112,11 @@ func runChild(arg string) {
 
 // measured turns two readings into a result.
 func measured(n int, a, b reading, driver string) result {
-	r := result{Workflows: n, Elapsed: b.at.Sub(a.at), ProcCPU: b.proc - a.proc, Commits: -1, ServerCPU: -1}
+	r := result{Workflows: n, Elapsed: b.at.Sub(a.at), ProcCPU: b.proc - a.proc, Commits: -1, ServerCPU: -1, WAL: -1}
 	if driver == "postgres" {
 		r.Commits = b.commits - a.commits
 		r.ServerCPU = b.server - a.server
+		r.WAL, r.WALFrom = b.wal-a.wal, a.wal
 	}
 	return r
 }

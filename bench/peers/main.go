@@ -48,6 +48,9 @@ type config struct {
 	// logs the plan of every statement slower than it; the server's log is
 	// kept (its path printed at the end).
 	ExplainOver time.Duration
+	// WALRecords prints, for each PostgreSQL run, pg_waldump's statistics
+	// of the WAL records its timed phase wrote, by kind.
+	WALRecords bool
 	// Perf, when set, is a directory: each child's timed phase is
 	// profiled there with perf record (one file per run, named after it).
 	Perf string
@@ -76,6 +79,7 @@ func main() {
 	flag.DurationVar(&cfg.DBOSPoll, "dbos-poll", 10*time.Millisecond, "DBOS queue base polling interval (DBOS's default is 1s)")
 	flag.IntVar(&cfg.Statements, "statements", 0, "load pg_stat_statements and print this many top statements (by total time) of each PostgreSQL run")
 	flag.DurationVar(&cfg.ExplainOver, "explain-over", 0, "load auto_explain: the server logs the plan of every statement slower than this, and its log is kept")
+	flag.BoolVar(&cfg.WALRecords, "wal-records", false, "print pg_waldump's statistics of the WAL records each PostgreSQL run's timed phase wrote, by kind")
 	flag.StringVar(&cfg.SkySQL, "sky-sql", "", "an experiment: SQL run on this engine's PostgreSQL database after its set-up (say, DROP INDEX _sky_durable_runs_search)")
 	flag.StringVar(&cfg.Perf, "perf", "", "profile each run's timed phase with perf record (the whole machine, call graphs) into this directory, one file per run")
 	flag.Parse()

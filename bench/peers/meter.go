@@ -1,8 +1,9 @@
 package main
 
 // What a child measures around its timed phase: its own CPU (getrusage),
-// the CPU of the private server's processes (/proc), and the transactions
-// committed in its database (pg_stat_database.xact_commit).
+// the CPU of the private server's processes (/proc), the transactions
+// committed in its database (pg_stat_database.xact_commit) and the WAL the
+// server wrote (pg_current_wal_lsn).
 
 import (
 	"context"
@@ -28,6 +29,7 @@ type reading struct {
 	proc    time.Duration // this process: user + system CPU
 	server  time.Duration // the server's processes (0 on SQLite)
 	commits int64         // xact_commit of the measured database (0 on SQLite)
+	wal     int64         // the server's WAL position in bytes (0 on SQLite)
 }
 
 // meter reads the counters of one child. On SQLite, where there is no
@@ -86,6 +88,9 @@ func (m *meter) begin(ctx context.Context) (reading, error) {
 	if r.commits, err = m.commits(ctx); err != nil {
 		return r, err
 	}
+	if r.wal, err = m.walPosition(ctx); err != nil {
+		return r, err
+	}
 	if r.server, err = serverCPU(m.postmaster); err != nil {
 		return r, err
 	}
@@ -134,7 +139,23 @@ func (m *meter) end(ctx context.Context, stop func() error) (reading, error) {
 		return r, err
 	}
 	r.commits -= int64(flushed)
-	return r, nil
+	r.wal, err = m.walPosition(ctx)
+	return r, err
+}
+
+// walPosition is the server's current WAL write position in bytes (0 on
+// SQLite). The cluster serves one child at a time, so the difference over
+// a timed phase is that child's WAL, with the little the server writes by
+// itself (autovacuum, checkpoints) and the statistics flush of publish.
+func (m *meter) walPosition(ctx context.Context) (int64, error) {
+	if m.admin == nil {
+		return 0, nil
+	}
+	var n int64
+	if err := m.admin.QueryRow(ctx, `SELECT CAST(pg_current_wal_lsn() - CAST('0/0' AS pg_lsn) AS BIGINT)`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("read the WAL position: %w", err)
+	}
+	return n, nil
 }
 
 // publish makes every backend of the database publish its statistics: the

@@ -31,7 +31,7 @@ func TestTinyRun(t *testing.T) {
 	cfg := config{
 		Rounds: 1, Workflows: 20, Pollers: 2, Warm: 2, Serial: 5,
 		MaxRuns: []int{1, 10}, Work: true, Drivers: []string{"postgres", "sqlite"}, Workloads: []string{allThree, allOne, oneByOne},
-		DBOSPoll: 10 * time.Millisecond, Statements: 3, ExplainOver: time.Microsecond, Out: &out,
+		DBOSPoll: 10 * time.Millisecond, Statements: 3, ExplainOver: time.Microsecond, WALRecords: true, Out: &out,
 	}
 	r, err := runWith(ctx, cfg)
 	t.Log("\n" + out.String())
@@ -71,17 +71,20 @@ func TestTinyRun(t *testing.T) {
 		}
 		switch m.Driver {
 		case "postgres":
-			// At least one commit per workflow: each one's completion.
-			if res.Commits < int64(want) || res.ServerCPU < 0 || len(m.Top) == 0 {
-				t.Errorf("postgres %s %s: %d commits, server CPU %s, %d top statements", m.Workload, m.Variant.Label, res.Commits, res.ServerCPU, len(m.Top))
+			// At least one commit per workflow and poller (a completion's;
+			// group commit writes those of concurrent pollers in one), and
+			// a commit record's worth of WAL per workflow.
+			if res.Commits < int64(want/cfg.Pollers) || res.ServerCPU < 0 || len(m.Top) == 0 || res.WAL < 30*int64(want) ||
+				!strings.Contains(m.WALRecords, "Transaction/COMMIT") {
+				t.Errorf("postgres %s %s: %d commits, server CPU %s, %d top statements, %d bytes of WAL", m.Workload, m.Variant.Label, res.Commits, res.ServerCPU, len(m.Top), res.WAL)
 			}
 		case "sqlite":
-			if res.Commits != -1 || res.ServerCPU != -1 || len(m.Top) != 0 {
-				t.Errorf("sqlite %s %s: commits %d, server CPU %s, %d top statements; want none measured", m.Workload, m.Variant.Label, res.Commits, res.ServerCPU, len(m.Top))
+			if res.Commits != -1 || res.ServerCPU != -1 || len(m.Top) != 0 || res.WAL != -1 || m.WALRecords != "" {
+				t.Errorf("sqlite %s %s: commits %d, server CPU %s, %d top statements, WAL %d; want none measured", m.Workload, m.Variant.Label, res.Commits, res.ServerCPU, len(m.Top), res.WAL)
 			}
 		}
 	}
-	for _, want := range []string{"ratio (wf/s ours/DBOS)", "ratio (p50 latency DBOS/ours)", "medians over 1 rounds", "fsync=on"} {
+	for _, want := range []string{"ratio (wf/s ours/DBOS)", "ratio (p50 latency DBOS/ours)", "medians over 1 rounds", "fsync=on", "WAL/wf"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the output does not say %q", want)
 		}

@@ -34,18 +34,30 @@ func (res result) commitsPerWorkflow() string {
 	return fmt.Sprintf("%.2f", float64(res.Commits)/float64(res.Workflows))
 }
 
+func (res result) walPerWorkflow() string {
+	if res.WAL < 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f B", float64(res.WAL)/float64(res.Workflows))
+}
+
 func (r *runner) printMeasurement(m measurement) {
 	res := m.Result
 	lat := ""
 	if m.Workload == oneByOne {
 		lat = fmt.Sprintf("  p50 %s p99 %s", ms(res.P50), ms(res.P99))
 	}
-	r.printf("  %-8s %-21s %-18s %8.1f wf/s%s  commits/wf %s  CPU/wf process %s server %s\n",
+	r.printf("  %-8s %-21s %-18s %8.1f wf/s%s  commits/wf %s  CPU/wf process %s server %s  WAL/wf %s\n",
 		m.Driver, workloadNames[m.Workload], m.Variant.Label, res.rate(), lat,
-		res.commitsPerWorkflow(), res.perWorkflow(res.ProcCPU), res.perWorkflow(res.ServerCPU))
+		res.commitsPerWorkflow(), res.perWorkflow(res.ProcCPU), res.perWorkflow(res.ServerCPU), res.walPerWorkflow())
 	for _, s := range m.Top {
 		r.printf("      %8.1f ms %6d calls %7.3f ms/call %6d rows %7.1f+%.1f blocks/call  planned %d (%.1f ms)  JIT %d functions (%.1f ms)  %s\n",
 			s.TotalMs, s.Calls, s.MeanMs, s.Rows, s.BlocksHit, s.BlocksRead, s.Plans, s.PlanMs, s.JITFunctions, s.JITMs, s.Query)
+	}
+	for _, line := range strings.Split(strings.TrimRight(m.WALRecords, "\n"), "\n") {
+		if line != "" {
+			r.printf("      %s\n", line)
+		}
 	}
 }
 
@@ -94,10 +106,11 @@ func (r *runner) summary() {
 						medianRange(values(runs, func(res result) float64 { return ms64(res.P50) }), "%.2f"),
 						medianRange(values(runs, func(res result) float64 { return ms64(res.P99) }), "%.2f"))
 				}
-				r.printf("  commits/wf %s  CPU/wf process %s ms server %s ms\n",
+				r.printf("  commits/wf %s  CPU/wf process %s ms server %s ms  WAL/wf %s B\n",
 					medianOrDash(runs, func(res result) float64 { return float64(res.Commits) / float64(res.Workflows) }, "%.2f", func(res result) bool { return res.Commits >= 0 }),
 					medianOrDash(runs, func(res result) float64 { return ms64(res.ProcCPU) / float64(res.Workflows) }, "%.3f", func(result) bool { return true }),
-					medianOrDash(runs, func(res result) float64 { return ms64(res.ServerCPU) / float64(res.Workflows) }, "%.3f", func(res result) bool { return res.ServerCPU >= 0 }))
+					medianOrDash(runs, func(res result) float64 { return ms64(res.ServerCPU) / float64(res.Workflows) }, "%.3f", func(res result) bool { return res.ServerCPU >= 0 }),
+					medianOrDash(runs, func(res result) float64 { return float64(res.WAL) / float64(res.Workflows) }, "%.0f", func(res result) bool { return res.WAL >= 0 }))
 			}
 			peers := r.select_(driver, wl, vs[0])
 			for _, v := range vs[1:] {

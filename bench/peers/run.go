@@ -77,6 +77,9 @@ type measurement struct {
 	Variant  variant
 	Result   result
 	Top      []statement
+	// WALRecords is pg_waldump's table of the timed phase's WAL records
+	// (-wal-records).
+	WALRecords string
 }
 
 // runWith measures what cfg asks, printing as it goes, and returns the
@@ -243,7 +246,29 @@ func (r *runner) measure(ctx context.Context, round int, driver, workload string
 			return m, err
 		}
 	}
+	if driver == "postgres" && r.cfg.WALRecords {
+		if m.WALRecords, err = r.pg.walRecords(ctx, res.WALFrom, res.WALFrom+res.WAL); err != nil {
+			return m, err
+		}
+	}
 	return m, nil
+}
+
+// walRecords is pg_waldump's statistics (--stats=record) of the WAL
+// between two positions, in bytes: the records by kind, their count and
+// size. pg_waldump is the one beside the running server's postgres.
+func (c *cluster) walRecords(ctx context.Context, from, to int64) (string, error) {
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", c.postmaster))
+	if err != nil {
+		return "", fmt.Errorf("the server's executable: %w", err)
+	}
+	lsn := func(n int64) string { return fmt.Sprintf("%X/%X", n>>32, n&0xffffffff) }
+	out, err := exec.CommandContext(ctx, filepath.Join(filepath.Dir(exe), "pg_waldump"), "--stats=record",
+		"-p", filepath.Join(c.srv.Dir(), "data", "pg_wal"), "-s", lsn(from), "-e", lsn(to)).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("pg_waldump: %w\n%s", err, out)
+	}
+	return string(out), nil
 }
 
 // child runs sp in a child process and decodes the result it prints.

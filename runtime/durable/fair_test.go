@@ -67,3 +67,51 @@ func TestKeysTakeTurns(t *testing.T) {
 		}
 	})
 }
+
+// TestAQueuedRunLeavesItsKeysQueue: a run queued behind its key's head that
+// ends without being claimed (cancelled, or timed out while it queued)
+// leaves the queue: it is no longer key_queued, and the key's other runs
+// still run in turn when the head is done (the trigger of migration 0014,
+// an AFTER trigger on both stores since PostgreSQL's 0018).
+func TestAQueuedRunLeavesItsKeysQueue(t *testing.T) {
+	dbtest.ForEachDriver(t, func(t *testing.T, driver string, d *db.DB) {
+		h := newHarness(t, d)
+		var order []string
+		def := RegisterWithLimits(Limits{PerKey: 1}, func(in string) (string, error) { return in[:1], nil }, DefaultRetryPolicy, "queued", str, str,
+			func(c *Ctx, in string) task.Task[string] {
+				return Step(c, str, "s", task.From(func(context.Context) (string, error) {
+					order = append(order, in)
+					return in, nil
+				}))
+			})
+		wf := def.Erase()
+		h.start(def, "K-0", "K0")
+		h.clock.Advance(time.Millisecond)
+		h.start(def, "K-1", "K1")
+		h.clock.Advance(time.Millisecond)
+		if err := StartWith(h.ctx, h.e, StartOptions{Deadline: time.Minute}, def, "K-2", "K2"); err != nil {
+			t.Fatal(err)
+		}
+		h.clock.Advance(time.Millisecond)
+		h.start(def, "K-3", "K3")
+		for _, id := range []string{"K-1", "K-2", "K-3"} {
+			if r, _ := h.describe(id); !r.KeyQueued {
+				t.Fatalf("%s is not queued behind its key's head", id)
+			}
+		}
+		if err := h.e.Cancel(h.ctx, "K-1"); err != nil {
+			t.Fatal(err)
+		}
+		h.clock.Advance(time.Minute)
+		h.drain(h.e, wf)
+		for id, want := range map[string]Status{"K-1": StatusCancelled, "K-2": StatusTimedOut} {
+			if r := h.wantStatus(id, want); r.KeyQueued {
+				t.Errorf("%s is %s and still key_queued", id, want)
+			}
+		}
+		h.wantStatus("K-3", StatusDone)
+		if want := []string{"K0", "K3"}; !slices.Equal(order, want) {
+			t.Errorf("runs done %v, want %v", order, want)
+		}
+	})
+}

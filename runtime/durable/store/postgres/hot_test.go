@@ -65,3 +65,30 @@ INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at,
 		}
 	}
 }
+
+// TestRunUpdatesTakeNoRowLock: the runs table has no BEFORE ROW UPDATE
+// trigger. With one, PostgreSQL locks each row an UPDATE changes before it
+// changes it (whatever the trigger's WHEN or column list), a row lock and a
+// WAL record more for every step's lease renewal, completion and claim;
+// migration 0018 made the last such trigger (the key queue's unqueue) an
+// AFTER trigger. The pg_trigger type bits: 1 row, 2 before, 16 update.
+func TestRunUpdatesTakeNoRowLock(t *testing.T) {
+	ctx := context.Background()
+	d := dbtest.Open(t, "postgres")
+	if err := New(d, func(string, string) {}).Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := d.QueryMaps(ctx, `SELECT tgname FROM pg_trigger
+ WHERE tgrelid = CAST('_sky_durable_runs' AS regclass) AND NOT tgisinternal AND tgtype & 19 = 19`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		t.Errorf("BEFORE ROW UPDATE trigger %s on the runs: every UPDATE of a run would lock the row first", r["tgname"])
+	}
+	var after int
+	if err := d.QueryRow(ctx, `SELECT COUNT(*) FROM pg_trigger
+ WHERE tgrelid = CAST('_sky_durable_runs' AS regclass) AND tgname = '_sky_durable_runs_key_unqueue' AND tgtype & 19 = 17`).Scan(&after); err != nil || after != 1 {
+		t.Errorf("the AFTER ROW UPDATE trigger _sky_durable_runs_key_unqueue: %d found, %v; want 1", after, err)
+	}
+}

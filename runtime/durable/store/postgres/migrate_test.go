@@ -87,6 +87,7 @@ func TestMigrations(t *testing.T) {
 		{From: 14, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0014 added the key queue
 		{From: 15, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0016 added the namespace index
 		{From: 16, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0017 rebuilt the claim index
+		{From: 17, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0018 made the unqueue trigger an AFTER one
 	})
 }
 
