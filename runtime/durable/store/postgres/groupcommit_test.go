@@ -33,7 +33,8 @@ func newPgStoreFixture(t *testing.T) (*db.DB, *Store, *fixedClock, *[]string) {
 
 // TestBatchedWritesOnPostgres runs the batched statements directly: each
 // row gets its own outcome (written, lease lost, or the error it gets when
-// written alone), and a lost lease writes nothing.
+// written alone: a row the database refuses fails its batch, whose rows
+// are then written alone), and a lost lease writes nothing.
 func TestBatchedWritesOnPostgres(t *testing.T) {
 	d, s, clock, stmts := newPgStoreFixture(t)
 	ctx := context.Background()
@@ -68,8 +69,9 @@ func TestBatchedWritesOnPostgres(t *testing.T) {
 	if se := task.As(errs[2]); se == nil || se.Kind != task.Conflict {
 		t.Errorf("taken position: %v, want the Conflict a lone write gets", errs[2])
 	}
-	// One batched statement, then the conflicting row alone.
-	if diff := cmp.Diff([]string{"append", "append"}, *stmts); diff != "" {
+	// One batched statement, which the taken position fails whole (nothing
+	// of it committed), then each row alone.
+	if diff := cmp.Diff([]string{"append", "append", "append", "append", "append"}, *stmts); diff != "" {
 		t.Errorf("statements (-want +got):\n%s", diff)
 	}
 	journal := func(id string) []string {

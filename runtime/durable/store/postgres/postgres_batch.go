@@ -19,13 +19,16 @@ import (
 // unbatched; a batch of n writes its rows as a VALUES list of batchSize(n)
 // rows (so the planner knows the row count and looks each run up by its
 // primary key; a JSON parameter would be planned as 100 rows, and the
-// generic plan would hash-join them with every live run) and learns, per
-// row, whether the lease held and the row was written; a batched claim has
-// a literal LIMIT for the same reason. A row the batch could not
-// write for another reason (a duplicate journal entry), or every row of a
-// batch the database rejected as a whole (so nothing of it committed), is
-// written again alone, so it gets exactly the error (or success) it would
-// have had unbatched and no request fails for another's fault. A batch that
+// generic plan would hash-join them with every live run) and learns which
+// rows' leases held; a batched claim has a literal LIMIT for the same
+// reason. A row the database refuses (a journal position or step already
+// taken) fails the whole batch, and then every row of a batch the database
+// rejected as a whole (so nothing of it committed) is written again alone,
+// so it gets exactly the error (or success) it would have had unbatched and
+// no request fails for another's fault. (An INSERT ... ON CONFLICT DO
+// NOTHING that let the other rows through cost every journal row a
+// speculative insertion: a probe of both unique indexes first and a WAL
+// record more, for a refusal that is a bug or a step id used twice.) A batch that
 // failed otherwise (a lost connection: it may have committed) reports that
 // error to every request in it, as an unbatched write would.
 
@@ -119,8 +122,8 @@ func timeArg(now time.Time) any {
 
 // pgAppendBatch is pgAppend for n runs (a HOT update of claimed_at too):
 // the INSERT takes only the rows whose lease the UPDATE renewed; the result
-// says, per row, whether the lease held (leased) and whether the entry was
-// inserted.
+// names the runs whose lease held (the INSERT, which nothing reads, runs
+// all the same: a data-modifying CTE always does).
 //
 // Like the single-run statements they fence by id and lease token alone
 // (see pgAppend): with status = 'running' tested too, the planner read the
@@ -138,14 +141,8 @@ lease AS (
 ins AS (
   INSERT INTO _sky_durable_journal (run_id, seq, step_id, kind, result, created_at)
   SELECT v.run_id, v.seq, v.step_id, v.kind, v.result, COALESCE(v.at, clock.now)
-    FROM v JOIN lease ON lease.run_id = v.run_id AND lease.token = v.token, clock
-  ON CONFLICT DO NOTHING
-  RETURNING run_id, seq)
-SELECT v.run_id, v.token, lease.run_id IS NOT NULL, ins.run_id IS NOT NULL
-  FROM v
-  LEFT JOIN lease ON lease.run_id = v.run_id AND lease.token = v.token
-  LEFT JOIN ins ON ins.run_id = v.run_id AND ins.seq = v.seq
- WHERE v.run_id IS NOT NULL`
+    FROM v JOIN lease ON lease.run_id = v.run_id AND lease.token = v.token, clock)
+SELECT run_id, token FROM lease`
 }
 
 func (s *Store) appendBatch(ctx context.Context, batch []appendRequest) []error {
@@ -161,7 +158,7 @@ func (s *Store) appendBatch(ctx context.Context, batch []appendRequest) []error 
 // alone with its single-run statement; several as one statement of kind
 // (built by build for a row count, width arguments per request), whose
 // outcome settles each request: written, lease lost, or written again alone
-// (the database rejected the whole batch, or refused this row).
+// (the database rejected the whole batch).
 func writeBatch[R any](ctx context.Context, s *Store, kind string, build func(n int) string, width int, batch []R,
 	fenceOf func(R) store.Fence, row func(R) []any, alone func(R) error) []error {
 	errs := make([]error, len(batch))
@@ -174,15 +171,14 @@ func writeBatch[R any](ctx context.Context, s *Store, kind string, build func(n 
 		args = append(args, row(r)...)
 	}
 	args = padded(args, len(batch), width)
-	out, err := s.batchOutcomes(ctx, kind, batchStatement(kind, batchSize(len(batch)), build), args)
+	held, err := s.heldFences(ctx, kind, batchStatement(kind, batchSize(len(batch)), build), args)
 	for i, r := range batch {
-		o, ok := out[fenceOf(r)]
 		switch {
 		case err != nil && !db.Rejected(err):
 			errs[i] = err // it may have committed: writing it alone could duplicate it
-		case err != nil || (o.leased && !o.written):
+		case err != nil:
 			errs[i] = alone(r)
-		case !ok || !o.leased:
+		case !held[fenceOf(r)]:
 			errs[i] = store.ErrLeaseLost
 		}
 	}
@@ -196,7 +192,7 @@ func writeBatch[R any](ctx context.Context, s *Store, kind string, build func(n 
 func pgCompleteBatch(n int) string {
 	return pgClock + `,
 ` + pgDoneBatch(n) + `
-SELECT run_id, token, TRUE, TRUE FROM done`
+SELECT run_id, token FROM done`
 }
 
 // pgDoneBatch are the CTEs, after the clock, that complete the n runs of
@@ -241,22 +237,18 @@ func (s *Store) completeBatch(ctx context.Context, batch []completeRequest) []er
 		func(r completeRequest) error { return s.completeOne(ctx, r.f, r.last, r.output, r.now) })
 }
 
-// batchOutcome is what a batched statement reports for one row.
-type batchOutcome struct{ leased, written bool }
-
-// batchOutcomes runs a batched statement and reads its (run id, token,
-// leased, written) rows.
-func (s *Store) batchOutcomes(ctx context.Context, op, sql string, args []any) (map[store.Fence]batchOutcome, error) {
+// heldFences runs a batched write and reads its rows: the (run id, token)
+// fences that held, whose rows it wrote.
+func (s *Store) heldFences(ctx context.Context, op, sql string, args []any) (map[store.Fence]bool, error) {
 	s.hook(op, sql)
-	out := map[store.Fence]batchOutcome{}
+	held := map[store.Fence]bool{}
 	_, err := store.QueryAll(ctx, s.d, sql, args, func(scan func(...any) error) (struct{}, error) {
 		var f store.Fence
-		var o batchOutcome
-		err := scan(&f.RunID, &f.Token, &o.leased, &o.written)
-		out[f] = o
+		err := scan(&f.RunID, &f.Token)
+		held[f] = true
 		return struct{}{}, err
 	})
-	return out, err
+	return held, err
 }
 
 // AppendEntry journals e: inside a transaction (q bound to one, or ctx
