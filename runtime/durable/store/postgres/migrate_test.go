@@ -88,6 +88,7 @@ func TestMigrations(t *testing.T) {
 		{From: 15, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0016 added the namespace index
 		{From: 16, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0017 rebuilt the claim index
 		{From: 17, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0018 made the unqueue trigger an AFTER one
+		{From: 18, Seed: pgSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0019 set the runs' fillfactor
 	})
 }
 
