@@ -16,17 +16,7 @@ import (
 // run's row in place (a HOT update) and adds no entry to its dozen indexes.
 // Counted in the writing transaction (pg_stat_get_xact_tuples_hot_updated).
 func TestJournalledStepIsAHotUpdate(t *testing.T) {
-	ctx := context.Background()
-	d := dbtest.Open(t, "postgres")
-	s := New(d, func(string, string) {})
-	if err := s.Setup(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.ExecRaw(ctx, `
-INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at, updated_at, claimed_at, lease_token)
-  SELECT 'r' || g, 'w', 'running', '""', now(), now(), now(), now(), 't' || g FROM generate_series(1, 3) g`); err != nil {
-		t.Fatal(err)
-	}
+	ctx, d := runningRuns(t, 3)
 	cases := []struct {
 		name string
 		sql  string
@@ -38,33 +28,57 @@ INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at,
 	}
 	for _, c := range cases {
 		err := d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
-			// The counts of the session not yet reported are included: the
-			// statement's are the difference.
-			counts := func() (updated, hot int64, err error) {
-				err = tx.QueryRow(ctx, `SELECT pg_stat_get_xact_tuples_updated(CAST('_sky_durable_runs' AS regclass)),
-       pg_stat_get_xact_tuples_hot_updated(CAST('_sky_durable_runs' AS regclass))`).Scan(&updated, &hot)
-				return updated, hot, err
-			}
-			updated0, hot0, err := counts()
-			if err != nil {
+			updated, hot, err := runUpdates(ctx, tx, func() error {
+				_, err := tx.Exec(ctx, c.sql, c.args...)
 				return err
-			}
-			if _, err := tx.Exec(ctx, c.sql, c.args...); err != nil {
-				return err
-			}
-			updated, hot, err := counts()
-			if err != nil {
-				return err
-			}
-			if updated, hot = updated-updated0, hot-hot0; updated != c.rows || hot != c.rows {
+			})
+			if err == nil && (updated != c.rows || hot != c.rows) {
 				t.Errorf("%s: %d run rows updated, %d of them HOT; want %d, all HOT", c.name, updated, hot, c.rows)
 			}
-			return nil
+			return err
 		})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 	}
+}
+
+// runningRuns is a PostgreSQL store's database holding n running runs,
+// r1..rn, leased with tokens t1..tn, written in one statement (so on as
+// few pages as they fit in).
+func runningRuns(t *testing.T, n int) (context.Context, *db.DB) {
+	ctx := context.Background()
+	d := dbtest.Open(t, "postgres")
+	if err := New(d, func(string, string) {}).Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Exec(ctx, `
+INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at, updated_at, claimed_at, lease_token)
+  SELECT 'r' || g, 'w', 'running', '""', now(), now(), now(), now(), 't' || g FROM generate_series(1, CAST(? AS INT)) g`, n); err != nil {
+		t.Fatal(err)
+	}
+	return ctx, d
+}
+
+// runUpdates runs write in tx and returns how many run rows it updated and
+// how many of those updates were HOT (pg_stat_get_xact_tuples_*: the
+// session's counts not yet reported are included, so write's are the
+// difference).
+func runUpdates(ctx context.Context, tx *db.DB, write func() error) (updated, hot int64, err error) {
+	counts := func() (updated, hot int64, err error) {
+		err = tx.QueryRow(ctx, `SELECT pg_stat_get_xact_tuples_updated(CAST('_sky_durable_runs' AS regclass)),
+       pg_stat_get_xact_tuples_hot_updated(CAST('_sky_durable_runs' AS regclass))`).Scan(&updated, &hot)
+		return updated, hot, err
+	}
+	updated0, hot0, err := counts()
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := write(); err != nil {
+		return 0, 0, err
+	}
+	updated, hot, err = counts()
+	return updated - updated0, hot - hot0, err
 }
 
 // TestRunUpdatesTakeNoRowLock: the runs table has no BEFORE ROW UPDATE
@@ -102,17 +116,7 @@ func TestRunUpdatesTakeNoRowLock(t *testing.T) {
 // Here 400 runs fill the first pages; 8 runs of the first page each renew
 // their lease in one transaction (so no version is pruned in between).
 func TestStepsStayHotOnAFullPage(t *testing.T) {
-	ctx := context.Background()
-	d := dbtest.Open(t, "postgres")
-	s := New(d, func(string, string) {})
-	if err := s.Setup(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.ExecRaw(ctx, `
-INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at, updated_at, claimed_at, lease_token)
-  SELECT 'r' || g, 'w', 'running', '""', now(), now(), now(), now(), 't' || g FROM generate_series(1, 400) g`); err != nil {
-		t.Fatal(err)
-	}
+	ctx, d := runningRuns(t, 400)
 	var first []string
 	rows, err := d.QueryMaps(ctx, `SELECT id FROM _sky_durable_runs WHERE (ctid::text::point)[0] = 0 ORDER BY id LIMIT 8`)
 	if err != nil {
@@ -126,20 +130,18 @@ INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at,
 		t.Fatalf("the runs fill %d pages (%v), %d runs on the first; want the first page full", pages, err, len(first))
 	}
 	err = d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
-		for _, id := range first {
-			if _, err := tx.Exec(ctx, pgAppend, nil, id, "t"+strings.TrimPrefix(id, "r"), 1, "a", string(store.KindStep), `1`); err != nil {
-				return err
+		updated, hot, err := runUpdates(ctx, tx, func() error {
+			for _, id := range first {
+				if _, err := tx.Exec(ctx, pgAppend, nil, id, "t"+strings.TrimPrefix(id, "r"), 1, "a", string(store.KindStep), `1`); err != nil {
+					return err
+				}
 			}
-		}
-		var updated, hot int64
-		if err := tx.QueryRow(ctx, `SELECT pg_stat_get_xact_tuples_updated(CAST('_sky_durable_runs' AS regclass)),
-       pg_stat_get_xact_tuples_hot_updated(CAST('_sky_durable_runs' AS regclass))`).Scan(&updated, &hot); err != nil {
-			return err
-		}
-		if updated != 8 || hot != 8 {
+			return nil
+		})
+		if err == nil && (updated != 8 || hot != 8) {
 			t.Errorf("8 renewals of runs on a full page: %d run rows updated, %d of them HOT; want all HOT", updated, hot)
 		}
-		return nil
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)
