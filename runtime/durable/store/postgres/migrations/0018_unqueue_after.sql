@@ -10,7 +10,9 @@
 -- renewal, every completion and every claim, about 3 of them per 3-step
 -- workflow, for a case (a queued run cancelled or timed out) that a perKey
 -- workflow meets now and then. An AFTER trigger's WHEN is tested on the
--- updated row, and a row it does not match costs nothing more.
+-- updated row, and a row it does not match costs nothing more; a queued run
+-- that leaves the queue is written twice (its status, then key_queued), as
+-- on SQLite: a bulk cancel of a key's backlog writes each run twice.
 -- TestRunUpdatesTakeNoRowLock keeps the table free of BEFORE UPDATE triggers.
 DROP TRIGGER _sky_durable_runs_key_unqueue ON _sky_durable_runs;
 
