@@ -45,7 +45,7 @@ over AS (
    FOR UPDATE OF r SKIP LOCKED),
 ended AS (
   UPDATE _sky_durable_runs r
-     SET status = ` + store.SQLTimedOut + `, wake_at = 'infinity', claimed_at = NULL, lease_token = NULL, waiting_signal = NULL,
+     SET status = ` + store.SQLTimedOut + `, wake_at = 'infinity', claimed_at = NULL, lease_token = NULL, waiting_signal = NULL, key_queued = FALSE,
          last_error = 'the deadline passed at ' || to_char(r.deadline_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS"Z"') ||
                       CASE WHEN r.last_error <> '' THEN '; last error: ' || r.last_error ELSE '' END,
          updated_at = clock.now, history_count = r.history_count + 1
@@ -72,7 +72,7 @@ const pgCancelDescendants = `tree AS (
     SELECT g.id FROM _sky_durable_runs g WHERE g.parent_id IS NOT NULL AND g.parent_id = t.id OFFSET 0) c),
 children AS (
   UPDATE _sky_durable_runs c
-     SET status = ` + store.SQLCancelled + `, claimed_at = NULL, lease_token = NULL, updated_at = clock.now
+     SET ` + pgCancelSets + `
     FROM clock
    WHERE c.id = ANY (ARRAY(SELECT id FROM tree))
      AND c.status NOT IN (` + store.SQLUnclaimable + `)

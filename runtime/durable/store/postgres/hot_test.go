@@ -147,3 +147,47 @@ func TestStepsStayHotOnAFullPage(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestAQueuedRunLeavesTheQueueInOneWrite: a cancel of a run queued behind
+// its key's head clears key_queued in the row version it writes (one
+// update of the row, where migration 0018's AFTER trigger would add a
+// second); any other statement that takes a queued run out of 'waiting' is
+// caught by that trigger.
+func TestAQueuedRunLeavesTheQueueInOneWrite(t *testing.T) {
+	ctx, d := runningRuns(t, 0)
+	if _, err := d.ExecRaw(ctx, `
+INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at, updated_at, limit_key, key_queued)
+  SELECT 'q' || g, 'w', 'waiting', '""', 'infinity', now(), now(), 'k', TRUE FROM generate_series(1, 2) g`); err != nil {
+		t.Fatal(err)
+	}
+	s := New(d, func(string, string) {})
+	queued := func(id string) bool {
+		var q bool
+		if err := d.QueryRow(ctx, `SELECT key_queued FROM _sky_durable_runs WHERE id = ?`, id).Scan(&q); err != nil {
+			t.Fatal(err)
+		}
+		return q
+	}
+	err := d.WithTransaction(ctx, func(ctx context.Context, tx *db.DB) error {
+		updated, _, err := runUpdates(ctx, tx, func() error {
+			var n int64
+			return tx.QueryRow(ctx, pgCancel, nil, "q1", "operator").Scan(&n)
+		})
+		if err == nil && updated != 1 {
+			t.Errorf("the cancel of a queued run updated its row %d times, want 1", updated)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := s.ReadRun(ctx, "q1"); err != nil || r.Status != store.StatusCancelled || queued("q1") {
+		t.Errorf("q1: %s, key_queued %v (%v); want cancelled and out of the queue", r.Status, queued("q1"), err)
+	}
+	if _, err := d.Exec(ctx, `UPDATE _sky_durable_runs SET status = 'dead' WHERE id = 'q2'`); err != nil {
+		t.Fatal(err)
+	}
+	if queued("q2") {
+		t.Error("q2, made dead by a statement that left key_queued set, is still queued: the trigger did not clear it")
+	}
+}

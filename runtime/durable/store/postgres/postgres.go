@@ -951,8 +951,11 @@ func pgSearch(text string) (string, []any) {
 	return pgSearchMatch, []any{p, p, p, p}
 }
 
-// pgCancelSets are the columns a cancel sets (CancelRun, BulkAct).
-const pgCancelSets = `status = ` + store.SQLCancelled + `, claimed_at = NULL, lease_token = NULL, updated_at = clock.now`
+// pgCancelSets are the columns a cancel sets (CancelRun, BulkAct, the
+// descendants of a run ended: pgCancelDescendants). A run queued behind its
+// key's head leaves the queue in the same row version (key_queued; the
+// trigger of migration 0018 would write it a second time).
+const pgCancelSets = `status = ` + store.SQLCancelled + `, claimed_at = NULL, lease_token = NULL, updated_at = clock.now, key_queued = FALSE`
 
 // pgCancel cancels a run that is not finished and, with it, its
 // unfinished descendants (child runs, theirs, ...), in one statement,
