@@ -1,10 +1,15 @@
 package durable
 
 import (
+	"cmp"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -83,8 +88,53 @@ func walPages(b *testing.B, label string, clock func() time.Time) {
 		// A frame is a 24-byte header and a page.
 		frames := float64(walSize()-before) / float64(24+pageSize)
 		fmt.Printf("sqlite WAL, %s: %.1f pages per 3-step RunNow (%d runs)\n", label, frames/walPageRuns, walPageRuns)
+		fmt.Printf("  by b-tree: %s\n", walPagesByTree(b, d, path+"-wal", before, pageSize))
 		if _, err := d.ExecRaw(ctx, "PRAGMA wal_autocheckpoint = 1000"); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// walPagesByTree says which tables and indexes the frames of the log from
+// offset on belong to, in pages per run, most first: each frame's header
+// names its page (the first 4 bytes, big-endian), and SQLite's dbstat
+// table names the b-tree each page of the database is in.
+func walPagesByTree(b *testing.B, d *db.DB, wal string, offset, pageSize int64) string {
+	tree := map[int64]string{}
+	rows, err := d.Query(context.Background(), "SELECT name, pageno FROM dbstat")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		var page int64
+		if err := rows.Scan(&name, &page); err != nil {
+			b.Fatal(err)
+		}
+		tree[page] = name
+	}
+	if err := rows.Err(); err != nil {
+		b.Fatal(err)
+	}
+	log, err := os.ReadFile(wal)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pages := map[string]int{}
+	// The log starts with a 32-byte header (a truncated log has none yet).
+	for at := max(offset, 32); at+24+pageSize <= int64(len(log)); at += 24 + pageSize {
+		name := tree[int64(binary.BigEndian.Uint32(log[at:]))]
+		if name == "" {
+			name = "(free)"
+		}
+		pages[name]++
+	}
+	names := slices.SortedFunc(maps.Keys(pages), func(x, y string) int {
+		return cmp.Or(cmp.Compare(pages[y], pages[x]), cmp.Compare(x, y))
+	})
+	parts := make([]string, len(names))
+	for i, name := range names {
+		parts[i] = fmt.Sprintf("%s %.1f", name, float64(pages[name])/walPageRuns)
+	}
+	return strings.Join(parts, ", ")
 }
