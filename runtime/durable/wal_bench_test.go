@@ -88,7 +88,7 @@ func walPages(b *testing.B, label string, clock func() time.Time) {
 		// A frame is a 24-byte header and a page.
 		frames := float64(walSize()-before) / float64(24+pageSize)
 		fmt.Printf("sqlite WAL, %s: %.1f pages per 3-step RunNow (%d runs)\n", label, frames/walPageRuns, walPageRuns)
-		fmt.Printf("  by b-tree: %s\n", walPagesByTree(b, d, path+"-wal", before, pageSize))
+		fmt.Printf("  by b-tree: %s\n", walPagesByTree(ctx, b, d, path+"-wal", before, pageSize))
 		if _, err := d.ExecRaw(ctx, "PRAGMA wal_autocheckpoint = 1000"); err != nil {
 			b.Fatal(err)
 		}
@@ -99,12 +99,13 @@ func walPages(b *testing.B, label string, clock func() time.Time) {
 // offset on belong to, in pages per run, most first: each frame's header
 // names its page (the first 4 bytes, big-endian), and SQLite's dbstat
 // table names the b-tree each page of the database is in.
-func walPagesByTree(b *testing.B, d *db.DB, wal string, offset, pageSize int64) string {
+func walPagesByTree(ctx context.Context, b *testing.B, d *db.DB, wal string, offset, pageSize int64) string {
 	tree := map[int64]string{}
-	rows, err := d.Query(context.Background(), "SELECT name, pageno FROM dbstat")
+	rows, err := d.Query(ctx, "SELECT name, pageno FROM dbstat")
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer rows.Close()
 	for rows.Next() {
 		var name string
 		var page int64
