@@ -9,7 +9,9 @@ import (
 )
 
 // Flow control on SQLite. The claim runs under SQLite's single writer lock,
-// so it counts the running runs itself (on the running index); the trigger
+// so it counts the running runs itself: a workflow's on the workflow status
+// list, a limit key's on the index of the running runs with a key
+// (migration 0019: a run without a key writes no entry there); the trigger
 // of migration 0006 moves a rate-limited workflow's next claim time on in the
 // claim's own statement.
 
@@ -21,10 +23,10 @@ func sqliteLimitsOK(a string) string {
       AND NOT EXISTS (SELECT 1 FROM _sky_durable_flow f WHERE f.workflow = ` + a + `.workflow AND (
             (f.rate_per_second IS NOT NULL AND f.next_claim_at > ?)
          OR (f.concurrency IS NOT NULL AND f.concurrency <= (
-              SELECT count(*) FROM _sky_durable_runs y INDEXED BY _sky_durable_runs_running
+              SELECT count(*) FROM _sky_durable_runs y INDEXED BY _sky_durable_runs_workflow_status_list
                WHERE y.workflow = ` + a + `.workflow AND y.status = ` + store.SQLRunning + ` AND y.claimed_at >= ?))
          OR (f.per_key IS NOT NULL AND ` + a + `.limit_key IS NOT NULL AND f.per_key <= (
-              SELECT count(*) FROM _sky_durable_runs y INDEXED BY _sky_durable_runs_running
+              SELECT count(*) FROM _sky_durable_runs y INDEXED BY _sky_durable_runs_running_keys
                WHERE y.workflow = ` + a + `.workflow AND y.limit_key = ` + a + `.limit_key AND y.status = ` + store.SQLRunning + ` AND y.claimed_at >= ?))))`
 }
 
@@ -77,7 +79,7 @@ SELECT f.workflow, COALESCE(f.concurrency, 0), COALESCE(f.per_key, 0), COALESCE(
        COALESCE(f.next_claim_at, 0), COALESCE(k.limit_key, ''), k.limit_key IS NOT NULL, COALESCE(k.n, 0)
   FROM _sky_durable_flow f
   LEFT JOIN (
-    SELECT r.workflow, r.limit_key, count(*) AS n FROM _sky_durable_runs r INDEXED BY _sky_durable_runs_running
+    SELECT r.workflow, r.limit_key, count(*) AS n FROM _sky_durable_runs r INDEXED BY _sky_durable_runs_status_list
      WHERE r.status = ` + store.SQLRunning + ` AND r.claimed_at >= ?
      GROUP BY r.workflow, r.limit_key) k ON k.workflow = f.workflow
  WHERE f.workflow IN (SELECT value FROM json_each(?))

@@ -25,18 +25,18 @@ SELECT (? - updated_at) / 60000, COUNT(*) FROM _sky_durable_runs
 // first parameter; the next two are the oldest claimed_at of a live lease):
 // the limited workflows that are closed (at their concurrency, or their
 // rate limit's next claim not come) and the perKey keys at their limit,
-// counted on the running index. sqliteStatsHeld is a due run (alias r)
-// they hold back.
+// counted on the workflow status list and the running keys' index.
+// sqliteStatsHeld is a due run (alias r) they hold back.
 const (
 	sqliteStatsHolds = `WITH
 closed AS (
   SELECT f.workflow FROM _sky_durable_flow f
    WHERE (f.rate_per_second IS NOT NULL AND f.next_claim_at > ?)
       OR (f.concurrency IS NOT NULL AND f.concurrency <= (
-           SELECT count(*) FROM _sky_durable_runs y INDEXED BY _sky_durable_runs_running
+           SELECT count(*) FROM _sky_durable_runs y INDEXED BY _sky_durable_runs_workflow_status_list
             WHERE y.workflow = f.workflow AND y.status = ` + store.SQLRunning + ` AND y.claimed_at >= ?))),
 full_keys AS (
-  SELECT y.workflow, y.limit_key FROM _sky_durable_flow f JOIN _sky_durable_runs y INDEXED BY _sky_durable_runs_running ON y.workflow = f.workflow
+  SELECT y.workflow, y.limit_key FROM _sky_durable_flow f JOIN _sky_durable_runs y INDEXED BY _sky_durable_runs_running_keys ON y.workflow = f.workflow
    WHERE f.per_key IS NOT NULL AND y.status = ` + store.SQLRunning + ` AND y.limit_key IS NOT NULL AND y.claimed_at >= ?
    GROUP BY y.workflow, y.limit_key, f.per_key
   HAVING count(*) >= f.per_key)`

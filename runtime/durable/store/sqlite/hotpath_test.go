@@ -1,0 +1,89 @@
+package sqlite
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"skydurable/runtime/db/dbtest"
+)
+
+// TestJournalIsKeyedByItsOrder: a journal row is in two b-trees (migration
+// 0018), the table keyed by (run_id, seq) and the step index, and a replay
+// reads the run's entries from the table in order, without a sort.
+func TestJournalIsKeyedByItsOrder(t *testing.T) {
+	ctx := context.Background()
+	d := dbtest.Open(t, "sqlite")
+	if err := New(d, func(string, string) {}).Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := d.QueryMaps(ctx, `SELECT type, name, sql FROM sqlite_schema
+		WHERE tbl_name = '_sky_durable_journal' AND rootpage > 0 ORDER BY type DESC, name`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trees []string
+	for _, r := range rows {
+		trees = append(trees, r["type"]+" "+r["name"])
+	}
+	if got, want := strings.Join(trees, ", "), "table _sky_durable_journal, index _sky_durable_journal_step"; got != want {
+		t.Errorf("the journal's b-trees: got %s, want %s", got, want)
+	}
+	if len(rows) == 0 || !strings.Contains(rows[0]["sql"], "WITHOUT ROWID") {
+		t.Errorf("the journal is not a WITHOUT ROWID table: %v", rows)
+	}
+	plan, err := d.QueryMaps(ctx, "EXPLAIN QUERY PLAN "+sqliteLoadJournal, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []string
+	for _, r := range plan {
+		steps = append(steps, r["detail"])
+	}
+	if got, want := strings.Join(steps, "\n"), "SEARCH _sky_durable_journal USING PRIMARY KEY (run_id=?)"; got != want {
+		t.Errorf("a replay's plan:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestRunningIndexHoldsKeysOnly: a running run without a limit key writes
+// no entry in the index of running runs (migration 0019), and the limit
+// checks count a workflow's running runs on its status list and a key's on
+// that index, never scanning the runs.
+func TestRunningIndexHoldsKeysOnly(t *testing.T) {
+	ctx := context.Background()
+	d := dbtest.Open(t, "sqlite")
+	if err := New(d, func(string, string) {}).Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.ExecRaw(ctx, `INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at, updated_at, limit_key) VALUES
+		('keyed', 'w', 'running', '{}', 1, 1, 1, 'k'), ('keyless', 'w', 'running', '{}', 1, 1, 1, NULL), ('done', 'w', 'done', '{}', 1, 1, 1, 'k')`); err != nil {
+		t.Fatal(err)
+	}
+	var entries int
+	if err := d.QueryRow(ctx, `SELECT sum(ncell) FROM dbstat WHERE name = '_sky_durable_runs_running_keys'`).Scan(&entries); err != nil {
+		t.Fatal(err)
+	}
+	if entries != 1 {
+		t.Errorf("entries in the running keys' index: got %d, want 1 (the running run with a key)", entries)
+	}
+	for name, sql := range map[string]string{"limited claim": sqliteClaimLimited, "flow states": sqliteFlowStates, "stats due": sqliteStatsDue, "stats held": sqliteStatsHeldCount} {
+		rows, err := d.QueryMaps(ctx, "EXPLAIN QUERY PLAN "+sql, make([]any, strings.Count(sql, "?"))...)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var plan []string
+		for _, r := range rows {
+			plan = append(plan, r["detail"])
+			switch r["detail"] {
+			case "SCAN r", "SCAN y", "SCAN c", "SCAN x", "SCAN _sky_durable_runs":
+				t.Errorf("%s scans the runs: %s", name, r["detail"])
+			}
+		}
+		text := strings.Join(plan, "\n")
+		for _, want := range []string{"USING INDEX _sky_durable_runs_workflow_status_list (workflow=? AND status=?)", "USING INDEX _sky_durable_runs_running_keys"} {
+			if name != "flow states" && !strings.Contains(text, want) {
+				t.Errorf("%s does not count on %s:\n%s", name, want, text)
+			}
+		}
+	}
+}
