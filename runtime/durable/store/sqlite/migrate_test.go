@@ -73,7 +73,7 @@ func TestMigrations(t *testing.T) {
 		{From: 14, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0015 rebuilt the claim index
 		{From: 15, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0016 moved the search index to a backlog
 		{From: 16, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0017 dropped the step's lease trigger
-		{From: 17, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0018 rebuilt the journal keyed by its order
+		{From: 17, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0018 rebuilt the journal keyed by its primary key
 		{From: 18, Seed: sqliteSeedBaseline, Check: storetest.CheckLatestMigrations}, // 0019 the running index for keys only
 	})
 }
