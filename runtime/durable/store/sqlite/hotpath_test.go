@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-
-	"skydurable/runtime/db/dbtest"
 )
 
 // TestJournalIsKeyedByItsPrimaryKey: a journal row is in two b-trees
@@ -14,10 +12,7 @@ import (
 // in order on that index, without a sort.
 func TestJournalIsKeyedByItsPrimaryKey(t *testing.T) {
 	ctx := context.Background()
-	d := dbtest.Open(t, "sqlite")
-	if err := New(d, func(string, string) {}).Setup(ctx); err != nil {
-		t.Fatal(err)
-	}
+	d := setUp(t)
 	rows, err := d.QueryMaps(ctx, `SELECT type, name, sql FROM sqlite_schema
 		WHERE tbl_name = '_sky_durable_journal' AND rootpage > 0 ORDER BY type DESC, name`)
 	if err != nil {
@@ -33,15 +28,7 @@ func TestJournalIsKeyedByItsPrimaryKey(t *testing.T) {
 	if len(rows) == 0 || !strings.Contains(rows[0]["sql"], "WITHOUT ROWID") {
 		t.Errorf("the journal is not a WITHOUT ROWID table: %v", rows)
 	}
-	plan, err := d.QueryMaps(ctx, "EXPLAIN QUERY PLAN "+sqliteLoadJournal, "r")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var steps []string
-	for _, r := range plan {
-		steps = append(steps, r["detail"])
-	}
-	if got, want := strings.Join(steps, "\n"), "SEARCH _sky_durable_journal USING INDEX _sky_durable_journal_order (run_id=?)"; got != want {
+	if got, want := strings.Join(queryPlan(t, d, sqliteLoadJournal, "r"), "\n"), "SEARCH _sky_durable_journal USING INDEX _sky_durable_journal_order (run_id=?)"; got != want {
 		t.Errorf("a replay's plan:\n%s\nwant:\n%s", got, want)
 	}
 }
@@ -52,10 +39,7 @@ func TestJournalIsKeyedByItsPrimaryKey(t *testing.T) {
 // that index, never scanning the runs.
 func TestRunningIndexHoldsKeysOnly(t *testing.T) {
 	ctx := context.Background()
-	d := dbtest.Open(t, "sqlite")
-	if err := New(d, func(string, string) {}).Setup(ctx); err != nil {
-		t.Fatal(err)
-	}
+	d := setUp(t)
 	if _, err := d.ExecRaw(ctx, `INSERT INTO _sky_durable_runs (id, workflow, status, input, wake_at, created_at, updated_at, limit_key) VALUES
 		('keyed', 'w', 'running', '{}', 1, 1, 1, 'k'), ('keyless', 'w', 'running', '{}', 1, 1, 1, NULL), ('done', 'w', 'done', '{}', 1, 1, 1, 'k')`); err != nil {
 		t.Fatal(err)
@@ -68,16 +52,11 @@ func TestRunningIndexHoldsKeysOnly(t *testing.T) {
 		t.Errorf("entries in the running keys' index: got %d, want 1 (the running run with a key)", entries)
 	}
 	for name, sql := range map[string]string{"limited claim": sqliteClaimLimited, "flow states": sqliteFlowStates, "stats due": sqliteStatsDue, "stats held": sqliteStatsHeldCount} {
-		rows, err := d.QueryMaps(ctx, "EXPLAIN QUERY PLAN "+sql, make([]any, strings.Count(sql, "?"))...)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		var plan []string
-		for _, r := range rows {
-			plan = append(plan, r["detail"])
-			switch r["detail"] {
+		plan := queryPlan(t, d, sql)
+		for _, step := range plan {
+			switch step {
 			case "SCAN r", "SCAN y", "SCAN c", "SCAN x", "SCAN _sky_durable_runs":
-				t.Errorf("%s scans the runs: %s", name, r["detail"])
+				t.Errorf("%s scans the runs: %s", name, step)
 			}
 		}
 		text := strings.Join(plan, "\n")
