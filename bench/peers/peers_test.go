@@ -84,7 +84,7 @@ func TestTinyRun(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"ratio (wf/s ours/DBOS)", "ratio (p50 latency DBOS/ours)", "medians over 1 rounds", "fsync=on", "WAL/wf"} {
+	for _, want := range []string{"ratio (wf/s ours/DBOS)", "ratio (p50 latency DBOS/ours)", "medians over 1 rounds", "fsync=on", "WAL/wf", "\ntargets: ", "rounds within 15%"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the output does not say %q", want)
 		}
@@ -133,6 +133,30 @@ func TestMedianAndSpread(t *testing.T) {
 		}
 		if got := medianRange(tc.xs, "%.1f"); got != tc.rang {
 			t.Errorf("medianRange(%v) = %s, want %s", tc.xs, got, tc.rang)
+		}
+	}
+}
+
+// TestVerdictNamesTheWorstRound: the targets' lines say met or missed, with
+// the lowest round's ratio and number, on the figures of real runs.
+func TestVerdictNamesTheWorstRound(t *testing.T) {
+	for _, tc := range []struct {
+		workload      string
+		ratios, rates []float64
+		want          string
+	}{
+		{allThree, []float64{3.13, 3.37, 3.28}, []float64{1893.9, 1795.7, 1865.6},
+			">= 3x in every round: met (lowest 3.13x, round 1); rounds within 15%: met (4%)"},
+		{allThree, []float64{3.68, 3.51, 2.81}, []float64{2223.9, 1870.5, 1593.9},
+			">= 3x in every round: missed (lowest 2.81x, round 3); rounds within 15%: missed (19%)"},
+		{oneByOne, []float64{1.81, 2.41, 2.33}, []float64{2081.9, 2796.0, 2519.4},
+			">= 2x on p50: met (median 2.33x; lowest 1.81x, round 1); rounds within 15%: missed (17%)"},
+		{oneByOne, []float64{1.46, 2.32, 1.57}, []float64{100, 100, 100},
+			">= 2x on p50: missed (median 1.57x; lowest 1.46x, round 1); rounds within 15%: met (0%)"},
+		{allOne, []float64{5.71, 5.18, 5.98}, []float64{3426.7, 3069.5, 3524.5}, "rounds within 15%: met (10%)"},
+	} {
+		if got := verdict(tc.workload, tc.ratios, tc.rates); got != tc.want {
+			t.Errorf("verdict(%s, %v, %v)\n = %s\nwant %s", tc.workload, tc.ratios, tc.rates, got, tc.want)
 		}
 	}
 }

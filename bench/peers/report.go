@@ -126,6 +126,71 @@ func (r *runner) summary() {
 	}
 }
 
+// The targets of the issue this benchmark holds (docs/benchmarks.md,
+// "Against DBOS Transact Go"): 3 steps all at once at least allThreeTarget
+// times DBOS-Go's throughput in every round, one at a time at least
+// oneByOneTarget times better on p50 latency, and each of this engine's
+// rounds within maxSpread of its median (no slow mode).
+const (
+	allThreeTarget = 3.0
+	oneByOneTarget = 2.0
+	maxSpread      = 0.15
+)
+
+// targets prints, per cell and variant of this engine, whether its rounds
+// met the targets, naming the worst round when one did not.
+func (r *runner) targets() {
+	r.printf("\ntargets: 3 steps all at once >= %.0fx DBOS-Go in every round; one at a time >= %.0fx on p50; this engine's rounds within %.0f%% of their median\n",
+		allThreeTarget, oneByOneTarget, 100*maxSpread)
+	for _, driver := range r.cfg.Drivers {
+		for _, wl := range r.cfg.Workloads {
+			vs := r.cfg.variants(wl)
+			peers := r.select_(driver, wl, vs[0])
+			for _, v := range vs[1:] {
+				ours := r.select_(driver, wl, v)
+				var ratios []float64
+				for i := range min(len(peers), len(ours)) {
+					ratios = append(ratios, ratio(peers[i], ours[i], wl))
+				}
+				rates := values(ours, func(res result) float64 { return res.rate() })
+				r.printf("  %-8s %-21s %-18s %s\n", driver, workloadNames[wl], v.Label, verdict(wl, ratios, rates))
+			}
+		}
+	}
+}
+
+// verdict says whether one variant's rounds met the targets of workload:
+// ratios are its per-round ratios to DBOS-Go, rates its per-round
+// throughputs.
+func verdict(workload string, ratios, rates []float64) string {
+	var parts []string
+	lowest := func() (float64, int) {
+		at := slices.Index(ratios, slices.Min(ratios))
+		return ratios[at], at + 1
+	}
+	met := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "missed"
+	}
+	if len(ratios) > 0 {
+		low, round := lowest()
+		switch workload {
+		case allThree:
+			parts = append(parts, fmt.Sprintf(">= %.0fx in every round: %s (lowest %.2fx, round %d)", allThreeTarget, met(low >= allThreeTarget), low, round))
+		case oneByOne:
+			m := median(ratios)
+			parts = append(parts, fmt.Sprintf(">= %.0fx on p50: %s (median %.2fx; lowest %.2fx, round %d)", oneByOneTarget, met(m >= oneByOneTarget), m, low, round))
+		}
+	}
+	if len(rates) > 0 {
+		worst := spreadOf(rates)
+		parts = append(parts, fmt.Sprintf("rounds within %.0f%%: %s (%.0f%%)", 100*maxSpread, met(worst <= maxSpread), 100*worst))
+	}
+	return strings.Join(parts, "; ")
+}
+
 // select_ is the results of one cell and variant, in round order.
 func (r *runner) select_(driver, workload string, v variant) []result {
 	var out []result
@@ -182,12 +247,18 @@ func spread(xs []float64) string {
 	if len(xs) == 0 {
 		return "-"
 	}
+	return fmt.Sprintf("%.0f%%", 100*spreadOf(xs))
+}
+
+// spreadOf is the largest distance of xs from their median, as a fraction
+// of it.
+func spreadOf(xs []float64) float64 {
 	m := median(xs)
 	worst := 0.0
 	for _, x := range xs {
 		worst = math.Max(worst, math.Abs(x-m)/m)
 	}
-	return fmt.Sprintf("%.0f%%", 100*worst)
+	return worst
 }
 
 func joinf(xs []float64, f string) string {

@@ -121,6 +121,7 @@ func runWith(ctx context.Context, cfg config) (*runner, error) {
 		}
 	}
 	r.summary()
+	r.targets()
 	r.printf("\nfinished (%s)\n", loadAverage())
 	return r, nil
 }
