@@ -112,13 +112,8 @@ func (r *runner) summary() {
 					medianOrDash(runs, func(res result) float64 { return ms64(res.ServerCPU) / float64(res.Workflows) }, "%.3f", func(res result) bool { return res.ServerCPU >= 0 }),
 					medianOrDash(runs, func(res result) float64 { return float64(res.WAL) / float64(res.Workflows) }, "%.0f", func(res result) bool { return res.WAL >= 0 }))
 			}
-			peers := r.select_(driver, wl, vs[0])
 			for _, v := range vs[1:] {
-				ours := r.select_(driver, wl, v)
-				var ratios []float64
-				for i := range min(len(peers), len(ours)) {
-					ratios = append(ratios, ratio(peers[i], ours[i], wl))
-				}
+				ratios := r.roundRatios(driver, wl, v)
 				r.printf("  %-8s %-21s %-18s ratio (%s) %sx, per round: %s\n", driver, workloadNames[wl], v.Label, ratioWhat(wl),
 					medianRange(ratios, "%.2f"), joinf(ratios, "%.2fx"))
 			}
@@ -144,16 +139,9 @@ func (r *runner) targets() {
 		allThreeTarget, oneByOneTarget, 100*maxSpread)
 	for _, driver := range r.cfg.Drivers {
 		for _, wl := range r.cfg.Workloads {
-			vs := r.cfg.variants(wl)
-			peers := r.select_(driver, wl, vs[0])
-			for _, v := range vs[1:] {
-				ours := r.select_(driver, wl, v)
-				var ratios []float64
-				for i := range min(len(peers), len(ours)) {
-					ratios = append(ratios, ratio(peers[i], ours[i], wl))
-				}
-				rates := values(ours, func(res result) float64 { return res.rate() })
-				r.printf("  %-8s %-21s %-18s %s\n", driver, workloadNames[wl], v.Label, verdict(wl, ratios, rates))
+			for _, v := range r.cfg.variants(wl)[1:] {
+				rates := values(r.select_(driver, wl, v), func(res result) float64 { return res.rate() })
+				r.printf("  %-8s %-21s %-18s %s\n", driver, workloadNames[wl], v.Label, verdict(wl, r.roundRatios(driver, wl, v), rates))
 			}
 		}
 	}
@@ -189,6 +177,18 @@ func verdict(workload string, ratios, rates []float64) string {
 		parts = append(parts, fmt.Sprintf("rounds within %.0f%%: %s (%.0f%%)", 100*maxSpread, met(worst <= maxSpread), 100*worst))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// roundRatios are variant v's ratios to DBOS-Go (the cell's first
+// variant) in one cell, round by round.
+func (r *runner) roundRatios(driver, workload string, v variant) []float64 {
+	peers := r.select_(driver, workload, r.cfg.variants(workload)[0])
+	ours := r.select_(driver, workload, v)
+	var ratios []float64
+	for i := range min(len(peers), len(ours)) {
+		ratios = append(ratios, ratio(peers[i], ours[i], workload))
+	}
+	return ratios
 }
 
 // select_ is the results of one cell and variant, in round order.
