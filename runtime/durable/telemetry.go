@@ -21,8 +21,9 @@ import (
 // step, a link from the attempt that consumes a signal to the span that
 // sent it (its trace context is stored with the signal), and the counters
 // and histograms below. Everything goes through the
-// providers in Options; with none the engine uses no-op ones and stores no
-// trace context.
+// providers in Options; with none the engine uses no-op ones, stores no
+// trace context and builds no span or metric attributes (a step or an
+// attempt without telemetry costs no allocation for it).
 
 // instrumentation names the engine's tracer and meter.
 const instrumentation = "skydurable/runtime/durable"
@@ -44,8 +45,11 @@ const (
 
 type telemetry struct {
 	tracing bool // a TracerProvider was given: store and read trace contexts
-	tracer  trace.Tracer
-	prop    propagation.TraceContext
+	// metering: a MeterProvider was given; without one no metric point
+	// (nor its attributes) is made.
+	metering bool
+	tracer   trace.Tracer
+	prop     propagation.TraceContext
 
 	runs                  metric.Int64Counter     // by outcome: started, done, failed, dead
 	stepLatency, claimLat metric.Float64Histogram // seconds
@@ -55,7 +59,7 @@ type telemetry struct {
 }
 
 func newTelemetry(e *Engine, tp trace.TracerProvider, mp metric.MeterProvider) *telemetry {
-	t := &telemetry{tracing: tp != nil}
+	t := &telemetry{tracing: tp != nil, metering: mp != nil}
 	if e.namespace != DefaultNamespace {
 		t.ns = []attribute.KeyValue{attrNamespace.String(e.namespace)}
 	}
@@ -85,6 +89,9 @@ func newTelemetry(e *Engine, tp trace.TracerProvider, mp metric.MeterProvider) *
 
 // count adds one run of workflow to the run counter under outcome.
 func (t *telemetry) count(ctx context.Context, workflow, outcome string) {
+	if !t.metering {
+		return
+	}
 	t.runs.Add(ctx, 1, metric.WithAttributes(append([]attribute.KeyValue{attrWorkflow.String(workflow), attrOutcome.String(outcome)}, t.ns...)...))
 }
 
@@ -149,14 +156,27 @@ type attemptKey struct{}
 
 // claimed times a claim; the claim's duration goes to the histogram.
 func (t *telemetry) claimed(ctx context.Context, began time.Time, found bool) {
+	if !t.metering {
+		return
+	}
 	t.claimLat.Record(ctx, time.Since(began).Seconds(), metric.WithAttributes(append([]attribute.KeyValue{attribute.Bool("durable.found", found)}, t.ns...)...))
 }
 
 // startAttempt starts the attempt span of cl, parented on the span that
-// started the run; the returned ctx carries it to the body's steps.
+// started the run; the returned ctx carries it to the body's steps. Without
+// a TracerProvider there is no span (ctx keeps the caller's, as a no-op
+// tracer's span would carry it), and without a MeterProvider either no
+// attributes: the attempt only holds its outcome.
 func (t *telemetry) startAttempt(ctx context.Context, cl store.Claimed) (context.Context, *attempt) {
-	a := &attempt{t: t, outcome: "error", attrs: append([]attribute.KeyValue{
-		attrWorkflow.String(cl.Workflow), attrRun.String(cl.ID), attrAttempt.Int(cl.Attempts), attrVersion.Int(cl.Version)}, t.ns...)}
+	a := &attempt{t: t, outcome: "error"}
+	if !t.tracing && !t.metering {
+		return context.WithValue(ctx, attemptKey{}, a), a
+	}
+	a.attrs = append([]attribute.KeyValue{
+		attrWorkflow.String(cl.Workflow), attrRun.String(cl.ID), attrAttempt.Int(cl.Attempts), attrVersion.Int(cl.Version)}, t.ns...)
+	if !t.tracing {
+		return context.WithValue(ctx, attemptKey{}, a), a
+	}
 	parent := ctx
 	if t.tracing && cl.TraceContext != "" {
 		parent = t.prop.Extract(ctx, propagation.MapCarrier{"traceparent": cl.TraceContext})
@@ -173,12 +193,14 @@ func (t *telemetry) startAttempt(ctx context.Context, cl store.Claimed) (context
 
 // end records the attempt's outcome on its span and in the run counter.
 func (a *attempt) end(ctx context.Context) {
-	a.span.SetAttributes(attrOutcome.String(a.outcome))
-	if a.outcome == "failed" || a.outcome == "dead" || a.outcome == "error" {
-		a.span.SetStatus(codes.Error, a.outcome)
+	if a.span != nil {
+		a.span.SetAttributes(attrOutcome.String(a.outcome))
+		if a.outcome == "failed" || a.outcome == "dead" || a.outcome == "error" {
+			a.span.SetStatus(codes.Error, a.outcome)
+		}
+		a.span.End()
 	}
-	a.span.End()
-	if a.outcome == "done" || a.outcome == "failed" || a.outcome == "dead" {
+	if a.t.metering && (a.outcome == "done" || a.outcome == "failed" || a.outcome == "dead") {
 		a.t.count(ctx, a.attrs[0].Value.AsString(), a.outcome)
 	}
 }
@@ -193,7 +215,8 @@ func setOutcome(ctx context.Context, outcome string) {
 // outcomeOf maps finish's log event to the attempt outcome.
 var outcomeOf = map[string]string{"durable run done": "done", "durable attempt failed": "failed", "durable run dead": "dead"}
 
-// stepSpan is the span of one fresh step.
+// stepSpan is the span of one fresh step (without telemetry, none: span
+// nil).
 type stepSpan struct {
 	span  trace.Span
 	began time.Time
@@ -203,6 +226,9 @@ type stepSpan struct {
 
 // step starts the span of a fresh step of c, a child of the attempt's.
 func (t *telemetry) step(ctx context.Context, c *Ctx, stepID string) (context.Context, stepSpan) {
+	if !t.tracing && !t.metering {
+		return ctx, stepSpan{}
+	}
 	attrs := append([]attribute.KeyValue{attrWorkflow.String(c.Workflow()), attrRun.String(c.RunID()), attrStep.String(stepID), attrAttempt.Int(c.Attempt())}, t.ns...)
 	ctx, span := t.tracer.Start(ctx, "durable step "+stepID, trace.WithAttributes(attrs...))
 	return ctx, stepSpan{span: span, began: time.Now(), t: t, attrs: attrs}
@@ -210,6 +236,9 @@ func (t *telemetry) step(ctx context.Context, c *Ctx, stepID string) (context.Co
 
 // end records the step's outcome and latency.
 func (s stepSpan) end(ctx context.Context, err error) {
+	if s.span == nil {
+		return
+	}
 	outcome := "ok"
 	if err != nil {
 		outcome = "error"
