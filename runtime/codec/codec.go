@@ -13,6 +13,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"skydurable/runtime/task"
 )
@@ -72,6 +73,88 @@ func (c Codec[A]) Decode(text string) (A, error) {
 // Parse parses JSON text into the generic form codecs decode from. Numbers
 // stay json.Number so integers keep full precision.
 func Parse(text string) (any, error) {
+	if v, ok := scalar(text); ok {
+		return v, nil
+	}
+	return parseText(text)
+}
+
+// scalar is Parse's short cut for the texts most decodes see (a run's input
+// or a step's result that is a string without escapes, a number, true,
+// false or null, with no white space around): the value the decoder gives,
+// without a decoder (its read buffer was most of what a 3-step run's decodes
+// allocated). ok is false for anything else, which the decoder parses.
+func scalar(text string) (v any, ok bool) {
+	switch text {
+	case "null":
+		return nil, true
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	if n := len(text); n >= 2 && text[0] == '"' && text[n-1] == '"' {
+		s := text[1 : n-1]
+		ascii := true
+		for i := 0; i < len(s); i++ {
+			switch c := s[i]; {
+			case c == '"' || c == '\\' || c < 0x20:
+				return nil, false
+			case c >= utf8.RuneSelf:
+				ascii = false
+			}
+		}
+		if !ascii && !utf8.ValidString(s) {
+			return nil, false // the decoder replaces the bad bytes
+		}
+		return s, true
+	}
+	if isNumber(text) {
+		return json.Number(text), true
+	}
+	return nil, false
+}
+
+// isNumber reports whether text is exactly one JSON number:
+// -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func isNumber(text string) bool {
+	i, n := 0, len(text)
+	digits := func() bool {
+		start := i
+		for i < n && text[i] >= '0' && text[i] <= '9' {
+			i++
+		}
+		return i > start
+	}
+	if i < n && text[i] == '-' {
+		i++
+	}
+	switch {
+	case i < n && text[i] == '0':
+		i++
+	case !digits():
+		return false
+	}
+	if i < n && text[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < n && (text[i] == 'e' || text[i] == 'E') {
+		i++
+		if i < n && (text[i] == '+' || text[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	return i == n
+}
+
+// parseText is Parse through encoding/json's decoder.
+func parseText(text string) (any, error) {
 	d := json.NewDecoder(strings.NewReader(text))
 	d.UseNumber()
 	var v any

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -165,4 +166,48 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("unstable round trip (-first +second):\n%s", diff)
 		}
 	})
+}
+
+// TestParseShortCutAgreesWithTheDecoder: Parse's short cut for strings,
+// numbers, true, false and null gives what encoding/json's decoder gives
+// (the same value, or an error both ways) on hand-picked texts and on
+// 20,000 random ones over an alphabet of JSON's edge cases, and takes the
+// short cut where it should, at one allocation (the value's interface).
+func TestParseShortCutAgreesWithTheDecoder(t *testing.T) {
+	agree := func(text string) {
+		t.Helper()
+		got, gotErr := Parse(text)
+		want, wantErr := parseText(text)
+		if (gotErr != nil) != (wantErr != nil) || cmp.Diff(want, got) != "" {
+			t.Errorf("Parse(%q) = %#v, %v; the decoder gives %#v, %v", text, got, gotErr, want, wantErr)
+		}
+	}
+	short := []string{`"abc"`, `""`, `"héllo ✓"`, `0`, `-0`, `42`, `-12.5e+3`, `1E9`, `0.25`, `true`, `false`, `null`,
+		`"a/b"`, `123456789012345678901234567890`}
+	for _, text := range short {
+		agree(text)
+		if _, ok := scalar(text); !ok {
+			t.Errorf("scalar(%q) took the decoder's way", text)
+		}
+		if n := testing.AllocsPerRun(50, func() { _, _ = Parse(text) }); n > 1 {
+			t.Errorf("Parse(%q) allocates %.0f times, want at most 1", text, n)
+		}
+	}
+	decoder := []string{`"a\"b"`, `"a\nb"`, "\"a\x01b\"", "\"\xff\"", `"\u00e9"`, ` "a"`, `"a" `, `01`, `-`, `1.`, `.5`, `1e`, `+1`,
+		`1e+`, `--1`, `"`, `"a`, `a"`, `nul`, `True`, `{}`, `[1,2]`, `{"a":"b"}`, ``, ` `, `"a""b"`, `1 2`, `0x10`, `Infinity`, `NaN`}
+	for _, text := range decoder {
+		agree(text)
+		if _, ok := scalar(text); ok {
+			t.Errorf("scalar(%q) took the short cut", text)
+		}
+	}
+	alphabet := []string{`"`, `\`, `0`, `1`, `9`, `-`, `+`, `.`, `e`, `E`, ` `, `t`, `r`, `u`, `e`, `n`, `l`, "\x01", `é`, "\xff", `{`, `]`}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(7) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		agree(b.String())
+	}
 }
