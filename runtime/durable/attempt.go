@@ -65,7 +65,7 @@ func (c *Ctx) end(out string, bodyErr error) attemptEnd {
 	case suspended:
 		return attemptEnd{outcome: attemptSuspended}
 	case bodyErr == nil:
-		if err := c.checkPayload("the output", out); err != nil {
+		if err := c.checkPayload(func() string { return "the output" }, out); err != nil {
 			return attemptEnd{outcome: attemptFailed, err: err}
 		}
 		return attemptEnd{outcome: attemptDone}

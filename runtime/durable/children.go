@@ -129,7 +129,7 @@ func startChildren[I, O any](c *Ctx, def Def[I, O], id, group string, children [
 				if err != nil {
 					return 0, task.Errorf(task.InvalidInput, "durable run %q: the input of child %q (workflow %q) does not encode: %s", c.RunID(), childID, def.name, errText(err))
 				}
-				if err := c.checkPayload(fmt.Sprintf("the input of child %q", childID), js); err != nil {
+				if err := c.checkPayload(func() string { return fmt.Sprintf("the input of child %q", childID) }, js); err != nil {
 					return 0, err
 				}
 				key, err := runOptions{limits: def.limits}.limitKey(def.name, childID, js)
@@ -237,7 +237,7 @@ func awaitGroup[I, O any](c *Ctx, def Def[I, O], group string, children []Child[
 			}
 		}
 		js := "[" + strings.Join(texts, ",") + "]"
-		if err := c.checkPayload(fmt.Sprintf("the outputs of Durable.all %q", group), js); err != nil {
+		if err := c.checkPayload(func() string { return fmt.Sprintf("the outputs of Durable.all %q", group) }, js); err != nil {
 			return nil, err
 		}
 		return outs, c.deferEntry(c.entry(id, KindStep, js))
@@ -310,7 +310,7 @@ func checkKeys(c *Ctx, fn string, keys []string) error {
 		if k == "" {
 			return task.Errorf(task.InvalidInput, "durable run %q: %s with an empty child key; hint: use a key that names the child, e.g. \"shipment-berlin\"", c.RunID(), fn)
 		}
-		if err := checkName("the child key", k, fmt.Sprintf(" of %s in run %q", fn, c.RunID()), "use printable text that names the child"); err != nil {
+		if err := checkName("the child key", k, func() string { return fmt.Sprintf(" of %s in run %q", fn, c.RunID()) }, "use printable text that names the child"); err != nil {
 			return err
 		}
 		if seen[k] {

@@ -156,7 +156,7 @@ func (c *Ctx) check(id string, kinds []EntryKind) (*JournalEntry, error) {
 		return nil, task.Errorf(task.InvalidInput,
 			"durable run %q: a durable operation with an empty id; hint: give every step, sleep and signal wait an id that says what it is, e.g. \"charge\"", c.f.RunID)
 	}
-	if err := checkName("the id", id, fmt.Sprintf(" of a durable operation of run %q", c.f.RunID), "a step, sleep or signal wait id is printable text, e.g. \"charge\""); err != nil {
+	if err := checkName("the id", id, func() string { return fmt.Sprintf(" of a durable operation of run %q", c.f.RunID) }, "a step, sleep or signal wait id is printable text, e.g. \"charge\""); err != nil {
 		c.last = "" // not a step the store can name (the history's step)
 		return nil, err
 	}
@@ -359,13 +359,14 @@ func (c *Ctx) state() (suspended, lost bool) {
 
 // checkPayload enforces the payload cap and MaxJSONDepth on a value a
 // codec made, about to be stored (a step result, an output, an event
-// value, a child's input), so every stored run still shows as JSON.
-func (c *Ctx) checkPayload(what, js string) error {
-	what += " of run " + quote(c.f.RunID)
+// value, a child's input), so every stored run still shows as JSON. what
+// names the value; it is called only to word a refusal.
+func (c *Ctx) checkPayload(what func() string, js string) error {
+	named := func() string { return what() + " of run " + quote(c.f.RunID) }
 	if len(js) > c.e.maxBytes {
-		return tooLarge(what, len(js), c.e.maxBytes)
+		return tooLarge(named(), len(js), c.e.maxBytes)
 	}
-	return checkDepth(what, js)
+	return checkDepth(named, js)
 }
 
 func quote(s string) string { return "\"" + s + "\"" }

@@ -316,7 +316,7 @@ func (e *Engine) checkJSON(what, text string) error {
 	if !json.Valid([]byte(text)) {
 		return invalidJSON(what, text)
 	}
-	if err := checkDepth(what, text); err != nil {
+	if err := checkDepth(func() string { return what }, text); err != nil {
 		return err
 	}
 	return checkText(what, text)
@@ -422,7 +422,7 @@ func checkRunID(runID, workflow string) error {
 	if runID == "" {
 		return task.Errorf(task.InvalidInput, "durable: a run id must not be empty (workflow %q); hint: use a business key such as an order id", workflow)
 	}
-	return checkName("the run id", runID, fmt.Sprintf(" (workflow %q)", workflow),
+	return checkName("the run id", runID, func() string { return fmt.Sprintf(" (workflow %q)", workflow) },
 		"run ids appear in logs and `sky durable ls`, use printable text such as an order id")
 }
 

@@ -108,7 +108,7 @@ func (o runOptions) limitKey(workflow, runID, input string) (*string, error) {
 		return nil, task.Errorf(task.InvalidInput, "durable: cannot start run %q of workflow %q: its perKey key cannot be computed from the input %s: %s",
 			runID, workflow, codec.Preview(input), errText(err))
 	}
-	if err := checkName("the perKey key", k, fmt.Sprintf(" of run %q of workflow %q", runID, workflow), "the key function must return printable text, e.g. a customer id"); err != nil {
+	if err := checkName("the perKey key", k, func() string { return fmt.Sprintf(" of run %q of workflow %q", runID, workflow) }, "the key function must return printable text, e.g. a customer id"); err != nil {
 		return nil, err
 	}
 	return &k, nil

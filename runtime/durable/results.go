@@ -132,7 +132,7 @@ func SetEvent[A any](c *Ctx, cd codec.Codec[A], key string, a A) task.Task[struc
 			if err != nil {
 				return struct{}{}, task.Errorf(task.InvalidInput, "durable run %q: the value of event %q does not encode: %s", c.RunID(), key, errText(err))
 			}
-			if err := c.checkPayload(fmt.Sprintf("the value of event %q", key), js); err != nil {
+			if err := c.checkPayload(func() string { return fmt.Sprintf("the value of event %q", key) }, js); err != nil {
 				return struct{}{}, err
 			}
 			return struct{}{}, c.e.store.PutEvent(ctx, tx, c.RunID(), key, js, c.e.now())
@@ -159,7 +159,7 @@ func (c *Ctx) nextOccurrence(id string) string {
 // GetEvent reads the latest value run runID set under key (Sky's
 // Durable.getEvent): nil when none was set (or the run does not exist).
 func GetEvent[A any](ctx context.Context, e *Engine, runID, key string, cd codec.Codec[A]) (*A, error) {
-	if err := checkName("the event key", key, fmt.Sprintf(" of run %q", runID), "the key the run set, e.g. \"progress\""); err != nil {
+	if err := checkName("the event key", key, func() string { return fmt.Sprintf(" of run %q", runID) }, "the key the run set, e.g. \"progress\""); err != nil {
 		return nil, err
 	}
 	js, found, err := e.store.GetEvent(ctx, runID, key)

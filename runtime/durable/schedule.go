@@ -88,7 +88,7 @@ func ScheduleRuns[I, O any](ctx context.Context, e *Engine, def Def[I, O], id, e
 // ScheduleJSON is ScheduleRuns for a type-erased workflow and an input in
 // JSON.
 func (e *Engine) ScheduleJSON(ctx context.Context, w Workflow, id, expr, input string, opts ScheduleOptions) error {
-	if err := checkName("the schedule id", id, fmt.Sprintf(" (workflow %q)", w.Name), "a printable name such as \"daily-digest\""); err != nil {
+	if err := checkName("the schedule id", id, func() string { return fmt.Sprintf(" (workflow %q)", w.Name) }, "a printable name such as \"daily-digest\""); err != nil {
 		return err
 	}
 	if w.Name == "" {

@@ -220,8 +220,8 @@ func checkSignal(runID, name string) error {
 		return task.Errorf(task.InvalidInput, "durable: a signal needs a run id and a name (got run %q, name %q); "+
 			"hint: the id the run was started with and the name its awaitSignal waits for, such as \"payment.settled\"", runID, name)
 	}
-	if err := checkName("the run id", runID, fmt.Sprintf(" of signal %q", name), "use the id the run was started with"); err != nil {
+	if err := checkName("the run id", runID, func() string { return fmt.Sprintf(" of signal %q", name) }, "use the id the run was started with"); err != nil {
 		return err
 	}
-	return checkName("the signal name", name, fmt.Sprintf(" (run %q)", runID), "a printable name such as \"payment.settled\"")
+	return checkName("the signal name", name, func() string { return fmt.Sprintf(" (run %q)", runID) }, "a printable name such as \"payment.settled\"")
 }

@@ -59,7 +59,7 @@ func checkSnapshotID(id string) error {
 	if id == "" {
 		return task.New(task.InvalidInput, "durable: a snapshot id must not be empty; hint: name it after the app, e.g. \"counter\"")
 	}
-	return checkName("the snapshot id", id, "", "name it after the app, e.g. \"counter\"")
+	return checkName("the snapshot id", id, nil, "name it after the app, e.g. \"counter\"")
 }
 
 // Save stores data (JSON) under id when seq is greater than the stored

@@ -173,7 +173,7 @@ func encodeEntry[A any](c *Ctx, cd codec.Codec[A], stepID string, kind EntryKind
 	if err != nil {
 		return JournalEntry{}, task.Errorf(task.InvalidInput, "durable run %q: the result of step %q does not encode: %s", c.f.RunID, stepID, errText(err))
 	}
-	if err := c.checkPayload(fmt.Sprintf("the result of step %q", stepID), js); err != nil {
+	if err := c.checkPayload(func() string { return fmt.Sprintf("the result of step %q", stepID) }, js); err != nil {
 		return JournalEntry{}, err
 	}
 	return c.entry(stepID, kind, js), nil

@@ -31,16 +31,16 @@ const MaxIDBytes = 512
 const MaxJSONDepth = 1000
 
 // checkDepth refuses valid JSON text nested deeper than MaxJSONDepth with
-// an InvalidInput naming it (what). Text of at most 2*MaxJSONDepth bytes
-// cannot be, since each level opens and closes, so most payloads cost one
-// comparison.
-func checkDepth(what, text string) error {
+// an InvalidInput naming it (what, called only then). Text of at most
+// 2*MaxJSONDepth bytes cannot be, since each level opens and closes, so most
+// payloads cost one comparison.
+func checkDepth(what func() string, text string) error {
 	if len(text) <= 2*MaxJSONDepth {
 		return nil
 	}
 	if d := jsonDepth(text); d > MaxJSONDepth {
 		return task.Errorf(task.InvalidInput, "durable: %s is nested %d levels deep, over the limit of %d; hint: flatten it, or store it in your own table and journal its key",
-			what, d, MaxJSONDepth)
+			what(), d, MaxJSONDepth)
 	}
 	return nil
 }
@@ -82,21 +82,28 @@ const (
 // UTF-8 or holding a control character (C0, DEL, C1: they break logs and
 // terminals, and PostgreSQL refuses NUL). what says whose name it is, e.g.
 // `the step id "x" of run "r"` is written as what = "the step id",
-// where = ` of run "r"`.
-func checkName(what, name, where, hint string) error {
+// where returning ` of run "r"` (nil: nothing). where is called only to
+// word a refusal, so a name that passes formats nothing.
+func checkName(what, name string, where func() string, hint string) error {
+	at := func() string {
+		if where == nil {
+			return ""
+		}
+		return where()
+	}
 	switch {
 	case name == "":
-		return task.Errorf(task.InvalidInput, "durable: %s%s is empty; hint: %s", what, where, hint)
+		return task.Errorf(task.InvalidInput, "durable: %s%s is empty; hint: %s", what, at(), hint)
 	case len(name) > MaxIDBytes:
 		return task.Errorf(task.InvalidInput, "durable: %s %s%s is %d bytes, over the limit of %d; hint: %s",
-			what, quoteStart(name), where, len(name), MaxIDBytes, hint)
+			what, quoteStart(name), at(), len(name), MaxIDBytes, hint)
 	case !utf8.ValidString(name):
 		i := invalidUTF8At(name)
-		return task.Errorf(task.InvalidInput, "durable: %s %q%s is not valid UTF-8 (byte %d); hint: %s", what, name, where, i, hint)
+		return task.Errorf(task.InvalidInput, "durable: %s %q%s is not valid UTF-8 (byte %d); hint: %s", what, name, at(), i, hint)
 	}
 	if i := strings.IndexFunc(name, unicode.IsControl); i >= 0 {
 		r, _ := utf8.DecodeRuneInString(name[i:])
-		return task.Errorf(task.InvalidInput, "durable: %s %q%s contains the control character %U at byte %d; hint: %s", what, name, where, r, i, hint)
+		return task.Errorf(task.InvalidInput, "durable: %s %q%s contains the control character %U at byte %d; hint: %s", what, name, at(), r, i, hint)
 	}
 	return nil
 }

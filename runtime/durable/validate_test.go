@@ -277,3 +277,30 @@ func TestDeepCodecResultFailsTheStep(t *testing.T) {
 		}
 	})
 }
+
+// TestChecksWordOnlyARefusal: the name and depth checks call their wording
+// (where, what) only to refuse, so a step's id and result that pass format
+// nothing; a refusal still names the value and where it is.
+func TestChecksWordOnlyARefusal(t *testing.T) {
+	calls := 0
+	where := func() string { calls++; return ` of run "r"` }
+	if err := checkName("the id", "charge", where, "a hint"); err != nil || calls != 0 {
+		t.Errorf("checkName of a good id = %v after %d wordings, want nil after none", err, calls)
+	}
+	if err := checkDepth(where, `["`+strings.Repeat("a", 2*MaxJSONDepth)+`"]`); err != nil || calls != 0 {
+		t.Errorf("checkDepth of shallow text = %v after %d wordings, want nil after none", err, calls)
+	}
+	err := checkName("the id", "bad\x01id", where, "a hint")
+	if err == nil || !strings.Contains(err.Error(), `the id "bad\x01id" of run "r" contains the control character U+0001`) || calls != 1 {
+		t.Errorf("checkName of a bad id = %v after %d wordings, want a refusal naming it and where, after one", err, calls)
+	}
+	deep := strings.Repeat("[", MaxJSONDepth+1) + strings.Repeat("]", MaxJSONDepth+1)
+	if err := checkDepth(where, deep); err == nil || !strings.Contains(err.Error(), ` of run "r" is nested 1001 levels deep`) || calls != 2 {
+		t.Errorf("checkDepth of deep text = %v after %d wordings, want a refusal naming it, after two", err, calls)
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		_ = checkName("the id", "charge", func() string { return fmt.Sprint(" of run ", calls) }, "a hint")
+	}); n != 0 {
+		t.Errorf("checkName of a good id allocates %.0f times, want 0", n)
+	}
+}

@@ -74,7 +74,7 @@ func newRegistry(defs []Workflow) (registry, error) {
 // (checkName): on PostgreSQL a NUL in one made every poll of the worker
 // fail.
 func checkWorkflowName(name string) error {
-	return checkName("the workflow name", name, "", "a printable name such as \"checkout\"")
+	return checkName("the workflow name", name, nil, "a printable name such as \"checkout\"")
 }
 
 // lookup finds the workflow of a claimed run.
