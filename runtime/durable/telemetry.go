@@ -178,7 +178,7 @@ func (t *telemetry) startAttempt(ctx context.Context, cl store.Claimed) (context
 		return context.WithValue(ctx, attemptKey{}, a), a
 	}
 	parent := ctx
-	if t.tracing && cl.TraceContext != "" {
+	if cl.TraceContext != "" {
 		parent = t.prop.Extract(ctx, propagation.MapCarrier{"traceparent": cl.TraceContext})
 	}
 	// The run's stored context is the parent; the worker's own span (a
